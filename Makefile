@@ -1,0 +1,16 @@
+# The two things a user does: run the main job on the local default, and run the tests.
+# Both need root (network namespaces) and install what is missing first.
+.PHONY: setup quickstart test typecheck
+
+setup:
+	@bash scripts/setup.sh
+
+quickstart: setup
+	npx fragbench quickstart
+
+typecheck:
+	npx tsc --noEmit -p tsconfig.json
+
+test: setup
+	npx tsc --noEmit -p tsconfig.json
+	npx jest --runInBand $(JEST_ARGS)

@@ -1,0 +1,109 @@
+/**
+ * The activities workflows call, by group. Each group is implemented in its own module
+ * (activities/network.ts, activities/database.ts, activities/load.ts) and the worker registers
+ * them all. Workflows import only these types.
+ */
+import type { FleetRef } from '../core/fleet-ref';
+import type { RunSeries } from '../core/samples';
+
+// ---------------------------------------------------------------- network (activities/network.ts)
+
+export interface RttMatrix {
+  /** Epoch ms when the measurement finished. */
+  time: number;
+  /** One entry per ordered pair measured; null rtt when every ping was lost. */
+  pairs: { from: string; to: string; avgMs: number | null; lossPercent: number }[];
+  /** Mean of avgMs over the pairs that answered. */
+  meanMs: number | null;
+}
+
+export interface TrafficMatrix {
+  time: number;
+  /** Bytes sent plus received per unordered node pair, summed over connection types. */
+  pairs: { a: string; b: string; bytes: number }[];
+}
+
+export interface NetworkActivities {
+  /** Sets every link's latency to reference * scale (bandwidth unchanged). */
+  applyLatencyEpoch(input: { fleet: FleetRef; scale: number }): Promise<{ appliedAt: number }>;
+  /** Sets every link's bandwidth cap to reference * scale (latency unchanged). */
+  applyBandwidthEpoch(input: { fleet: FleetRef; scale: number }): Promise<{ appliedAt: number }>;
+  cutLink(input: { fleet: FleetRef; link: string }): Promise<{ appliedAt: number }>;
+  restoreLink(input: { fleet: FleetRef; link: string }): Promise<{ appliedAt: number }>;
+  /** Restores every cut link and sets every link back to its reference values. */
+  resetNetwork(input: { fleet: FleetRef }): Promise<{ appliedAt: number }>;
+  /** Ping between the given nodes (all data nodes when omitted) over the overlay. */
+  measureRtt(input: { fleet: FleetRef; nodes?: string[]; count: number }): Promise<RttMatrix>;
+  measureBandwidth(input: { fleet: FleetRef; from: string; to: string; seconds: number }): Promise<{ mbps: number }>;
+  /** Cumulative bytes per node pair from the WireGuard transfer counters. */
+  readTraffic(input: { fleet: FleetRef }): Promise<TrafficMatrix>;
+  /** The nodes a packet from `from` to `to` passes through on the overlay, ends included. */
+  overlayRoute(input: { fleet: FleetRef; from: string; to: string }): Promise<{ hops: string[] }>;
+}
+
+// --------------------------------------------------------------- databases (activities/database.ts)
+
+export type DatabaseName = 'redis' | 'cassandra' | 'mongodb' | 'mysql';
+
+export interface ResizeTiming {
+  node: string;
+  requestedAt: number;
+  /** The cluster confirmed the request. */
+  acceptedAt: number;
+  /** Data moved and the node serving (or gone). */
+  completedAt: number;
+}
+
+export interface ClusterSettings {
+  /** Replication factor / replicas, where the database has one. */
+  replication?: number;
+  /** Database-specific settings; non-default ones are recorded with the results. */
+  options?: Record<string, string | number | boolean>;
+}
+
+export interface ClusterInfo {
+  database: DatabaseName;
+  version: string;
+  members: string[];
+  /** Settings that differ from the database's defaults (e.g. Cassandra's ring_delay_ms), labelled in results. */
+  nonDefaultSettings: Record<string, string>;
+  formedInMs: number;
+}
+
+export interface DatabaseActivities {
+  startCluster(input: { fleet: FleetRef; database: DatabaseName; nodes: string[]; settings?: ClusterSettings }): Promise<ClusterInfo>;
+  addNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<ResizeTiming>;
+  removeNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<ResizeTiming>;
+  clusterStatus(input: { fleet: FleetRef; database: DatabaseName }): Promise<{ members: string[]; healthy: boolean }>;
+  /** Stops every database process this fleet runs for that database (idempotent). */
+  stopCluster(input: { fleet: FleetRef; database: DatabaseName }): Promise<void>;
+}
+
+// ---------------------------------------------------------------------- load (activities/load.ts)
+
+export type Workload = 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
+
+export interface YcsbSettings {
+  workload: Workload;
+  recordCount: number;
+  /** Operations for the run phase; the run ends at this count or at maxSeconds, whichever first. */
+  operationCount: number;
+  maxSeconds?: number;
+  threads: number;
+  /** Target ops/s over all threads; omitted = as fast as possible. */
+  target?: number;
+  fieldCount: number;
+  fieldLength: number;
+  /** Client operation timeout, ms (recorded with the results). */
+  timeoutMs: number;
+  /** Client retries per operation (recorded with the results). */
+  retries: number;
+}
+
+export interface LoadActivities {
+  /** Empties the database (YCSB flush phase). */
+  flushDatabase(input: { fleet: FleetRef; database: DatabaseName }): Promise<void>;
+  ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries>;
+  /** Heartbeats every second with the latest sample; returns the whole series. */
+  ycsbRun(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; label?: string }): Promise<RunSeries>;
+}

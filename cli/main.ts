@@ -1,0 +1,17 @@
+import { Command } from 'commander';
+import { registerFleetCommands } from './fleet';
+import { registerRunCommands } from './run';
+import { registerReportCommands } from './report';
+import { reportCliError } from './errors';
+
+const program = new Command('fragbench')
+  .description('Build hybrid and fragmented clouds (or emulate them on this host) and measure distributed databases on them')
+  .showHelpAfterError();
+
+registerFleetCommands(program);
+registerRunCommands(program);
+registerReportCommands(program);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.exitCode = reportCliError(err);
+});

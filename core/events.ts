@@ -1,0 +1,34 @@
+/**
+ * Events a scenario injects into a run (latency epochs, resizes, link cuts, client ramps,
+ * measurements), stamped on the same clock as the samples. The thing that injects a fault
+ * records these; the thing that judges the outcome reads them with the samples.
+ */
+export type EventKind =
+  | 'latency-epoch'
+  | 'bandwidth-epoch'
+  | 'resize-add'
+  | 'resize-remove'
+  | 'link-cut'
+  | 'link-restore'
+  | 'client-start'
+  | 'client-stop'
+  | 'server-start'
+  | 'server-stop'
+  | 'measure-rtt'
+  | 'measure-traffic';
+
+export interface RecordedEvent {
+  kind: EventKind;
+  /** Short human label for figures, e.g. `cut sydney-pune/0` or `LSF 0.4`. */
+  label: string;
+  /** Offset into the run at which the scenario asked for it, seconds (after time scaling). */
+  scheduledOffsetS: number;
+  /** Epoch ms when the request was made. */
+  requestedAt: number;
+  /** Epoch ms when the system confirmed the request (e.g. a database accepted a resize). */
+  acceptedAt?: number;
+  /** Epoch ms when the effect was complete (e.g. data moved and the node serving). */
+  completedAt?: number;
+  /** Anything specific to the kind: node, link, factor, measured matrix... */
+  detail: Record<string, unknown>;
+}

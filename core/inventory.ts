@@ -1,0 +1,110 @@
+/**
+ * The inventory: the fleet as workflows and activities see it. A Pulumi stack exports it as its
+ * `inventory` output; the local emulator writes the same shape to its state directory.
+ * It never holds a private key: only public keys and addresses.
+ * The JSON schema for it is `core/inventory.schema.json`; `validateInventory` checks both.
+ */
+
+export type Cloud = 'local' | 'openstack' | 'azure';
+export type NodeRole = 'data' | 'client' | 'broker' | 'manager';
+
+/** How to run a command on a node. */
+export type ExecTarget =
+  | { transport: 'netns'; namespace: string }
+  | {
+      transport: 'ssh';
+      host: string;
+      user: string;
+      port?: number;
+      /** Nodes without a public address are reached through this host (the broker / VM manager). */
+      jump?: { host: string; user: string; port?: number };
+    };
+
+/** One WireGuard interface on a node: one per connection type it takes part in. */
+export interface WireguardInterface {
+  /** Connection type this interface carries (see InventoryLink.type). */
+  type: number;
+  /** Interface name; unique across the host for userspace WireGuard. */
+  name: string;
+  /** Mesh address of the node on this connection type, e.g. 198.19.0.3. */
+  address: string;
+  listenPort: number;
+  publicKey: string;
+}
+
+export interface InventoryNode {
+  /** Lower-case letters and digits, starting with a letter (it becomes part of interface names). */
+  name: string;
+  site: string;
+  cloud: Cloud;
+  role: NodeRole;
+  /** Address of the node on the tinc overlay: what databases bind to and clients connect to. */
+  overlayAddress: string;
+  /** Address the node's WireGuard endpoints are reached at (public IP on VMs, veth address locally). */
+  underlayAddress?: string;
+  /** Cloud-private address, where there is one. */
+  privateAddress?: string;
+  exec: ExecTarget;
+  wireguard: WireguardInterface[];
+  /** VM size or flavor, where there is one. */
+  size?: string;
+  vcpus?: number;
+  memoryGiB?: number;
+}
+
+export interface LinkEnd {
+  node: string;
+  /** WireGuard interface carrying this link on that node. */
+  interface: string;
+  /** Where the peer sends to reach this end, host:port. */
+  endpoint: string;
+}
+
+export interface InventoryLink {
+  /** `<a>-<b>/<type>`, e.g. `sydney-pune/0`. */
+  id: string;
+  a: string;
+  b: string;
+  /** Connection type: a pair of nodes may have several links, one per type. */
+  type: number;
+  /** Reference round-trip latency (what ping reports), before any scaling. */
+  latencyMs: number;
+  /** Reference bandwidth, before any scaling. */
+  bandwidthMbps: number;
+  /** True when the reference value is an estimate rather than a measurement. */
+  estimated?: boolean;
+  ends: [LinkEnd, LinkEnd];
+}
+
+export interface Inventory {
+  schemaVersion: 1;
+  /** Topology or stack name, e.g. `fhc-8dc` or `hybrid-virginia`. */
+  name: string;
+  source: 'local' | 'pulumi' | 'file';
+  nodes: InventoryNode[];
+  links: InventoryLink[];
+  /** Name of the node that runs the load client. */
+  clientNode: string;
+  /** How link shaping is done on this fleet. */
+  shaping: 'emulator' | 'tc';
+}
+
+export function linkId(a: string, b: string, type: number): string {
+  return `${a}-${b}/${type}`;
+}
+
+export function findNode(inventory: Inventory, name: string): InventoryNode {
+  const node = inventory.nodes.find((n) => n.name === name);
+  if (!node) throw new Error(`no node named "${name}" in inventory ${inventory.name}`);
+  return node;
+}
+
+export function findLink(inventory: Inventory, id: string): InventoryLink {
+  const link = inventory.links.find((l) => l.id === id);
+  if (!link) throw new Error(`no link "${id}" in inventory ${inventory.name}`);
+  return link;
+}
+
+export function dataNodes(inventory: Inventory): InventoryNode[] {
+  return inventory.nodes.filter((n) => n.role === 'data');
+}

@@ -1,0 +1,82 @@
+/**
+ * What a scenario run leaves behind, as stored on disk by activities/results-store.ts:
+ *   <resultsDir>/<runId>/run.json            RunRecord (no samples)
+ *   <resultsDir>/<runId>/cells/<cellId>.json CellRecord (with its samples and events)
+ *   <resultsDir>/<runId>/report/index.html   the report, and one PNG per figure beside it
+ * resultsDir is $FRAGBENCH_RESULTS_DIR, or ./results in the working directory.
+ */
+import type { Inventory } from './inventory';
+import type { RecordedEvent } from './events';
+import type { RunTotals, Sample } from './samples';
+import type { RttMatrix, TrafficMatrix, ResizeTiming } from '../activities/contracts';
+
+export interface RunRecord {
+  runId: string;
+  /** Scenario name, e.g. `latency-epochs`. */
+  scenario: string;
+  /** Kind of experiment, which decides the report's figures. */
+  experiment: ExperimentKind;
+  startedAt: number;
+  finishedAt?: number;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  /** The scenario as run (after defaults and time scaling), for reproducing it. */
+  settings: Record<string, unknown>;
+  /** Settings that differ from the databases' defaults: shown next to every figure. */
+  nonDefaultSettings: Record<string, string>;
+  /** Software versions: database, YCSB, fragbench, WireGuard, tinc... */
+  versions: Record<string, string>;
+  inventory: Inventory;
+  cellIds: string[];
+}
+
+export type ExperimentKind =
+  | 'latency-epochs'
+  | 'bandwidth-epochs'
+  | 'traffic'
+  | 'single-resize'
+  | 'resize-on-the-fly'
+  | 'link-removal'
+  | 'bursting'
+  | 'distance'
+  | 'horizontal-scaling'
+  | 'vertical-scaling'
+  | 'vm-packing'
+  | 'timed-events'
+  | 'quickstart';
+
+export interface PhaseRecord {
+  /** e.g. `load`, `run`. */
+  name: string;
+  samples: Sample[];
+  /** YCSB's final summary for the phase (summed over windows/clients where it was split). */
+  totals?: RunTotals;
+  events: RecordedEvent[];
+  rtt: RttMatrix[];
+  traffic: TrafficMatrix[];
+  resizes: ResizeTiming[];
+}
+
+export interface CellSummary {
+  throughputOpsPerS: number;
+  /** throughput / throughput of the matrix's reference cell (e.g. LSF 1.0 = 5X), where defined. */
+  normalizedThroughput?: number;
+  okOps: number;
+  failedOps: number;
+  errorPercent: number;
+  /** Average latency per operation type, microseconds. */
+  avgLatencyUs: Record<string, number>;
+  /** Seconds of the run with no successful operation. */
+  zeroSeconds: number;
+  /** Seconds after each resize until throughput settled, by event label. */
+  settleSeconds: Record<string, number>;
+  bytesTransferred?: number;
+  normalizedBytes?: number;
+}
+
+export interface CellRecord {
+  cellId: string;
+  /** The matrix coordinates of this cell, e.g. { database: 'redis', workload: 'a', latencyScale: 0.2 }. */
+  coordinates: Record<string, string | number>;
+  phases: PhaseRecord[];
+  summary: CellSummary;
+}

@@ -1,0 +1,51 @@
+/**
+ * Per-second samples: what load activities return and what every table and figure is computed
+ * from. One sample per second of a run, on the wall clock of the host that runs the workflow's
+ * activities (the same clock events are stamped with).
+ */
+
+/** YCSB operation types, as YCSB names them in its status lines. */
+export type OpType = 'READ' | 'UPDATE' | 'INSERT' | 'SCAN' | 'READ-MODIFY-WRITE' | 'DELETE';
+
+export interface LatencyUs {
+  avg: number;
+  p95: number;
+  p99: number;
+}
+
+export interface OpSample {
+  /** Successful operations completed in this second. */
+  ok: number;
+  /** Failed operations in this second. */
+  failed: number;
+  /** Latency of the successful operations in this second; null when there were none. */
+  latencyUs: LatencyUs | null;
+}
+
+export interface Sample {
+  /** Wall-clock time at the end of the second, epoch milliseconds. */
+  time: number;
+  /** Seconds since the run started (1 for the first sample). */
+  elapsedS: number;
+  /** Per operation type; a type with no operations in the whole run is absent. */
+  ops: Partial<Record<OpType, OpSample>>;
+  /** Sum over operation types. */
+  okPerS: number;
+  failedPerS: number;
+}
+
+/** YCSB's final summary, per operation type, for checking the samples add up. */
+export interface RunTotals {
+  runtimeMs: number;
+  throughputOpsPerS: number;
+  ops: Partial<Record<OpType, { ok: number; failed: number; avgLatencyUs: number | null }>>;
+}
+
+export interface RunSeries {
+  samples: Sample[];
+  totals: RunTotals;
+}
+
+export function sumOps(samples: Sample[]): { ok: number; failed: number } {
+  return samples.reduce((acc, s) => ({ ok: acc.ok + s.okPerS, failed: acc.failed + s.failedPerS }), { ok: 0, failed: 0 });
+}

@@ -1,0 +1,62 @@
+import Ajv from 'ajv';
+import schema from './inventory.schema.json';
+import { InputError, throwIfAny } from './errors';
+import type { Inventory } from './inventory';
+
+const ajv = new Ajv({ allErrors: true, formats: { ipv4: /^(\d{1,3}\.){3}\d{1,3}$/ } });
+const checkSchema = ajv.compile(schema);
+
+/** Fields that must never appear in an inventory, at any depth. */
+const SECRET_KEYS = /private.?key|preshared|secret|password|credential/i;
+
+/** Checks shape (schema) and meaning (references, uniqueness, no secrets); throws InputError(s). */
+export function validateInventory(value: unknown, where = 'inventory'): Inventory {
+  if (!checkSchema(value)) {
+    throwIfAny(
+      (checkSchema.errors ?? []).map(
+        (e) => new InputError(`${where}${jsonPointerToPath(e.instancePath)}`, e.message ?? 'invalid'),
+      ),
+    );
+  }
+  const inventory = value as Inventory;
+  const errors: InputError[] = [];
+  const names = new Set<string>();
+  inventory.nodes.forEach((n, i) => {
+    if (names.has(n.name)) errors.push(new InputError(`${where}.nodes[${i}].name`, `duplicate node name "${n.name}"`));
+    names.add(n.name);
+  });
+  if (!names.has(inventory.clientNode)) {
+    errors.push(new InputError(`${where}.clientNode`, `"${inventory.clientNode}" is not one of the nodes`));
+  }
+  const ids = new Set<string>();
+  inventory.links.forEach((l, i) => {
+    for (const end of ['a', 'b'] as const) {
+      if (!names.has(l[end])) errors.push(new InputError(`${where}.links[${i}].${end}`, `unknown node "${l[end]}"`));
+    }
+    if (ids.has(l.id)) errors.push(new InputError(`${where}.links[${i}].id`, `duplicate link id "${l.id}"`));
+    ids.add(l.id);
+  });
+  findSecretKeys(value, where, errors);
+  throwIfAny(errors);
+  return inventory;
+}
+
+function findSecretKeys(value: unknown, path: string, errors: InputError[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => findSecretKeys(v, `${path}[${i}]`, errors));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (SECRET_KEYS.test(k)) errors.push(new InputError(`${path}.${k}`, 'an inventory must not carry secrets'));
+      findSecretKeys(v, `${path}.${k}`, errors);
+    }
+  }
+}
+
+/** `/nodes/0/name` -> `.nodes[0].name` */
+export function jsonPointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('');
+}
