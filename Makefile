@@ -2,6 +2,9 @@
 # Both need root (network namespaces) and install what is missing first.
 .PHONY: setup quickstart test typecheck
 
+# Where `go test -json` output goes (CI counts it); empty = plain output.
+GO_TEST_JSON ?=
+
 setup:
 	@bash scripts/setup.sh
 
@@ -13,4 +16,5 @@ typecheck:
 
 test: setup
 	npx tsc --noEmit -p tsconfig.json
+	@GO_TEST_JSON="$(GO_TEST_JSON)" bash scripts/run-test-scripts.sh
 	npx jest --runInBand $(JEST_ARGS)

@@ -107,3 +107,18 @@ export interface LoadActivities {
   /** Heartbeats every second with the latest sample; returns the whole series. */
   ycsbRun(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; label?: string }): Promise<RunSeries>;
 }
+
+// ------------------------------------------------------------- results (activities/results.ts)
+
+export interface ResultsActivities {
+  /** Creates the run's directory and writes run.json (status running). */
+  recordRunStart(input: { record: import('../core/run-record').RunRecord }): Promise<{ dir: string }>;
+  /** Writes one finished cell with its samples and events. */
+  recordCell(input: { runId: string; cell: import('../core/run-record').CellRecord }): Promise<void>;
+  /** Marks the run finished and renders its report; returns the report's path. */
+  finishRun(input: {
+    runId: string;
+    status: 'completed' | 'failed' | 'cancelled';
+    finishedAt: number;
+  }): Promise<{ reportPath: string }>;
+}

@@ -26,6 +26,9 @@ export function runHost(argv: string[], options: ExecOptions = {}, where = 'host
       if (result.code !== 0 && !options.allowFailure) reject(new CommandError(argv, where, result));
       else resolve(result);
     });
+    // A child that exits without reading its input closes the pipe: EPIPE is not a failure of the
+    // command (its exit code says how it went), and unhandled it would crash this process.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }

@@ -1,0 +1,33 @@
+/**
+ * A database adapter: how fragbench installs, forms, resizes and empties one database on a fleet.
+ * One implementation per database in activities/databases/. Adapters keep what they started
+ * (members, PIDs) in the fleet's state so that any later activity can stop it.
+ */
+import type { InventoryNode } from './inventory';
+import type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '../activities/contracts';
+
+/** What the YCSB client needs: the binding class and its properties (hosts, timeouts...). */
+export interface YcsbBinding {
+  /** Fully qualified site.ycsb.DB subclass in the project's ycsb/ module. */
+  dbClass: string;
+  properties: Record<string, string>;
+}
+
+export interface DatabaseAdapter {
+  readonly name: DatabaseName;
+  /** On a VM: install from the vendor's repository. Locally: check the binaries are there. */
+  install(node: InventoryNode): Promise<void>;
+  /** Starts the database on every node and forms one cluster of them. */
+  formCluster(nodes: InventoryNode[], settings: ClusterSettings): Promise<ClusterInfo>;
+  addNode(node: InventoryNode): Promise<ResizeTiming>;
+  removeNode(node: InventoryNode): Promise<ResizeTiming>;
+  status(): Promise<{ members: string[]; healthy: boolean }>;
+  /**
+   * Empties the data (YCSB's flush phase), keeping the cluster formed. Databases with a fixed
+   * schema (Cassandra, MySQL) recreate their table when given a field count other than its own.
+   */
+  flush(options?: { fieldCount?: number }): Promise<void>;
+  /** Stops every process of this database the fleet runs; idempotent. */
+  stop(): Promise<void>;
+  ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding>;
+}
