@@ -1,0 +1,3 @@
+module fragbench/emulator
+
+go 1.26

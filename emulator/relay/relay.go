@@ -1,0 +1,291 @@
+// Package relay is the local fleet's WAN link emulator: a UDP relay that gives each direction of
+// each link a one-way delay, a rate cap and random loss, and cuts and restores links, all
+// changeable while traffic flows.
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/netip"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// socketBufferBytes is asked of the kernel for each socket so that bursts queue in the relay (where
+// they are shaped and counted) rather than being dropped unseen by a full socket buffer.
+const socketBufferBytes = 4 << 20
+
+// Relay forwards the datagrams of every configured link.
+type Relay struct {
+	links   []*link
+	byID    map[string]*link
+	wg      sync.WaitGroup
+	closing sync.Once
+}
+
+type link struct {
+	id     string
+	ab, ba *direction
+	conns  []*net.UDPConn
+}
+
+// end is one bound socket of a link and what arrives on it.
+type end struct {
+	conn *net.UDPConn
+	peer netip.AddrPort
+	into *direction
+}
+
+// New binds every link's sockets and starts forwarding. A socket that cannot be bound is an error
+// naming its field; nothing is left open then.
+func New(cfg *Config) (*Relay, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Relay{byID: map[string]*link{}}
+	var ends []end
+	for i, lc := range cfg.Links {
+		l, linkEnds, err := openLink(i, lc)
+		if err != nil {
+			for _, l := range r.links {
+				l.close()
+			}
+			return nil, err
+		}
+		r.links = append(r.links, l)
+		r.byID[l.id] = l
+		ends = append(ends, linkEnds...)
+	}
+	for _, l := range r.links {
+		for _, d := range []*direction{l.ab, l.ba} {
+			r.wg.Add(1)
+			go func() { defer r.wg.Done(); d.run() }()
+		}
+	}
+	for _, e := range ends {
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); e.receive() }()
+	}
+	return r, nil
+}
+
+func openLink(i int, lc LinkConfig) (*link, []end, error) {
+	at := fmt.Sprintf("links[%d]", i)
+	l := &link{id: lc.ID}
+	connA, peerA, err := listen(at+".a", lc.A)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.conns = append(l.conns, connA)
+	connB, peerB, err := listen(at+".b", lc.B)
+	if err != nil {
+		l.close()
+		return nil, nil, err
+	}
+	l.conns = append(l.conns, connB)
+	if l.ab, err = newDirection(connB, peerB, lc.AB); err == nil {
+		l.ba, err = newDirection(connA, peerA, lc.BA)
+	}
+	if err != nil {
+		l.close()
+		return nil, nil, fmt.Errorf("%s: %w", at, err)
+	}
+	l.refreshRTT()
+	return l, []end{{connA, peerA, l.ab}, {connB, peerB, l.ba}}, nil
+}
+
+func listen(field string, ec EndConfig) (*net.UDPConn, netip.AddrPort, error) {
+	// Validated already; unmapped so that received source addresses compare equal.
+	at, _ := netip.ParseAddrPort(ec.Listen)
+	peer, _ := netip.ParseAddrPort(ec.Peer)
+	network := "udp6"
+	if at.Addr().Unmap().Is4() {
+		network = "udp4"
+	}
+	conn, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(netip.AddrPortFrom(at.Addr().Unmap(), at.Port())))
+	if err != nil {
+		return nil, netip.AddrPort{}, &FieldError{Field: field + ".listen", Problem: fmt.Sprintf("cannot bind %s: %v", ec.Listen, errors.Unwrap(err))}
+	}
+	growBuffers(conn)
+	return conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), nil
+}
+
+// growBuffers raises the socket buffers past the namespace's rmem_max/wmem_max where allowed
+// (we run as root); otherwise the kernel's limit applies, which is only slower to absorb bursts.
+func growBuffers(conn *net.UDPConn) {
+	raw, err := conn.SyscallConn()
+	if err == nil {
+		raw.Control(func(fd uintptr) {
+			syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUFFORCE, socketBufferBytes)
+			syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUFFORCE, socketBufferBytes)
+		})
+	}
+	conn.SetReadBuffer(socketBufferBytes)
+	conn.SetWriteBuffer(socketBufferBytes)
+}
+
+// receive feeds what the end's peer sends into the direction that leaves by the other end.
+func (e end) receive() {
+	buf := make([]byte, 64<<10)
+	for {
+		n, from, err := e.conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			log.Printf("fb-wan: reading %s: %v", e.conn.LocalAddr(), err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if netip.AddrPortFrom(from.Addr().Unmap(), from.Port()) != e.peer {
+			e.into.dropForeign.Add(1)
+			continue
+		}
+		e.into.enqueue(buf[:n], now())
+	}
+}
+
+func (l *link) refreshRTT() {
+	rtt := l.ab.delay() + l.ba.delay()
+	l.ab.setLinkRTT(rtt)
+	l.ba.setLinkRTT(rtt)
+}
+
+func (l *link) close() {
+	for _, c := range l.conns {
+		c.Close()
+	}
+	for _, d := range []*direction{l.ab, l.ba} {
+		if d != nil {
+			d.close()
+		}
+	}
+}
+
+// Close stops forwarding and closes every socket; it returns when all goroutines have ended.
+func (r *Relay) Close() {
+	r.closing.Do(func() {
+		for _, l := range r.links {
+			l.close()
+		}
+		r.wg.Wait()
+	})
+}
+
+// Change is one shaping change. Nil fields stay as they are; SetRate says whether RateMbps is
+// given (nil RateMbps with SetRate means "no cap").
+type Change struct {
+	Link        string
+	Dir         string
+	DelayMs     *float64
+	SetRate     bool
+	RateMbps    *float64
+	LossPercent *float64
+}
+
+// ChangeError is a rejected change: Index says which of the changes passed to Apply it was.
+type ChangeError struct {
+	Index int
+	Err   error
+}
+
+func (e *ChangeError) Error() string { return e.Err.Error() }
+func (e *ChangeError) Unwrap() error { return e.Err }
+
+// Apply validates every change, then applies all of them; if one is bad, none is applied.
+// Each change affects packets arriving from then on.
+func (r *Relay) Apply(changes []Change) error {
+	for i, c := range changes {
+		if err := r.check(c); err != nil {
+			return &ChangeError{Index: i, Err: err}
+		}
+	}
+	for _, c := range changes {
+		l := r.byID[c.Link]
+		for _, d := range l.directions(c.Dir) {
+			d.apply(c)
+		}
+		if c.DelayMs != nil {
+			l.refreshRTT()
+		}
+	}
+	return nil
+}
+
+func (r *Relay) check(c Change) error {
+	if _, err := r.find(c.Link); err != nil {
+		return err
+	}
+	var errs fieldErrors
+	if c.Dir != "ab" && c.Dir != "ba" && c.Dir != "both" {
+		errs.add("dir", `must be "ab", "ba" or "both", got %q`, c.Dir)
+	}
+	if c.DelayMs == nil && !c.SetRate && c.LossPercent == nil {
+		errs.add("", "nothing to change: give delayMs, rateMbps or lossPercent")
+	}
+	if c.DelayMs != nil {
+		checkDelay(&errs, "delayMs", *c.DelayMs)
+	}
+	if c.SetRate && c.RateMbps != nil {
+		checkRate(&errs, "rateMbps", *c.RateMbps)
+	}
+	if c.LossPercent != nil {
+		checkLoss(&errs, "lossPercent", *c.LossPercent)
+	}
+	return errs.err()
+}
+
+func (l *link) directions(dir string) []*direction {
+	switch dir {
+	case "ab":
+		return []*direction{l.ab}
+	case "ba":
+		return []*direction{l.ba}
+	default:
+		return []*direction{l.ab, l.ba}
+	}
+}
+
+func (r *Relay) find(id string) (*link, error) {
+	l, ok := r.byID[id]
+	if !ok {
+		return nil, &FieldError{Problem: fmt.Sprintf("unknown link %q", id)}
+	}
+	return l, nil
+}
+
+// Cut drops everything on the link, both ways, including what it holds, until Restore.
+func (r *Relay) Cut(id string) error { return r.setCut(id, true) }
+
+// Restore forwards again on a cut link (with the shaping it had).
+func (r *Relay) Restore(id string) error { return r.setCut(id, false) }
+
+func (r *Relay) setCut(id string, cut bool) error {
+	l, err := r.find(id)
+	if err != nil {
+		return err
+	}
+	l.ab.setCut(cut)
+	l.ba.setCut(cut)
+	return nil
+}
+
+// LinkStats is one link's state and counters.
+type LinkStats struct {
+	ID  string         `json:"id"`
+	Cut bool           `json:"cut"`
+	AB  DirectionStats `json:"ab"`
+	BA  DirectionStats `json:"ba"`
+}
+
+// Stats reports every link, in config order.
+func (r *Relay) Stats() []LinkStats {
+	out := make([]LinkStats, 0, len(r.links))
+	for _, l := range r.links {
+		out = append(out, LinkStats{ID: l.id, Cut: l.ab.isCut(), AB: l.ab.stats(), BA: l.ba.stats()})
+	}
+	return out
+}

@@ -1,0 +1,247 @@
+package relay
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The precision target of the local fleet: measured RTT through the relay within
+// max(1 ms, 2 %) of the configured value at the median and max(3 ms, 5 %) at p99, with about
+// ten links busy at once.
+func TestRTTPrecisionUnderTenBusyLinks(t *testing.T) {
+	rtts := []float64{2, 10, 20, 50, 100, 150, 200, 300, 400, 450}
+	var shapings [][2]Shaping
+	for _, rtt := range rtts {
+		shapings = append(shapings, [2]Shaping{shaping(rtt/2, 0, 0), shaping(rtt/2, 0, 0)})
+	}
+	// Two more links carry a bulk flow each (1400 B datagrams, ~45 Mbit/s) through the test.
+	bulk := [2]Shaping{shaping(25, 0, 0), shaping(25, 0, 0)}
+	r, links := startRelay(t, 1, append(shapings, bulk, bulk)...)
+	pinged, bulkLinks := links[:len(rtts)], links[len(rtts):]
+
+	results := make([][]float64, len(pinged))
+	var wg sync.WaitGroup
+	for _, tl := range bulkLinks {
+		go send(t, tl.nodeA, tl.viaA, 12_000, 1400, 8, 2*time.Millisecond)
+		go collect(tl.nodeB, time.Now().Add(4*time.Second), time.Second)
+	}
+	for i, tl := range pinged {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = rttsMs(pingStream(tl, 2*time.Millisecond, 3*time.Second, 500*time.Millisecond))
+		}()
+	}
+	wg.Wait()
+	for _, s := range r.Stats()[len(rtts):] {
+		t.Logf("bulk link %s forwarded %d datagrams, %.1f MB, meanwhile", s.ID, s.AB.Packets, float64(s.AB.Bytes)/1e6)
+	}
+
+	for i, configured := range rtts {
+		got := results[i]
+		if len(got) < 1000 {
+			t.Errorf("RTT %g ms: only %d replies of ~1500", configured, len(got))
+			continue
+		}
+		median, p99, least := percentile(got, 50), percentile(got, 99), percentile(got, 0)
+		t.Logf("RTT %5.1f ms configured: median %8.3f (%+.3f)  p99 %8.3f (%+.3f)  min %8.3f  n=%d",
+			configured, median, median-configured, p99, p99-configured, least, len(got))
+		if err := math.Abs(median - configured); err > max(1, 0.02*configured) {
+			t.Errorf("RTT %g ms: median %.3f ms is off by more than max(1 ms, 2%%)", configured, median)
+		}
+		if err := p99 - configured; err > max(3, 0.05*configured) {
+			t.Errorf("RTT %g ms: p99 %.3f ms is late by more than max(3 ms, 5%%)", configured, p99)
+		}
+		if least < configured {
+			t.Errorf("RTT %g ms: a reply came back after %.3f ms, before the configured delay", configured, least)
+		}
+	}
+}
+
+func TestFIFOWhileDelayAndRateChange(t *testing.T) {
+	r, links := startRelay(t, 2, [2]Shaping{shaping(30, 100, 0), shaping(0, 0, 0)})
+	tl := links[0]
+	stop := make(chan struct{})
+	go func() {
+		// Swing the delay between 30 ms and 0 and the rate between 100 and uncapped while
+		// packets are held: none may overtake another.
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(15 * time.Millisecond):
+			}
+			c := Change{Link: tl.id, Dir: "ab", DelayMs: ptr(30 * float64(i%2)), SetRate: true}
+			if i%3 == 0 {
+				c.RateMbps = ptr(100.0)
+			}
+			if err := r.Apply([]Change{c}); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	const count = 3000
+	go send(t, tl.nodeA, tl.viaA, count, 500, 10, time.Millisecond)
+	got := collect(tl.nodeB, time.Now().Add(10*time.Second), 300*time.Millisecond)
+	close(stop)
+
+	if len(got) != count {
+		t.Errorf("received %d of %d datagrams (drops: %+v)", len(got), count, r.Stats()[0].AB.Drops)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].seq <= got[i-1].seq {
+			t.Fatalf("datagram %d arrived after %d: reordered", got[i].seq, got[i-1].seq)
+		}
+	}
+	if s := r.Stats()[0].AB; s.Packets != uint64(len(got)) || s.Bytes != uint64(500*len(got)) {
+		t.Errorf("stats count %d packets / %d bytes, node B received %d", s.Packets, s.Bytes, len(got))
+	}
+}
+
+func TestRateCapWithBoundedQueue(t *testing.T) {
+	const capMbps, delayMs, size = 40.0, 5.0, 1000
+	r, links := startRelay(t, 3, [2]Shaping{shaping(delayMs, capMbps, 0), shaping(delayMs, 0, 0)})
+	tl := links[0]
+	// Offer twice the cap for a second: 20 datagrams of 1000 B every 2 ms is 80 Mbit/s.
+	go send(t, tl.nodeA, tl.viaA, 10_000, size, 20, 2*time.Millisecond)
+	got := collect(tl.nodeB, time.Now().Add(5*time.Second), 300*time.Millisecond)
+	if len(got) < 100 {
+		t.Fatalf("only %d datagrams arrived", len(got))
+	}
+
+	first, last := got[0], got[len(got)-1]
+	mbps := float64((len(got)-1)*size*8) / (float64(last.recv-first.recv) / 1e3)
+	oneWay := rttsMs(got)
+	maxQueueMs := max(20, 64<<10*8/(capMbps*1000), 2*delayMs)
+	t.Logf("rate cap %.0f Mbit/s, offered 80: received %.2f Mbit/s; one-way delay p99 %.2f ms, max %.2f ms (delay %.0f + queue limit %.1f)",
+		capMbps, mbps, percentile(oneWay, 99), percentile(oneWay, 100), delayMs, maxQueueMs)
+	if math.Abs(mbps-capMbps) > 0.1*capMbps {
+		t.Errorf("throughput %.2f Mbit/s is not within 10%% of the %.0f Mbit/s cap", mbps, capMbps)
+	}
+	// An unbounded queue would hold datagrams for up to half a second here. The 99th percentile,
+	// not the maximum, so that a rare stall of the shared test host does not decide the test.
+	serialiseMs := size * 8 / (capMbps * 1000)
+	if p99 := percentile(oneWay, 99); p99 > delayMs+maxQueueMs+serialiseMs+3 {
+		t.Errorf("p99 one-way delay %.2f ms: the queue is not bounded at %.1f ms", p99, maxQueueMs)
+	}
+	s := r.Stats()[0].AB
+	if s.Drops.Queue == 0 {
+		t.Errorf("twice the cap was offered but nothing was dropped for queue overflow: %+v", s.Drops)
+	}
+	if s.Packets != uint64(len(got)) {
+		t.Errorf("stats count %d forwarded, node B received %d", s.Packets, len(got))
+	}
+}
+
+func TestRandomLoss(t *testing.T) {
+	const count, lossPercent = 5000, 20.0
+	r, links := startRelay(t, 4, [2]Shaping{shaping(0, 0, lossPercent), shaping(0, 0, 0)})
+	tl := links[0]
+	go send(t, tl.nodeA, tl.viaA, count, 100, 50, time.Millisecond)
+	got := collect(tl.nodeB, time.Now().Add(5*time.Second), 300*time.Millisecond)
+
+	s := r.Stats()[0].AB
+	lossRatio := float64(s.Drops.Loss) / count * 100
+	t.Logf("loss %.0f%% configured: %d of %d dropped (%.2f%%)", lossPercent, s.Drops.Loss, count, lossRatio)
+	// 5000 draws at 20 %: one standard deviation is 0.57 points; allow over four.
+	if math.Abs(lossRatio-lossPercent) > 2.5 {
+		t.Errorf("dropped %.2f%%, configured %.0f%%", lossRatio, lossPercent)
+	}
+	if int(s.Packets) != len(got) || int(s.Packets+s.Drops.Loss) != count {
+		t.Errorf("sent %d: forwarded %d + lost %d, node B received %d", count, s.Packets, s.Drops.Loss, len(got))
+	}
+}
+
+func TestCutDropsHeldAndNewPacketsUntilRestore(t *testing.T) {
+	r, links := startRelay(t, 5, [2]Shaping{shaping(100, 0, 0), shaping(100, 0, 0)})
+	tl := links[0]
+	send(t, tl.nodeA, tl.viaA, 10, 100, 10, time.Millisecond)
+	waitFor(t, "10 datagrams held", time.Second, func() bool { return r.Stats()[0].AB.Queued == 10 })
+
+	if err := r.Cut(tl.id); err != nil {
+		t.Fatal(err)
+	}
+	send(t, tl.nodeA, tl.viaA, 5, 100, 5, time.Millisecond)
+	send(t, tl.nodeB, tl.viaB, 5, 100, 5, time.Millisecond)
+	if got := collect(tl.nodeB, time.Now().Add(300*time.Millisecond), time.Second); len(got) != 0 {
+		t.Errorf("node B received %d datagrams through a cut link", len(got))
+	}
+	s := r.Stats()[0]
+	if !s.Cut || s.AB.Drops.Cut != 15 || s.BA.Drops.Cut != 5 || s.AB.Queued != 0 {
+		t.Errorf("after cut: cut=%v ab.drops.cut=%d (want 15) ba.drops.cut=%d (want 5) held=%d",
+			s.Cut, s.AB.Drops.Cut, s.BA.Drops.Cut, s.AB.Queued)
+	}
+
+	if err := r.Restore(tl.id); err != nil {
+		t.Fatal(err)
+	}
+	start := now()
+	send(t, tl.nodeA, tl.viaA, 5, 100, 5, time.Millisecond)
+	got := collect(tl.nodeB, time.Now().Add(time.Second), 300*time.Millisecond)
+	if len(got) != 5 {
+		t.Fatalf("after restore node B received %d of 5", len(got))
+	}
+	if ms := float64(got[0].recv-start) / 1e6; ms < 100 {
+		t.Errorf("after restore the first datagram arrived after %.1f ms, before the 100 ms delay", ms)
+	}
+	if s := r.Stats()[0]; s.Cut || s.AB.Packets != 5 {
+		t.Errorf("after restore: cut=%v forwarded=%d (want false, 5)", s.Cut, s.AB.Packets)
+	}
+}
+
+func TestDelayChangeWhileTrafficFlows(t *testing.T) {
+	r, links := startRelay(t, 6, [2]Shaping{shaping(10, 0, 0), shaping(10, 0, 0)})
+	tl := links[0]
+	var changed atomic.Int64
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		changed.Store(now())
+		if err := r.Apply([]Change{{Link: tl.id, Dir: "ab", DelayMs: ptr(50.0)}}); err != nil {
+			t.Error(err)
+		}
+	}()
+	replies := pingStream(tl, 2*time.Millisecond, time.Second, 200*time.Millisecond)
+
+	changedAt := changed.Load()
+	var before, after []arrival
+	for _, a := range replies {
+		switch {
+		case a.sent < changedAt-5*nsPerMs:
+			before = append(before, a)
+		case a.sent > changedAt+5*nsPerMs:
+			after = append(after, a)
+		}
+	}
+	if len(before) < 100 || len(after) < 100 {
+		t.Fatalf("too few replies around the change: %d before, %d after", len(before), len(after))
+	}
+	mb, ma := percentile(rttsMs(before), 50), percentile(rttsMs(after), 50)
+	t.Logf("delay change 10 -> 50 ms one way: RTT median %.3f ms before, %.3f ms after", mb, ma)
+	if math.Abs(mb-20) > 1 || math.Abs(ma-60) > 1.2 {
+		t.Errorf("RTT medians %.3f before and %.3f after; configured 20 and 60", mb, ma)
+	}
+	if s := r.Stats()[0].AB; s.DelayMs != 50 || r.Stats()[0].BA.DelayMs != 10 {
+		t.Errorf("stats show ab delay %g and ba delay %g; set 50 and 10", s.DelayMs, r.Stats()[0].BA.DelayMs)
+	}
+}
+
+func TestForeignSourcesAreDroppedAndCounted(t *testing.T) {
+	r, links := startRelay(t, 7, [2]Shaping{shaping(0, 0, 0), shaping(0, 0, 0)})
+	tl := links[0]
+	stranger := listenUDP(t, "127.77.7.250:0")
+	send(t, stranger, tl.viaA, 3, 100, 3, time.Millisecond)
+	send(t, stranger, tl.viaB, 2, 100, 2, time.Millisecond)
+	if got := collect(tl.nodeB, time.Now().Add(200*time.Millisecond), time.Second); len(got) != 0 {
+		t.Errorf("node B received %d datagrams from a stranger", len(got))
+	}
+	waitFor(t, "foreign drops counted", time.Second, func() bool {
+		s := r.Stats()[0]
+		return s.AB.Drops.Foreign == 3 && s.BA.Drops.Foreign == 2
+	})
+	if s := r.Stats()[0]; s.AB.Packets+s.BA.Packets != 0 {
+		t.Errorf("forwarded %d datagrams from a stranger", s.AB.Packets+s.BA.Packets)
+	}
+}

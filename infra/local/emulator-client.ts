@@ -1,0 +1,249 @@
+/**
+ * The WAN link emulator of the local fleet (`emulator/`, binary `fb-wan`) as TypeScript sees it:
+ * the types of its config file, a client for its control socket, and the function that starts it
+ * (stop it by PID with `stopPids`: on SIGTERM it closes its sockets and removes its control socket). The emulator relays every link's WireGuard UDP between two node namespaces,
+ * each direction with its own one-way delay, rate cap and random loss; links can be changed,
+ * cut and restored while traffic flows.
+ */
+import { createConnection } from 'node:net';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { ExecTarget } from '../../core/inventory';
+import { tail, type NodeExec } from '../../core/exec';
+import { execFor } from '../../activities/exec/transports';
+import { processArgv, stopPids, waitFor } from './processes';
+
+/** The emulator binary, built by `scripts/build.d/emulator.sh`. */
+export const EMULATOR_BINARY = path.resolve(__dirname, '..', '..', 'emulator', 'bin', 'fb-wan');
+/** What the emulator prints on stdout once its sockets are bound and its control socket listens. */
+export const EMULATOR_READY_LINE = 'fb-wan ready';
+
+// ---- config file -------------------------------------------------------------------------
+
+/** What one direction of a link does to its packets. */
+export interface DirectionShaping {
+  /** One-way delay (half of a symmetric link's RTT). */
+  delayMs: number;
+  /** Cap on the UDP payload bit rate (the WireGuard datagrams); null or 0 = no cap. */
+  rateMbps: number | null;
+  /** Random loss, 0..100. */
+  lossPercent: number;
+}
+
+/** One node's side of a link, as the emulator sees it. */
+export interface EmulatorEnd {
+  /** Address:port the emulator listens on for this node; the node's WireGuard endpoint for the
+   *  other node must be exactly this (WireGuard roams to whatever source last spoke). */
+  listen: string;
+  /** The node's own WireGuard address:port; datagrams from anywhere else are dropped. */
+  peer: string;
+}
+
+/** A datagram arriving on `a.listen` goes through `ab` and leaves from `b.listen` to `b.peer`;
+ *  the reverse goes through `ba` and leaves from `a.listen` to `a.peer`. */
+export interface EmulatorLinkConfig {
+  /** `<a>-<b>/<type>`, the inventory's link id. */
+  id: string;
+  a: EmulatorEnd;
+  b: EmulatorEnd;
+  ab: DirectionShaping;
+  ba: DirectionShaping;
+}
+
+/** The emulator's config file (`fb-wan -config <file>`). */
+export interface EmulatorConfig {
+  links: EmulatorLinkConfig[];
+}
+
+// ---- control protocol --------------------------------------------------------------------
+
+export type LinkDirection = 'ab' | 'ba' | 'both';
+
+/** A shaping change; only the fields given change. It applies to packets arriving from then on. */
+export interface ShapingChange {
+  link: string;
+  dir: LinkDirection;
+  delayMs?: number;
+  /** null removes the cap. */
+  rateMbps?: number | null;
+  lossPercent?: number;
+}
+
+/** Dropped datagrams by reason. */
+export interface DropCounts {
+  cut: number;
+  loss: number;
+  /** Rate-cap queue full (or the direction's memory bound reached). */
+  queue: number;
+  /** From an address other than the configured peer. */
+  foreign: number;
+  /** Refused by the kernel when sending. */
+  send: number;
+}
+
+/** A direction's current shaping and its counters since the emulator started. */
+export interface DirectionStats extends DirectionShaping {
+  /** Forwarded datagrams and their UDP payload bytes. */
+  packets: number;
+  bytes: number;
+  /** Datagrams held right now (queued or in propagation). */
+  queued: number;
+  drops: DropCounts;
+}
+
+export interface LinkStats {
+  id: string;
+  cut: boolean;
+  ab: DirectionStats;
+  ba: DirectionStats;
+}
+
+/** The emulator rejected a request; the message is the emulator's own error text. */
+export class EmulatorError extends Error {
+  constructor(
+    readonly op: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EmulatorError';
+  }
+}
+
+interface Response {
+  ok: boolean;
+  error?: string;
+  links?: LinkStats[];
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+
+/** Talks to a running emulator over its control socket, one connection per request. */
+export class EmulatorClient {
+  constructor(
+    readonly socketPath: string,
+    readonly timeoutMs = DEFAULT_TIMEOUT_MS,
+  ) {}
+
+  async ping(): Promise<void> {
+    await this.request({ op: 'ping' });
+  }
+
+  async set(change: ShapingChange): Promise<void> {
+    await this.request({ op: 'set', ...change });
+  }
+
+  /** Applies every change or, if one is invalid, none. */
+  async setMany(changes: ShapingChange[]): Promise<void> {
+    await this.request({ op: 'setMany', items: changes });
+  }
+
+  /** Drops everything on the link, both ways, including what it holds, until restore. */
+  async cut(linkId: string): Promise<void> {
+    await this.request({ op: 'cut', link: linkId });
+  }
+
+  async restore(linkId: string): Promise<void> {
+    await this.request({ op: 'restore', link: linkId });
+  }
+
+  async stats(): Promise<LinkStats[]> {
+    return (await this.request({ op: 'stats' })).links ?? [];
+  }
+
+  private request(body: { op: string } & Record<string, unknown>): Promise<Response> {
+    const where = `emulator control socket ${this.socketPath}`;
+    return new Promise((resolve, reject) => {
+      const socket = createConnection(this.socketPath);
+      let received = '';
+      const fail = (err: Error) => {
+        clearTimeout(timer);
+        socket.destroy();
+        reject(err);
+      };
+      const timer = setTimeout(
+        () => fail(new Error(`${where}: no answer to ${body.op} within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+      socket.setEncoding('utf8');
+      socket.on('connect', () => socket.write(`${JSON.stringify(body)}\n`));
+      socket.on('error', (err) => fail(new Error(`${where}: ${err.message} (is fb-wan running?)`)));
+      socket.on('close', () => fail(new Error(`${where}: closed before answering ${body.op}`)));
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+        const end = received.indexOf('\n');
+        if (end < 0) return;
+        clearTimeout(timer);
+        socket.removeAllListeners('close');
+        socket.end();
+        let response: Response;
+        try {
+          response = JSON.parse(received.slice(0, end)) as Response;
+        } catch {
+          reject(new Error(`${where}: answered ${body.op} with something that is not JSON: ${received.slice(0, 200)}`));
+          return;
+        }
+        if (response.ok) resolve(response);
+        else reject(new EmulatorError(body.op, response.error ?? `${body.op} failed without a reason`));
+      });
+    });
+  }
+}
+
+// ---- process -------------------------------------------------------------------------------
+
+export interface StartEmulatorOptions {
+  /** Where it runs: the WAN namespace (`{ transport: 'netns', namespace: 'fb-wan' }`), or any
+   *  NodeExec whose processes run on this host. */
+  target: ExecTarget | NodeExec;
+  configPath: string;
+  controlPath: string;
+  /** stdout and stderr are appended here. */
+  logPath: string;
+  /** SCHED_FIFO priority (chrt -f); the measured precision assumes one. null: normal priority. */
+  realtimePriority?: number | null;
+  readyTimeoutMs?: number;
+}
+
+export interface RunningEmulator {
+  pid: number;
+  client: EmulatorClient;
+}
+
+/**
+ * Starts the emulator detached and waits for its ready line. If it exits or does not become
+ * ready in time, it is stopped and the error carries the end of its log.
+ */
+export async function startEmulator(options: StartEmulatorOptions): Promise<RunningEmulator> {
+  const { configPath, controlPath, logPath, realtimePriority = 10, readyTimeoutMs = 10_000 } = options;
+  if (!existsSync(EMULATOR_BINARY)) {
+    throw new Error(`${EMULATOR_BINARY} is missing: build it with scripts/build.d/emulator.sh (or make setup)`);
+  }
+  const exec = 'transport' in options.target ? localExec(options.target) : options.target;
+  const logStart = existsSync(logPath) ? statSync(logPath).size : 0;
+  const logSinceStart = () => readFileSync(logPath).subarray(logStart).toString();
+  const argv = [
+    ...(realtimePriority === null ? [] : ['chrt', '-f', String(realtimePriority)]),
+    EMULATOR_BINARY,
+    '-config',
+    configPath,
+    '-control',
+    controlPath,
+  ];
+  const pid = await exec.spawnDetached(argv, logPath);
+  try {
+    await waitFor('its ready line', readyTimeoutMs, () => {
+      if (logSinceStart().split('\n').includes(EMULATOR_READY_LINE)) return true;
+      if (processArgv(pid) === undefined) throw new Error('exited before it was ready');
+      return undefined;
+    }, 20);
+  } catch (err) {
+    await stopPids([pid]);
+    throw new Error(`fb-wan in ${exec.where}: ${(err as Error).message} (log ${logPath}):\n${tail(logSinceStart(), 20)}`);
+  }
+  return { pid, client: new EmulatorClient(controlPath) };
+}
+
+function localExec(target: ExecTarget): NodeExec {
+  if (target.transport !== 'netns') throw new Error(`the emulator runs on this host only, not over ${target.transport}`);
+  return execFor(target);
+}

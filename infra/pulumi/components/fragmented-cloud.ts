@@ -1,0 +1,104 @@
+/**
+ * The fragmented hybrid cloud of SPEC.md §1: one VM per site plus the client, each in OpenStack
+ * or in an Azure region, joined by a WireGuard mesh (one interface per connection type) with a
+ * tinc overlay on top. Every VM exposes only WireGuard's ports and SSH from the operator.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import * as networking from '@pulumi/openstack/networking';
+import * as resources from '@pulumi/azure-native/resources';
+import type { Inventory } from '../../../core/inventory';
+import { AzureNetwork, azureSecurityGroup } from '../cloud/azure';
+import { sshFrom, wireguardFromAnywhere } from '../cloud/exposure';
+import { OpenStackNetwork, OpenStackSecurityGroup } from '../cloud/openstack';
+import { nodeVm, type NodeVm, type VmPlacement } from '../cloud/vm';
+import { inventoryOutput } from '../inventory';
+import { KeyPair } from '../keys/key-pair';
+import { privateKeys, publicKeys, wireguardKeyRing } from '../keys/mesh-keys';
+import { interfaceKey, type PlannedNode } from '../plan';
+import type { FragmentedPlan } from '../plan-fragmented';
+import { PACKAGES, cloudInit } from '../render/cloud-init';
+import { writeFilesScript } from '../render/files-script';
+import { TINC_SERVICE, tincFiles } from '../render/tinc';
+import { wireguardConfig, wireguardConfigPath } from '../render/wireguard';
+import { remoteScript } from '../remote';
+import type { FragmentedSettings } from '../settings';
+
+export interface FragmentedCloudArgs {
+  settings: FragmentedSettings;
+  plan: FragmentedPlan;
+  /** The operator's SSH private key (a secret), for the commands run on the VMs. */
+  sshPrivateKey: pulumi.Input<string>;
+}
+
+export class FragmentedCloud extends pulumi.ComponentResource {
+  readonly inventory: pulumi.Output<Inventory>;
+
+  constructor(name: string, args: FragmentedCloudArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('fragbench:fragmented:FragmentedCloud', name, {}, opts);
+    const { settings: s, plan } = args;
+    const parent = { parent: this };
+    const exposed = [wireguardFromAnywhere(plan.wireguardPorts), sshFrom(s.operatorCidr)];
+    const userData = cloudInit({ sshPublicKeys: [s.sshPublicKey], packages: PACKAGES.meshNode });
+
+    // The sites: VMs in OpenStack on one network, VMs in Azure on one VNet per region.
+    const placements = new Map<string, VmPlacement>();
+    const inOpenStack = plan.nodes.filter((n) => n.cloud === 'openstack');
+    if (inOpenStack.length) {
+      const router = new networking.Router('router', { name: 'fb-router', externalNetworkId: s.openstack.externalNetworkId }, parent);
+      const net = new OpenStackNetwork('sites', { cidr: s.cidrs.openstack, routerId: router.id }, parent);
+      const group = new OpenStackSecurityGroup('sites', { description: "fragbench: WireGuard, and SSH from the operator's address", rules: exposed }, parent);
+      placements.set('openstack', {
+        cloud: 'openstack', network: net, securityGroupIds: [group.group.id], imageName: s.openstack.imageName, floatingIpPool: s.openstack.floatingIpPool, userData,
+      });
+    }
+    const locations = Object.keys(plan.azureSubnets);
+    if (locations.length) {
+      const group = new resources.ResourceGroup('fragmented', { location: locations[0] }, parent);
+      for (const location of locations) {
+        const nsg = azureSecurityGroup(`sites-${location}`, { resourceGroupName: group.name, location, rules: exposed }, parent);
+        const net = new AzureNetwork(`sites-${location}`, { resourceGroupName: group.name, location, cidr: plan.azureSubnets[location], networkSecurityGroupId: nsg.id }, parent);
+        placements.set(`azure:${location}`, {
+          cloud: 'azure', resourceGroupName: group.name, subnetId: net.subnet.id, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData,
+        });
+      }
+    }
+    const placementOf = (n: PlannedNode) => placements.get(n.cloud === 'azure' ? `azure:${n.location}` : 'openstack') as VmPlacement;
+    const vms = new Map<string, NodeVm>(plan.nodes.map((n) => [n.name, nodeVm(n.name, n, placementOf(n), {}, parent)]));
+
+    // Keys: one WireGuard pair per node and connection type, one tinc (RSA) pair per node.
+    const wgKeys = wireguardKeyRing(plan, s.keyRotation, parent);
+    const tincKeys = Object.fromEntries(plan.nodes.map((n) => [n.name, new KeyPair(`${n.name}-tinc`, { kind: 'tinc', rotation: s.keyRotation }, parent)]));
+    const publicAddress = (node: string) => {
+      const address = vms.get(node)?.publicAddress;
+      if (!address) throw new Error(`site "${node}" has no public address`);
+      return address;
+    };
+    this.inventory = inventoryOutput(plan, Object.fromEntries(plan.nodes.map((n) => [n.name, publicAddress(n.name)])), publicKeys(wgKeys));
+
+    // Each VM gets its WireGuard interfaces and tinc, rendered from the inventory.
+    const tincPublic = pulumi.all(Object.fromEntries(Object.entries(tincKeys).map(([n, k]) => [n, k.publicKey])));
+    const wgPrivate = pulumi.all(privateKeys(wgKeys));
+    for (const node of plan.nodes) {
+      const start = [
+        ...node.wireguard.flatMap((w) => [`systemctl enable wg-quick@${w.name}`, `systemctl restart wg-quick@${w.name}`]),
+        `systemctl enable ${TINC_SERVICE}`,
+        `systemctl restart ${TINC_SERVICE}`,
+      ];
+      const script = pulumi.all([this.inventory, wgPrivate, tincKeys[node.name].privateKey, tincPublic]).apply(([inventory, wgPriv, tincPriv, tincPub]) => {
+        const wgFiles = Object.fromEntries(
+          node.wireguard.map((w) => [
+            wireguardConfigPath(w.name),
+            { mode: '600', content: wireguardConfig({ mesh: inventory, node: node.name, type: w.type, privateKey: wgPriv[interfaceKey(node.name, w.type)] }) },
+          ]),
+        );
+        const tinc = tincFiles({ mesh: inventory, node: node.name, privateKey: tincPriv, publicKeys: tincPub, overlayCidr: s.cidrs.overlay });
+        return writeFilesScript({ ...wgFiles, ...tinc }, start);
+      });
+      remoteScript(`${node.name}-mesh`, { target: { host: publicAddress(node.name), user: s.sshUser }, sshPrivateKey: args.sshPrivateKey, script }, {
+        ...parent,
+        dependsOn: [(vms.get(node.name) as NodeVm).resource],
+      });
+    }
+    this.registerOutputs({ inventory: this.inventory });
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The fragmented stack under Pulumi's in-process mocks: fhc-8dc as published (all in OpenStack),
+ * and a small fleet with two connection types on one pair and a site in Azure. Each VM's
+ * WireGuard and tinc files, as the program pushes them, are read back and checked against the
+ * topology's links.
+ */
+import { mkdtempSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import type { Inventory } from '../../core/inventory';
+import { validateInventory } from '../../core/validate-inventory';
+import { loadTopology } from '../../core/load-topology';
+import { buildFleet } from '../../infra/pulumi/fleet';
+import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
+import type { FragmentedSettings } from '../../infra/pulumi/settings';
+import { filesOfScript, parseWireguard, splitList } from './config-files';
+import { OPERATOR_CONFIG, OPERATOR_SSH_PRIVATE_KEY, TYPES, BUILD_TIMEOUT_MS, mockCloud, settled, stackSettings, valueOf, type MockCloud } from './harness';
+
+interface Built {
+  cloud: MockCloud;
+  settings: FragmentedSettings;
+  inventory: Inventory;
+}
+
+async function build(stack: string, overrides: Record<string, unknown> = {}): Promise<Built> {
+  const cloud = mockCloud(stack);
+  const settings = stackSettings('fhc-8dc', overrides) as FragmentedSettings;
+  const inventory = await valueOf(buildFleet(settings, OPERATOR_SSH_PRIVATE_KEY));
+  await settled();
+  return { cloud, settings, inventory };
+}
+
+/** Every WireGuard config each node receives: node -> interface -> parsed config. */
+function pushedConfigs(b: Built) {
+  return Object.fromEntries(
+    b.inventory.nodes.map((n) => {
+      const files = filesOfScript(b.cloud.named(TYPES.command, `${n.name}-mesh`).inputs.stdin);
+      return [n.name, { files, wg: Object.fromEntries(n.wireguard.map((w) => [w.name, parseWireguard(files[`/etc/wireguard/${w.name}.conf`])])) }];
+    }),
+  );
+}
+
+/** Each node's config for each type names exactly its link partners of that type, at their public endpoints. */
+function expectMeshMatchesLinks(b: Built): void {
+  const configs = pushedConfigs(b);
+  const byName = new Map(b.inventory.nodes.map((n) => [n.name, n]));
+  for (const node of b.inventory.nodes) {
+    for (const iface of node.wireguard) {
+      const conf = configs[node.name].wg[iface.name];
+      expect(wireguardPublicKey(conf.iface.PrivateKey)).toBe(iface.publicKey);
+      expect(conf.iface.ListenPort).toBe(String(iface.listenPort));
+      const partners = b.inventory.links
+        .filter((l) => l.type === iface.type && (l.a === node.name || l.b === node.name))
+        .map((l) => byName.get(l.a === node.name ? l.b : l.a)!);
+      const expected = partners.map((p) => {
+        const theirs = p.wireguard.find((w) => w.type === iface.type)!;
+        return { PublicKey: theirs.publicKey, AllowedIPs: `${theirs.address}/32`, Endpoint: `${p.underlayAddress}:${theirs.listenPort}` };
+      });
+      const actual = conf.peers.map((p) => ({ PublicKey: p.PublicKey, AllowedIPs: splitList(p.AllowedIPs).join(','), Endpoint: p.Endpoint }));
+      expect(sortByKey(actual)).toEqual(sortByKey(expected));
+    }
+  }
+}
+
+function sortByKey<T extends { PublicKey: string }>(items: T[]): T[] {
+  return [...items].sort((x, y) => x.PublicKey.localeCompare(y.PublicKey));
+}
+
+describe('fhc-8dc as published', () => {
+  let b: Built;
+  beforeAll(async () => {
+    b = await build('fhc-8dc');
+  }, BUILD_TIMEOUT_MS);
+
+  test('one OpenStack VM of 2 vCPU / 4 GiB / 40 GB per site, plus the client, each with a public address', () => {
+    const topology = loadTopology('fhc-8dc');
+    const vms = b.cloud.ofType(TYPES.osInstance);
+    expect(vms.map((v) => v.inputs.name).sort()).toEqual(topology.nodes.map((n) => `fb-${n.name}`).sort());
+    expect(new Set(vms.map((v) => v.inputs.flavorName))).toEqual(new Set(['m1.medium']));
+    expect(b.cloud.ofType(TYPES.osFloatingIp)).toHaveLength(topology.nodes.length);
+    expect(b.cloud.ofType(TYPES.azVm)).toHaveLength(0);
+    const inv = b.inventory.nodes.find((n) => n.name === 'melbourne')!;
+    expect([inv.vcpus, inv.memoryGiB]).toEqual([2, 4]);
+  });
+
+  test('the inventory validates, keeps the reference links, and carries no private key', () => {
+    expect(() => validateInventory(b.inventory)).not.toThrow();
+    const topology = loadTopology('fhc-8dc');
+    expect(b.inventory.links.map((l) => [l.a, l.b, l.latencyMs, l.bandwidthMbps])).toEqual(
+      topology.links.map((l) => [l.a, l.b, l.latencyMs, l.bandwidthMbps]),
+    );
+    expect(b.inventory.clientNode).toBe('client');
+    // 9 WireGuard keys and 9 tinc keys were made; none is in the inventory.
+    expect(b.cloud.privateKeys).toHaveLength(18);
+    expect(b.cloud.leakedKeys(JSON.stringify(b.inventory))).toEqual([]);
+  });
+
+  test("each node's WireGuard config names exactly its peers, with their AllowedIPs and endpoints", () => {
+    expectMeshMatchesLinks(b);
+  });
+
+  test('tinc connects each node to its neighbours and knows every neighbour by its mesh address', () => {
+    const configs = pushedConfigs(b);
+    for (const node of b.inventory.nodes) {
+      const files = configs[node.name].files;
+      const neighbours = b.inventory.links.filter((l) => l.a === node.name || l.b === node.name).map((l) => (l.a === node.name ? l.b : l.a));
+      const connectTo = [...files['/etc/tinc/fb/tinc.conf'].matchAll(/^ConnectTo = (\S+)$/gm)].map((m) => m[1]);
+      expect(connectTo.sort()).toEqual([...new Set(neighbours)].sort());
+      for (const n of neighbours) {
+        const peer = b.inventory.nodes.find((x) => x.name === n)!;
+        expect(files[`/etc/tinc/fb/hosts/${n}`]).toContain(`Subnet = ${peer.overlayAddress}/32`);
+        expect(files[`/etc/tinc/fb/hosts/${n}`]).toContain(`Address = ${peer.wireguard[0].address}`);
+      }
+      expect(files['/etc/tinc/fb/tinc-up']).toContain(`${node.overlayAddress}/24`);
+    }
+  });
+
+  test('only WireGuard and SSH from the operator face the internet', () => {
+    const rules = b.cloud.ofType(TYPES.osSecGroupRule).map((r) => [r.inputs.protocol, r.inputs.portRangeMin, r.inputs.portRangeMax, r.inputs.remoteIpPrefix]);
+    expect(rules.sort()).toEqual(
+      [
+        ['tcp', 22, 22, OPERATOR_CONFIG.operatorCidr],
+        ['udp', b.settings.wireguardPort, b.settings.wireguardPort, '0.0.0.0/0'],
+      ].sort(),
+    );
+  });
+});
+
+describe('several connection types per pair, and a site in Azure', () => {
+  let b: Built;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fb-infra-'));
+    const file = join(dir, 'three.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: three',
+        'client: gamma',
+        'nodes: [{ name: alpha, site: sydney }, { name: beta, site: virginia }, { name: gamma, site: singapore }]',
+        'links:',
+        '  - { a: alpha, b: beta, type: 0, latencyMs: 165, bandwidthMbps: 121 }',
+        '  - { a: alpha, b: beta, type: 1, latencyMs: 240, bandwidthMbps: 50 }',
+        '  - { a: alpha, b: gamma, latencyMs: 35, bandwidthMbps: 206 }',
+        '  - { a: beta, b: gamma, type: 1, latencyMs: 142, bandwidthMbps: 111 }',
+      ].join('\n'),
+    );
+    b = await build('three', { topology: file, placement: { beta: 'azure:eastus' } });
+  }, BUILD_TIMEOUT_MS);
+
+  test('a node has one interface per connection type it takes part in, on its own port', () => {
+    const wg = (name: string) => b.inventory.nodes.find((n) => n.name === name)!.wireguard.map((w) => [w.name, w.listenPort]);
+    expect(wg('alpha')).toEqual([['wg0', 51820], ['wg1', 51821]]);
+    expect(wg('beta')).toEqual([['wg0', 51820], ['wg1', 51821]]);
+    expect(wg('gamma')).toEqual([['wg0', 51820], ['wg1', 51821]]);
+    expectMeshMatchesLinks(b);
+    expect(() => validateInventory(b.inventory)).not.toThrow();
+  });
+
+  test('the Azure site gets a VM, a public IP and an NSG opening only the WireGuard ports and SSH', () => {
+    const vms = b.cloud.ofType(TYPES.azVm);
+    expect(vms.map((v) => [v.inputs.vmName, v.inputs.hardwareProfile.vmSize, v.inputs.storageProfile.osDisk.diskSizeGB])).toEqual([['fb-beta', 'Standard_B2s', 40]]);
+    expect(b.inventory.nodes.find((n) => n.name === 'beta')).toMatchObject({ cloud: 'azure', site: 'virginia' });
+    expect(b.cloud.ofType(TYPES.azPublicIp)).toHaveLength(1);
+    const rules = b.cloud.ofType(TYPES.azNsg).flatMap((n) => n.inputs.securityRules as Record<string, any>[]);
+    expect(rules.map((r) => [r.protocol, r.destinationPortRange, r.sourceAddressPrefix]).sort()).toEqual(
+      [
+        ['Tcp', '22', OPERATOR_CONFIG.operatorCidr],
+        ['Udp', '51820-51821', '*'],
+      ].sort(),
+    );
+  });
+});
