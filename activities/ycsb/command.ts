@@ -1,0 +1,101 @@
+/** The YCSB client's command line: JVM, classpath, phase, workload, record shape, binding. */
+import path from 'node:path';
+import type { ExecTarget } from '../../core/inventory';
+import type { YcsbBinding } from '../../core/database';
+import type { YcsbSettings, Workload } from '../contracts';
+import { InputError, throwIfAny } from '../../core/errors';
+
+export type YcsbPhase = 'load' | 'run';
+
+const WORKLOADS: readonly Workload[] = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+/**
+ * Where the built ycsb/ module (target/ and workloads/) is on the client node: this checkout for
+ * the local fleet (namespaces share this host's files), FRAGBENCH_YCSB_HOME or /opt/fragbench/ycsb
+ * on a VM.
+ */
+export function ycsbHome(target: ExecTarget): string {
+  if (target.transport === 'netns') return path.resolve(__dirname, '../../ycsb');
+  return process.env.FRAGBENCH_YCSB_HOME ?? '/opt/fragbench/ycsb';
+}
+
+/**
+ * JVM flags for a small client host: a capped heap and the serial collector (no GC threads
+ * competing with the database for 2 cores); UTC and an English locale so status lines parse.
+ */
+const JVM_FLAGS = [
+  '-Xmx512m',
+  '-XX:+UseSerialGC',
+  '-Duser.timezone=UTC',
+  '-Duser.language=en',
+  '-Duser.country=US',
+];
+
+/**
+ * YCSB 0.17 takes operationcount=0 as zero threads, not as "no limit": a run bounded only by
+ * maxSeconds asks for the most operations YCSB can count instead.
+ */
+const UNLIMITED_OPERATIONS = 2 ** 31 - 1;
+
+export function validateYcsbSettings(settings: YcsbSettings, where = 'settings'): void {
+  const errors: InputError[] = [];
+  const wholeAtLeast = (field: keyof YcsbSettings, min: number, optional = false) => {
+    const value = settings[field];
+    if (optional && value === undefined) return;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+      errors.push(new InputError(`${where}.${field}`, `must be a whole number >= ${min}, got ${JSON.stringify(value)}`));
+    }
+  };
+  if (!WORKLOADS.includes(settings.workload)) {
+    errors.push(new InputError(`${where}.workload`, `must be one of ${WORKLOADS.join(', ')}, got ${JSON.stringify(settings.workload)}`));
+  }
+  wholeAtLeast('recordCount', 1);
+  wholeAtLeast('operationCount', 0);
+  wholeAtLeast('threads', 1);
+  wholeAtLeast('fieldCount', 1);
+  wholeAtLeast('fieldLength', 1);
+  wholeAtLeast('timeoutMs', 1);
+  wholeAtLeast('retries', 0);
+  wholeAtLeast('maxSeconds', 1, true);
+  wholeAtLeast('target', 1, true);
+  if (settings.operationCount === 0 && settings.maxSeconds === undefined) {
+    errors.push(new InputError(`${where}.operationCount`, 'is 0 (unlimited) and maxSeconds is not set: the run would never end; set one of them'));
+  }
+  throwIfAny(errors);
+}
+
+/** argv for the client node: `java ... fragbench.ycsb.Main -load|-t ...`. */
+export function ycsbArgv(phase: YcsbPhase, settings: YcsbSettings, binding: YcsbBinding, home: string): string[] {
+  const props: Record<string, string | number | undefined> = {
+    'status.interval': 1,
+    measurementtype: 'hdrhistogram',
+    'hdrhistogram.percentiles': '95,99',
+    exporter: 'site.ycsb.measurements.exporter.TextMeasurementsExporter',
+    recordcount: settings.recordCount,
+    operationcount: settings.operationCount === 0 ? UNLIMITED_OPERATIONS : settings.operationCount,
+    threadcount: settings.threads,
+    fieldcount: settings.fieldCount,
+    fieldlength: settings.fieldLength,
+    target: settings.target,
+    // The load phase inserts every record: a time limit there would leave a partial data set.
+    maxexecutiontime: phase === 'run' ? settings.maxSeconds : undefined,
+    ...binding.properties,
+  };
+  const argv = [
+    'java',
+    ...JVM_FLAGS,
+    '-cp',
+    `${home}/target/fragbench-ycsb.jar:${home}/target/lib/*`,
+    'fragbench.ycsb.Main',
+    phase === 'load' ? '-load' : '-t',
+    '-db',
+    binding.dbClass,
+    '-P',
+    `${home}/workloads/workload${settings.workload}`,
+    '-s',
+  ];
+  for (const [key, value] of Object.entries(props)) {
+    if (value !== undefined) argv.push('-p', `${key}=${value}`);
+  }
+  return argv;
+}

@@ -1,0 +1,37 @@
+/**
+ * runYcsb as a Temporal activity step: heartbeats every second (the latest per-second sample, or
+ * none yet while the client connects) and stops the client when the activity is cancelled.
+ * Outside an activity (benchmarks, the CLI) it simply runs.
+ */
+import { asyncLocalStorage } from '@temporalio/activity';
+import type { RunSeries, Sample } from '../../core/samples';
+import type { YcsbPhase } from './command';
+import { runYcsb, type YcsbRunOptions } from './runner';
+
+const HEARTBEAT_MS = 1_000;
+
+/** What a heartbeat carries: enough for a progress query, small enough for every second. */
+export interface LoadProgress {
+  phase: YcsbPhase;
+  label?: string;
+  latest: Sample | null;
+}
+
+export async function runYcsbReporting(options: Omit<YcsbRunOptions, 'signal' | 'onSample'>, label?: string): Promise<RunSeries> {
+  const activity = asyncLocalStorage.getStore();
+  if (!activity) return runYcsb(options);
+  const progress: LoadProgress = { phase: options.phase, label, latest: null };
+  const timer = setInterval(() => activity.heartbeat(progress), HEARTBEAT_MS);
+  try {
+    return await runYcsb({
+      ...options,
+      signal: activity.cancellationSignal,
+      onSample: (sample) => {
+        progress.latest = sample;
+        activity.heartbeat(progress);
+      },
+    });
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Runs one YCSB phase on a node and returns its per-second series. Independent of Temporal:
+ * the load activities wrap it with heartbeats and cancellation.
+ */
+import type { ExecTarget } from '../../core/inventory';
+import type { YcsbBinding } from '../../core/database';
+import type { RunSeries, Sample } from '../../core/samples';
+import { tail } from '../../core/exec';
+import type { YcsbSettings } from '../contracts';
+import { execFor } from '../exec/transports';
+import { ycsbArgv, ycsbHome, validateYcsbSettings, type YcsbPhase } from './command';
+import { parseYcsbLine } from './output';
+import { buildSeries, latestSample, type YcsbOutput } from './series';
+import { parseSummary } from './summary';
+import { spawnStreaming } from './process';
+
+export interface YcsbRunOptions {
+  /** The client node. */
+  target: ExecTarget;
+  phase: YcsbPhase;
+  settings: YcsbSettings;
+  binding: YcsbBinding;
+  /** Where ycsb/ is on the client node; see ycsbHome. */
+  home?: string;
+  /** Called with each second as soon as it is complete. */
+  onSample?: (sample: Sample) => void;
+  /** Aborting stops the client (by PID) and rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Lines of other output kept for error messages. */
+const LOG_LINES = 40;
+/** How long a stopped client gets to exit before it is killed. */
+const STOP_GRACE_MS = 5000;
+
+export class YcsbError extends Error {
+  constructor(message: string, readonly log: string) {
+    super(`${message}\n${log}`);
+    this.name = 'YcsbError';
+  }
+}
+
+export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
+  const { target, phase, settings, binding, signal } = options;
+  validateYcsbSettings(settings);
+  signal?.throwIfAborted();
+  const argv = ycsbArgv(phase, settings, binding, options.home ?? ycsbHome(target));
+  const where = target.transport === 'netns' ? target.namespace : target.host;
+
+  const output: YcsbOutput = { statuses: [], intervals: [] };
+  const log: string[] = [];
+  let pid: number | undefined;
+  let dbFailure: string | undefined;
+
+  const proc = spawnStreaming(target, argv, (raw) => {
+    const line = parseYcsbLine(raw);
+    switch (line.kind) {
+      case 'interval':
+        output.intervals.push(line);
+        break;
+      case 'ready':
+        output.readyMs = line.timeMs;
+        break;
+      case 'pid':
+        pid = line.pid;
+        break;
+      case 'status': {
+        output.statuses.push({ line, receivedAt: Date.now() });
+        const sample = options.onSample && latestSample(output);
+        if (sample) options.onSample!(sample);
+        break;
+      }
+      default:
+        // A thread whose binding failed to connect prints its DBException and stops; YCSB goes
+        // on with fewer threads and exits 0, which would pass for a slow database.
+        if (!dbFailure && /^site\.ycsb\.DBException/.test(line.text)) dbFailure = line.text;
+        log.push(line.text);
+        if (log.length > LOG_LINES) log.shift();
+    }
+  });
+
+  const stop = async () => {
+    if (pid !== undefined) {
+      await execFor(target).run(['kill', '-TERM', String(pid)], { allowFailure: true, timeoutMs: 10_000 });
+    } else {
+      proc.killLocal('SIGTERM');
+    }
+    const timer = setTimeout(() => {
+      if (pid !== undefined) void execFor(target).run(['kill', '-KILL', String(pid)], { allowFailure: true });
+      proc.killLocal('SIGKILL');
+    }, STOP_GRACE_MS);
+    await proc.exited.catch(() => undefined);
+    clearTimeout(timer);
+  };
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => void stop().finally(() => reject(signal?.reason ?? new Error('YCSB run aborted')));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  let code: number;
+  try {
+    code = await Promise.race([proc.exited, aborted]);
+  } finally {
+    // After the client exits its PID may be reused: never signal it again.
+    signal?.removeEventListener('abort', onAbort);
+  }
+  // The client's exit can be seen before the abort that caused it.
+  if (signal?.aborted) throw signal.reason ?? new Error('YCSB run aborted');
+  const logText = tail(log.join('\n'), LOG_LINES);
+  const what = `YCSB ${phase} (workload ${settings.workload}, ${binding.dbClass}) on ${where}`;
+  if (dbFailure) throw new YcsbError(`${what}: the binding failed to start: ${dbFailure}`, logText);
+  if (code !== 0) throw new YcsbError(`${what} exited with ${code}`, logText);
+  const totals = parseSummary(proc.stdout());
+  if (!totals) throw new YcsbError(`${what} ended without its final summary`, logText + tail(proc.stdout(), 20));
+  if (output.statuses.length === 0) throw new YcsbError(`${what} printed no status line`, logText);
+  return buildSeries(output, totals);
+}

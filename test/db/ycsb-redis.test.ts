@@ -1,0 +1,163 @@
+/**
+ * The YCSB runner against a real redis-server: both run inside a scratch namespace (its own
+ * loopback), the client started through the same netns transport the local fleet uses.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { runHost } from '../../activities/exec/run';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { runYcsb } from '../../activities/ycsb/runner';
+import { runYcsbReporting, type LoadProgress } from '../../activities/ycsb/reporting';
+import type { YcsbSettings } from '../../activities/contracts';
+import type { ExecTarget } from '../../core/inventory';
+import type { OpType, RunSeries, Sample } from '../../core/samples';
+import { freePort, startRedis, type RedisProcess } from './ycsb-redis-server';
+
+const NAMESPACE = 'fb-ty-client';
+const target: ExecTarget = { transport: 'netns', namespace: NAMESPACE };
+const JAR = path.resolve(__dirname, '../../ycsb/target/fragbench-ycsb.jar');
+
+const base: YcsbSettings = {
+  workload: 'a',
+  recordCount: 2000,
+  operationCount: 30_000,
+  threads: 2,
+  fieldCount: 10,
+  fieldLength: 8,
+  timeoutMs: 2000,
+  retries: 0,
+};
+
+function redisBinding(redis: RedisProcess, settings: YcsbSettings) {
+  return {
+    dbClass: 'fragbench.ycsb.RedisClient',
+    properties: {
+      'redis.hosts': `127.0.0.1:${redis.port}`,
+      'redis.cluster': 'false',
+      'redis.timeoutMs': String(settings.timeoutMs),
+      'redis.maxAttempts': String(settings.retries + 1),
+    },
+  };
+}
+
+async function namespacePids(): Promise<number[]> {
+  const { stdout } = await runHost(['ip', 'netns', 'pids', NAMESPACE]);
+  return stdout.split('\n').filter(Boolean).map(Number);
+}
+
+function expectOneSamplePerSecond(series: RunSeries): void {
+  expect(series.samples.map((s) => s.elapsedS)).toEqual(series.samples.map((_, i) => i + 1));
+  for (let i = 1; i < series.samples.length; i++) {
+    expect(series.samples[i].time - series.samples[i - 1].time).toBe(1000);
+  }
+}
+
+function expectTotalsMatchSummary(series: RunSeries): void {
+  for (const [op, total] of Object.entries(series.totals.ops)) {
+    const sum = series.samples.reduce(
+      (t, s: Sample) => ({ ok: t.ok + (s.ops[op as OpType]?.ok ?? 0), failed: t.failed + (s.ops[op as OpType]?.failed ?? 0) }),
+      { ok: 0, failed: 0 },
+    );
+    expect({ op, ...sum }).toEqual({ op, ok: total!.ok, failed: total!.failed });
+  }
+}
+
+describe('YCSB against a real redis-server', () => {
+  let redis: RedisProcess;
+
+  beforeAll(async () => {
+    if (!existsSync(JAR)) throw new Error(`${JAR} is missing: run bash scripts/build.d/ycsb.sh`);
+    await runHost(['ip', 'netns', 'delete', NAMESPACE], { allowFailure: true });
+    await runHost(['ip', 'netns', 'add', NAMESPACE]);
+    await runHost(['ip', '-n', NAMESPACE, 'link', 'set', 'lo', 'up']);
+  });
+
+  beforeEach(async () => {
+    redis = await startRedis({ port: await freePort(), namespace: NAMESPACE });
+  });
+
+  afterEach(async () => {
+    await redis.stop();
+  });
+
+  afterAll(async () => {
+    await runHost(['ip', 'netns', 'delete', NAMESPACE], { allowFailure: true });
+  });
+
+  it('loads, then runs workload A: one sample per second, totals equal to the summary', async () => {
+    const loaded = await runYcsb({ target, phase: 'load', settings: base, binding: redisBinding(redis, base) });
+    expect(loaded.totals.ops.INSERT).toMatchObject({ ok: base.recordCount, failed: 0 });
+    expectTotalsMatchSummary(loaded);
+
+    const settings = { ...base, target: 2000 };
+    const heartbeats: Sample[] = [];
+    const run = await runYcsb({ target, phase: 'run', settings, binding: redisBinding(redis, settings), onSample: (s) => heartbeats.push(s) });
+    expectOneSamplePerSecond(run);
+    expect(run.samples.length).toBeGreaterThanOrEqual(14);
+    expectTotalsMatchSummary(run);
+    expect(run.totals.ops.READ!.ok + run.totals.ops.UPDATE!.ok).toBe(settings.operationCount);
+    expect(run.totals.ops.READ!.ok).toBeGreaterThan(0);
+    expect(run.totals.ops.UPDATE!.ok).toBeGreaterThan(0);
+    // Heartbeats came while it ran, about one per second, each the final series' second.
+    expect(heartbeats.length).toBeGreaterThanOrEqual(run.samples.length - 3);
+    for (const beat of heartbeats) {
+      const final = run.samples[beat.elapsedS - 1];
+      expect({ ...beat, time: 0 }).toEqual({ ...final, time: 0 });
+      expect(Math.abs(beat.time - final.time)).toBeLessThan(50);
+    }
+  }, 90_000);
+
+  it('keeps running when redis dies: failed operations in the samples, and it still returns', async () => {
+    const settings: YcsbSettings = { ...base, operationCount: 0, maxSeconds: 8, target: 1000, timeoutMs: 300 };
+    await runYcsb({ target, phase: 'load', settings, binding: redisBinding(redis, settings) });
+    // Killed once two seconds have been served, however slowly the client started.
+    const onSample = (s: Sample) => s.elapsedS >= 2 && s.okPerS > 0 && redis.signal('SIGKILL');
+    const run = await runYcsb({ target, phase: 'run', settings, binding: redisBinding(redis, settings), onSample });
+    expectOneSamplePerSecond(run);
+    expectTotalsMatchSummary(run);
+    const firstFailing = run.samples.findIndex((s) => s.failedPerS > 0);
+    expect(firstFailing).toBeGreaterThanOrEqual(2);
+    expect(run.samples.slice(0, firstFailing).every((s) => s.okPerS > 0)).toBe(true);
+    const last = run.samples[run.samples.length - 1];
+    expect(last.okPerS).toBe(0);
+    expect(last.ops.READ!.failed + last.ops.UPDATE!.failed).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('stops the client when aborted and rejects with the reason', async () => {
+    const settings: YcsbSettings = { ...base, operationCount: 0, maxSeconds: 60, target: 500 };
+    await runYcsb({ target, phase: 'load', settings, binding: redisBinding(redis, settings) });
+    const controller = new AbortController();
+    const started = Date.now();
+    const running = runYcsb({
+      target,
+      phase: 'run',
+      settings,
+      binding: redisBinding(redis, settings),
+      signal: controller.signal,
+      onSample: (s) => s.elapsedS >= 2 && controller.abort(new Error('cancelled by the test')),
+    });
+    await expect(running).rejects.toThrow('cancelled by the test');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // Only redis is left in the namespace: the client is gone.
+    expect(await namespacePids()).toEqual([redis.pid]);
+  }, 90_000);
+
+  it('as an activity: heartbeats every second, and cancelling stops the client', async () => {
+    const settings: YcsbSettings = { ...base, operationCount: 0, maxSeconds: 60, target: 500 };
+    await runYcsb({ target, phase: 'load', settings, binding: redisBinding(redis, settings) });
+    const env = new MockActivityEnvironment();
+    const beats: LoadProgress[] = [];
+    env.on('heartbeat', (details: LoadProgress) => {
+      beats.push(structuredClone(details));
+      if (details.latest && details.latest.elapsedS >= 3) env.cancel();
+    });
+    const running = env.run(runYcsbReporting, { target, phase: 'run' as const, settings, binding: redisBinding(redis, settings) }, 'cell-1');
+    await expect(running).rejects.toThrow();
+    expect(beats.some((b) => b.latest === null)).toBe(true); // while the client was connecting
+    const withSamples = beats.filter((b) => b.latest !== null);
+    expect(withSamples.length).toBeGreaterThanOrEqual(3);
+    expect(withSamples.every((b) => b.phase === 'run' && b.label === 'cell-1')).toBe(true);
+    expect(withSamples[withSamples.length - 1].latest!.okPerS).toBeGreaterThan(0);
+    expect(await namespacePids()).toEqual([redis.pid]);
+  }, 90_000);
+});

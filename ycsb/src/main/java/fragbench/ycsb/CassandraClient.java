@@ -1,0 +1,220 @@
+package fragbench.ycsb;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.ColumnDefinition;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.ResultSet;
+import com.datastax.oss.driver.api.core.cql.Row;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.Vector;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import site.ycsb.ByteIterator;
+import site.ycsb.DBException;
+import site.ycsb.Status;
+import site.ycsb.StringByteIterator;
+
+/**
+ * YCSB binding for Cassandra over CQL (DataStax driver 4).
+ * Properties: cassandra.hosts (host:port,...), cassandra.datacenter (default datacenter1),
+ * cassandra.keyspace (default ycsb), cassandra.readConsistency and cassandra.writeConsistency
+ * (default QUORUM), cassandra.timeoutMs, cassandra.retries (extra attempts, default 0).
+ * The keyspace and `usertable (y_id varchar primary key, field0 varchar, ...)` are created by the
+ * database adapter; the binding only prepares statements.
+ */
+public class CassandraClient extends Binding {
+  private static final String KEY = "y_id";
+  private static final Shared<Session> SESSION = new Shared<>();
+
+  /** The driver session and the statements prepared on it, shared by all threads. */
+  private static final class Session implements AutoCloseable {
+    final CqlSession cql;
+    final Map<String, PreparedStatement> prepared = new ConcurrentHashMap<>();
+    final ConsistencyLevel readConsistency;
+    final ConsistencyLevel writeConsistency;
+
+    Session(CqlSession cql, ConsistencyLevel read, ConsistencyLevel write) {
+      this.cql = cql;
+      this.readConsistency = read;
+      this.writeConsistency = write;
+    }
+
+    PreparedStatement prepare(String cacheKey, Function<String, String> cql) {
+      return prepared.computeIfAbsent(cacheKey, k -> this.cql.prepare(cql.apply(k)));
+    }
+
+    @Override
+    public void close() {
+      cql.close();
+    }
+  }
+
+  private Session session;
+  private Attempts attempts;
+
+  @Override
+  protected void connect(Props p) throws DBException {
+    List<InetSocketAddress> hosts = p.hosts("cassandra.hosts", 9042);
+    String datacenter = p.optional("cassandra.datacenter", "datacenter1");
+    String keyspace = p.optional("cassandra.keyspace", "ycsb");
+    ConsistencyLevel read = consistency(p, "cassandra.readConsistency");
+    ConsistencyLevel write = consistency(p, "cassandra.writeConsistency");
+    Duration timeout = Duration.ofMillis(p.integer("cassandra.timeoutMs", 2000));
+    // Connecting and reading the schema can take longer than one request on a busy cluster.
+    Duration setupTimeout = timeout.compareTo(Duration.ofSeconds(10)) > 0 ? timeout : Duration.ofSeconds(10);
+    session = SESSION.acquire(() -> {
+      DriverConfigLoader config = DriverConfigLoader.programmaticBuilder()
+          .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, timeout)
+          .withDuration(DefaultDriverOption.CONNECTION_CONNECT_TIMEOUT, setupTimeout)
+          .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, setupTimeout)
+          .withDuration(DefaultDriverOption.CONTROL_CONNECTION_TIMEOUT, setupTimeout)
+          .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, setupTimeout)
+          .build();
+      List<InetSocketAddress> resolved = new ArrayList<>();
+      for (InetSocketAddress h : hosts) {
+        resolved.add(new InetSocketAddress(h.getHostString(), h.getPort()));
+      }
+      CqlSession cql = CqlSession.builder()
+          .addContactPoints(resolved)
+          .withLocalDatacenter(datacenter)
+          .withKeyspace(keyspace)
+          .withConfigLoader(config)
+          .build();
+      return new Session(cql, read, write);
+    });
+    attempts = new Attempts("cassandra", 1 + p.integer("cassandra.retries", 0));
+  }
+
+  private static ConsistencyLevel consistency(Props p, String name) throws DBException {
+    String value = p.optional(name, "QUORUM").toUpperCase();
+    try {
+      return DefaultConsistencyLevel.valueOf(value);
+    } catch (IllegalArgumentException e) {
+      throw new DBException("property " + name + ": unknown consistency level \"" + value + "\"");
+    }
+  }
+
+  @Override
+  public void cleanup() throws DBException {
+    SESSION.release();
+  }
+
+  /** Field names in a fixed order, so one prepared statement serves every call with that set. */
+  private static List<String> ordered(Set<String> fields) {
+    return new ArrayList<>(new TreeSet<>(fields));
+  }
+
+  private static String columns(Set<String> fields) {
+    return fields == null ? "*" : String.join(", ", ordered(fields));
+  }
+
+  @Override
+  public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+    return attempts.run("read", () -> {
+      PreparedStatement ps = session.prepare("read " + table + " " + columns(fields),
+          k -> "SELECT " + columns(fields) + " FROM " + table + " WHERE " + KEY + " = ?");
+      Row row = session.cql.execute(ps.bind(key).setConsistencyLevel(session.readConsistency)).one();
+      if (row == null) {
+        return Status.NOT_FOUND;
+      }
+      copyRow(row, result);
+      return Status.OK;
+    });
+  }
+
+  private static void copyRow(Row row, Map<String, ByteIterator> into) {
+    for (ColumnDefinition column : row.getColumnDefinitions()) {
+      String name = column.getName().asInternal();
+      if (!KEY.equals(name)) {
+        String value = row.getString(column.getName());
+        if (value != null) {
+          into.put(name, new StringByteIterator(value));
+        }
+      }
+    }
+  }
+
+  @Override
+  public Status scan(String table, String startkey, int recordcount, Set<String> fields,
+                     Vector<HashMap<String, ByteIterator>> result) {
+    return attempts.run("scan", () -> {
+      result.clear();
+      // Partitions are ordered by token, not by key: scanning the token range from the start
+      // key is the closest a hash-partitioned store comes to YCSB's ordered scan.
+      PreparedStatement ps = session.prepare("scan " + table + " " + columns(fields),
+          k -> "SELECT " + columns(fields) + " FROM " + table + " WHERE token(" + KEY + ") >= token(?) LIMIT ?");
+      ResultSet rows = session.cql.execute(ps.bind(startkey, recordcount)
+          .setConsistencyLevel(session.readConsistency));
+      for (Row row : rows) {
+        HashMap<String, ByteIterator> values = new HashMap<>();
+        copyRow(row, values);
+        result.add(values);
+      }
+      return Status.OK;
+    });
+  }
+
+  @Override
+  public Status update(String table, String key, Map<String, ByteIterator> values) {
+    Map<String, String> record = StringByteIterator.getStringMap(values);
+    return attempts.run("update", () -> {
+      List<String> names = ordered(record.keySet());
+      PreparedStatement ps = session.prepare("update " + table + " " + names, k -> {
+        List<String> sets = new ArrayList<>();
+        for (String n : names) {
+          sets.add(n + " = ?");
+        }
+        return "UPDATE " + table + " SET " + String.join(", ", sets) + " WHERE " + KEY + " = ?";
+      });
+      List<Object> args = new ArrayList<>();
+      for (String n : names) {
+        args.add(record.get(n));
+      }
+      args.add(key);
+      return write(ps.bind(args.toArray()));
+    });
+  }
+
+  @Override
+  public Status insert(String table, String key, Map<String, ByteIterator> values) {
+    Map<String, String> record = StringByteIterator.getStringMap(values);
+    return attempts.run("insert", () -> {
+      List<String> names = ordered(record.keySet());
+      PreparedStatement ps = session.prepare("insert " + table + " " + names, k ->
+          "INSERT INTO " + table + " (" + KEY + ", " + String.join(", ", names) + ") VALUES (?"
+              + ", ?".repeat(names.size()) + ")");
+      List<Object> args = new ArrayList<>();
+      args.add(key);
+      for (String n : names) {
+        args.add(record.get(n));
+      }
+      return write(ps.bind(args.toArray()));
+    });
+  }
+
+  @Override
+  public Status delete(String table, String key) {
+    return attempts.run("delete", () -> {
+      PreparedStatement ps = session.prepare("delete " + table,
+          k -> "DELETE FROM " + table + " WHERE " + KEY + " = ?");
+      return write(ps.bind(key));
+    });
+  }
+
+  private Status write(BoundStatement statement) {
+    session.cql.execute(statement.setConsistencyLevel(session.writeConsistency));
+    return Status.OK;
+  }
+}

@@ -1,0 +1,50 @@
+package fragbench.ycsb;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import site.ycsb.Client;
+
+/**
+ * Runs YCSB's site.ycsb.Client with one addition: the per-interval latency histograms that YCSB
+ * cuts at each status line are decoded and printed to stderr as FRAGBENCH-INTERVAL lines (count,
+ * mean, p95, p99, exact start and end), because YCSB 0.17's status line shows p90 and p99 only.
+ *
+ * YCSB writes those histograms when hdrhistogram.fileoutput is on; this class points the files
+ * at a private temporary directory and tails them. It also prints its PID first
+ * (FRAGBENCH-PID n), so a caller on another host can stop the client by PID.
+ */
+public final class Main {
+  private Main() {
+  }
+
+  public static void main(String[] args) throws IOException {
+    System.err.println("FRAGBENCH-PID " + ProcessHandle.current().pid());
+    Path dir = Files.createTempDirectory("fragbench-ycsb-");
+    IntervalTailer tailer = new IntervalTailer(dir, System.err);
+    // YCSB ends with System.exit after exporting: the last interval is printed from this hook.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      tailer.stop();
+      deleteTree(dir);
+    }, "fragbench-final-interval"));
+    tailer.start();
+
+    String[] withHistograms = Arrays.copyOf(args, args.length + 4);
+    withHistograms[args.length] = "-p";
+    withHistograms[args.length + 1] = "hdrhistogram.fileoutput=true";
+    withHistograms[args.length + 2] = "-p";
+    withHistograms[args.length + 3] = "hdrhistogram.output.path=" + dir + "/";
+    Client.main(withHistograms);
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException ignored) {
+      // a leftover temporary directory is harmless
+    }
+  }
+}
