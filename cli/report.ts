@@ -1,4 +1,90 @@
+/** `fragbench report | export | runs`: look at recorded runs. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { InputError } from '../core/errors';
+import type { CellRecord, RunRecord } from '../core/run-record';
+import { ResultsStore, writeFileAtomic } from '../activities/results-store';
+import { eventsCsv, runJson, samplesCsv } from '../report/export';
+import { writeReport } from '../report/write-report';
 
-// Placeholder: the report commands are being written; this keeps the CLI loadable meanwhile.
-export function registerReportCommands(_program: Command): void {}
+const say = (line: string) => console.log(line);
+
+/** A run id in the results directory, or the path of a run's directory. */
+function locateRun(run: string): { store: ResultsStore; runId: string } {
+  const dir = path.resolve(run);
+  if (/[\\/]/.test(run) && existsSync(path.join(dir, 'run.json'))) {
+    return { store: new ResultsStore(path.dirname(dir)), runId: path.basename(dir) };
+  }
+  return { store: new ResultsStore(), runId: run };
+}
+
+/** A column-aligned text table. */
+function columns(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+/** `name.csv` -> `name-events.csv`, beside it. */
+function eventsFileBeside(samplesFile: string): string {
+  const ext = path.extname(samplesFile);
+  return `${samplesFile.slice(0, samplesFile.length - ext.length)}-events${ext || '.csv'}`;
+}
+
+/** [file, content] pairs; `target` is the --out file, or a path prefix in the run directory. */
+function exportFiles(format: 'csv' | 'json', target: string, explicit: boolean, run: RunRecord, cells: CellRecord[]): [string, string][] {
+  if (format === 'json') return [[path.resolve(explicit ? target : `${target}.json`), runJson(run, cells)]];
+  const samplesFile = path.resolve(explicit ? target : `${target}-samples.csv`);
+  const eventsFile = explicit ? eventsFileBeside(samplesFile) : path.resolve(`${target}-events.csv`);
+  return [
+    [samplesFile, samplesCsv(run, cells)],
+    [eventsFile, eventsCsv(run, cells)],
+  ];
+}
+
+export function registerReportCommands(program: Command): void {
+  program
+    .command('report')
+    .argument('<run>', 'a run id (see `fragbench runs`) or the path of a run directory')
+    .option('--no-png', 'skip the PNG file per figure (writing them needs Chromium)')
+    .description('write the run’s self-contained HTML report, results/<run>/report/index.html, and print its path')
+    .action(async (run: string, options: { png: boolean }) => {
+      const { store, runId } = locateRun(run);
+      const written = await writeReport(store, runId, { png: options.png ? 'auto' : false });
+      if (options.png && written.pngSkipped) console.error(`fragbench: no PNG files written: ${written.pngSkipped}`);
+      say(written.reportPath);
+    });
+
+  program
+    .command('export')
+    .argument('<run>', 'a run id or the path of a run directory')
+    .requiredOption('--format <format>', 'csv (per-second samples, plus an events file beside it) or json (everything recorded)')
+    .option('--out <file>', 'where to write; default: in the run directory')
+    .description('export a run’s samples and events as CSV, or the whole record as JSON; prints the files written')
+    .action(async (run: string, options: { format: string; out?: string }) => {
+      if (options.format !== 'csv' && options.format !== 'json') throw new InputError('--format', `must be csv or json, got "${options.format}"`);
+      const { store, runId } = locateRun(run);
+      const record = await store.readRun(runId);
+      const cells = await store.readCells(record);
+      const outputs = exportFiles(options.format, options.out ?? path.join(store.runDir(runId), runId), options.out !== undefined, record, cells);
+      for (const [file, content] of outputs) {
+        await writeFileAtomic(file, content);
+        say(file);
+      }
+    });
+
+  program
+    .command('runs')
+    .description('list the recorded runs, newest first')
+    .action(async () => {
+      const store = new ResultsStore();
+      const runs = await store.listRuns();
+      if (runs.length === 0) {
+        say(`no runs under ${store.root}`);
+        return;
+      }
+      const header = ['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS'];
+      const rows = runs.map((r) => [r.runId, r.scenario, r.status, new Date(r.startedAt).toISOString().slice(0, 19).replace('T', ' '), String(r.cellIds.length)]);
+      say(columns([header, ...rows]));
+    });
+}

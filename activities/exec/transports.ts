@@ -9,7 +9,7 @@ export class NetnsExec implements NodeExec {
     this.where = namespace;
   }
   private wrap(argv: string[]): string[] {
-    return ['ip', 'netns', 'exec', this.namespace, ...argv];
+    return netnsArgv(this.namespace, argv);
   }
   run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
     return runHost(this.wrap(argv), options, this.where);
@@ -46,6 +46,16 @@ export class SshExec implements NodeExec {
 
 export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_\-./:=@%+,]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The argv that runs `argv` inside a namespace of this host. */
+export function netnsArgv(namespace: string, argv: string[]): string[] {
+  return ['ip', 'netns', 'exec', namespace, ...argv];
+}
+
+/** The argv that runs `argv` on the target from this host, for callers that stream output. */
+export function hostArgvFor(target: ExecTarget, argv: string[]): string[] {
+  return target.transport === 'netns' ? netnsArgv(target.namespace, argv) : new SshExec(target).sshArgv(argv);
 }
 
 export function execFor(target: ExecTarget): NodeExec {

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { ExecTarget } from '../../core/inventory';
-import { SshExec } from '../exec/transports';
+import { hostArgvFor } from '../exec/transports';
 
 export interface StreamedProcess {
   /** Exit code (128 + signal number when killed by a signal). */
@@ -16,17 +16,10 @@ export interface StreamedProcess {
   killLocal(signal: NodeJS.Signals): void;
 }
 
-/** The argv that runs `argv` on the node from this host, like NetnsExec/SshExec do. */
-function hostArgv(target: ExecTarget, argv: string[]): string[] {
-  return target.transport === 'netns'
-    ? ['ip', 'netns', 'exec', target.namespace, ...argv]
-    : new SshExec(target).sshArgv(argv);
-}
-
 const SIGNALS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 
 export function spawnStreaming(target: ExecTarget, argv: string[], onStderrLine: (line: string) => void): StreamedProcess {
-  const full = hostArgv(target, argv);
+  const full = hostArgvFor(target, argv);
   const child = spawn(full[0], full.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

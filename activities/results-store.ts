@@ -1,0 +1,146 @@
+/**
+ * The results store: one directory per run, laid out as core/run-record.ts describes. The one
+ * place that knows the layout; the results activities write through it and the report and the
+ * CLI read through it. Every write replaces its file atomically (temp file + rename), so a
+ * reader, or a run killed mid-write, never sees half a record.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { InputError } from '../core/errors';
+import type { CellRecord, RunRecord } from '../core/run-record';
+
+/** $FRAGBENCH_RESULTS_DIR, or ./results in the working directory. */
+export function defaultResultsDir(): string {
+  return path.resolve(process.env.FRAGBENCH_RESULTS_DIR || 'results');
+}
+
+// A run or cell id becomes a directory or file name: letters, digits, dot, dash, underscore,
+// starting with a letter or digit (so never `.`, `..` or a hidden file).
+const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Returns the value when it is a safe path segment; otherwise an InputError naming `field`. */
+export function checkPathSegment(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !SAFE_SEGMENT.test(value)) {
+    throw new InputError(
+      field,
+      `${JSON.stringify(value)} is not a usable id: use 1-128 letters, digits, '.', '-' or '_', starting with a letter or digit`,
+    );
+  }
+  return value;
+}
+
+/** Writes data to file so that the file holds either the old or the new content, never a mix. */
+export async function writeFileAtomic(file: string, data: string | Buffer): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const handle = await fs.open(temp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, file);
+  } catch (err) {
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+async function readJson<T>(file: string): Promise<T> {
+  return JSON.parse(await fs.readFile(file, 'utf8')) as T;
+}
+
+export class ResultsStore {
+  readonly root: string;
+
+  constructor(root: string = defaultResultsDir()) {
+    this.root = path.resolve(root);
+  }
+
+  runDir(runId: string): string {
+    return path.join(this.root, checkPathSegment(runId, 'runId'));
+  }
+
+  reportDir(runId: string): string {
+    return path.join(this.runDir(runId), 'report');
+  }
+
+  private runFile(runId: string): string {
+    return path.join(this.runDir(runId), 'run.json');
+  }
+
+  private cellFile(runId: string, cellId: string): string {
+    return path.join(this.runDir(runId), 'cells', `${checkPathSegment(cellId, 'cell.cellId')}.json`);
+  }
+
+  async hasRun(runId: string): Promise<boolean> {
+    const file = this.runFile(runId);
+    try {
+      await fs.access(file);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async writeRun(record: RunRecord): Promise<string> {
+    const dir = this.runDir(record.runId);
+    await fs.mkdir(path.join(dir, 'cells'), { recursive: true });
+    await writeFileAtomic(this.runFile(record.runId), `${JSON.stringify(record, null, 2)}\n`);
+    return dir;
+  }
+
+  async readRun(runId: string): Promise<RunRecord> {
+    if (!(await this.hasRun(runId))) {
+      throw new InputError('runId', `no run "${runId}" under ${this.root} (list them with \`fragbench runs\`)`);
+    }
+    return readJson<RunRecord>(this.runFile(runId));
+  }
+
+  /** Cells are stored compactly: they carry one sample per second and can be large. */
+  async writeCell(runId: string, cell: CellRecord): Promise<void> {
+    const file = this.cellFile(runId, cell.cellId);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await writeFileAtomic(file, `${JSON.stringify(cell)}\n`);
+  }
+
+  async readCell(runId: string, cellId: string): Promise<CellRecord> {
+    return readJson<CellRecord>(this.cellFile(runId, cellId));
+  }
+
+  /** The run's cells in the run's order; cells listed but never written (a failed run) are skipped. */
+  async readCells(run: RunRecord): Promise<CellRecord[]> {
+    const cells: CellRecord[] = [];
+    for (const cellId of run.cellIds) {
+      try {
+        cells.push(await this.readCell(run.runId, cellId));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return cells;
+  }
+
+  /** Every readable run under the root, newest first. */
+  async listRuns(): Promise<RunRecord[]> {
+    let entries: string[];
+    try {
+      entries = await fs.readdir(this.root);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const runs: RunRecord[] = [];
+    for (const entry of entries) {
+      if (!SAFE_SEGMENT.test(entry)) continue;
+      try {
+        runs.push(await readJson<RunRecord>(this.runFile(entry)));
+      } catch {
+        // Not a run directory (or one being created): nothing to list.
+      }
+    }
+    return runs.sort((a, b) => b.startedAt - a.startedAt);
+  }
+}

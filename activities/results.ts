@@ -1,0 +1,79 @@
+/**
+ * The results activities: the engine records a run's start, each finished cell, and the run's
+ * end through these; the end also completes the summaries that need the whole matrix and
+ * renders the report. Every write is atomic and every step may be retried.
+ */
+import { InputError } from '../core/errors';
+import type { CellRecord, RunRecord } from '../core/run-record';
+import { runReference } from '../report/build-report';
+import { normalizeCells } from '../report/summary';
+import { writeReport } from '../report/write-report';
+import type { ResultsActivities } from './contracts';
+import { ResultsStore, checkPathSegment, defaultResultsDir } from './results-store';
+
+// run.json is read, changed and rewritten by recordCell and finishRun: one change at a time per run.
+const pending = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(runId: string, work: () => Promise<T>): Promise<T> {
+  const previous = pending.get(runId) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(work);
+  pending.set(runId, next);
+  return next.finally(() => {
+    if (pending.get(runId) === next) pending.delete(runId);
+  });
+}
+
+function checkRecord(record: RunRecord): void {
+  checkPathSegment(record.runId, 'record.runId');
+  record.cellIds.forEach((id, i) => checkPathSegment(id, `record.cellIds[${i}]`));
+}
+
+/** root: the results directory; by default $FRAGBENCH_RESULTS_DIR or ./results, read at each call. */
+export function createResultsActivities(root?: string): ResultsActivities {
+  const store = () => new ResultsStore(root ?? defaultResultsDir());
+
+  return {
+    async recordRunStart({ record }) {
+      checkRecord(record);
+      const results = store();
+      if (await results.hasRun(record.runId)) {
+        const existing = await results.readRun(record.runId);
+        // A retried start rewrites its own record; another run's results are never overwritten.
+        if (existing.startedAt !== record.startedAt) {
+          throw new InputError('record.runId', `run "${record.runId}" already exists in ${results.root} (started ${new Date(existing.startedAt).toISOString()}): choose another runId`);
+        }
+      }
+      return { dir: await results.writeRun({ ...record, status: 'running' }) };
+    },
+
+    async recordCell({ runId, cell }: { runId: string; cell: CellRecord }) {
+      checkPathSegment(runId, 'runId');
+      checkPathSegment(cell.cellId, 'cell.cellId');
+      const results = store();
+      await oneAtATime(runId, async () => {
+        const run = await results.readRun(runId);
+        await results.writeCell(runId, cell);
+        if (!run.cellIds.includes(cell.cellId)) await results.writeRun({ ...run, cellIds: [...run.cellIds, cell.cellId] });
+      });
+    },
+
+    async finishRun({ runId, status, finishedAt }) {
+      checkPathSegment(runId, 'runId');
+      const results = store();
+      await oneAtATime(runId, async () => {
+        const run = await results.readRun(runId);
+        const cells = await results.readCells(run);
+        const normalized = normalizeCells(cells, runReference(run, cells));
+        for (const [i, cell] of normalized.entries()) {
+          if (JSON.stringify(cell.summary) !== JSON.stringify(cells[i].summary)) await results.writeCell(runId, cell);
+        }
+        await results.writeRun({ ...run, status, finishedAt });
+      });
+      const { reportPath } = await writeReport(results, runId, { png: 'auto' });
+      return { reportPath };
+    },
+  };
+}
+
+/** The activities as the worker registers them. */
+export const resultsActivities: ResultsActivities = createResultsActivities();

@@ -1,0 +1,100 @@
+/**
+ * What every figure builder returns, and the look all figures share (colours that keep their
+ * meaning from one figure to the next, axis wording).
+ */
+import type { EventKind } from '../../core/events';
+import type { TopLevelSpec } from '../vega';
+
+export interface Figure {
+  /** Unique in the report and file-safe: the HTML anchor and `<id>.png`. */
+  id: string;
+  /** One sentence: the question the figure answers and what the data says. */
+  heading: string;
+  spec: TopLevelSpec;
+}
+
+/** Ok and failed operations, everywhere. */
+export const OUTCOME_COLORS = { successful: '#2166ac', failed: '#d6301d' } as const;
+
+/** Each event kind's name in legends and its colour; client and server starts differ on purpose. */
+export const EVENT_STYLE: Record<EventKind, { name: string; color: string }> = {
+  'latency-epoch': { name: 'latency epoch', color: '#6a3d9a' },
+  'bandwidth-epoch': { name: 'bandwidth epoch', color: '#9e9ac8' },
+  'resize-add': { name: 'resize: add node', color: '#33a02c' },
+  'resize-remove': { name: 'resize: remove node', color: '#ff7f00' },
+  'link-cut': { name: 'link cut', color: '#8c2d04' },
+  'link-restore': { name: 'link restore', color: '#01665e' },
+  'client-start': { name: 'client start', color: '#17becf' },
+  'client-stop': { name: 'client stop', color: '#9edae5' },
+  'server-start': { name: 'server start', color: '#e7298a' },
+  'server-stop': { name: 'server stop', color: '#fbb4c9' },
+  'measure-rtt': { name: 'RTT measurement', color: '#999999' },
+  'measure-traffic': { name: 'traffic reading', color: '#bbbbbb' },
+};
+
+/** Shared Vega-Lite config: readable on screen and in a paper-sized PNG. */
+export const BASE_CONFIG = {
+  background: 'white',
+  font: 'DejaVu Sans, Helvetica, Arial, sans-serif',
+  axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal' as const, gridColor: '#e6e6e6' },
+  legend: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal' as const, titleLimit: 260, labelLimit: 220 },
+  header: { labelFontSize: 12, titleFontSize: 12, titleFontWeight: 'normal' as const },
+  view: { stroke: '#cccccc' },
+};
+
+/** A file-safe id from parts: `throughput`, `redis · a` -> `throughput-redis-a`. */
+export function figureId(...parts: (string | number)[]): string {
+  return parts
+    .map((p) => String(p).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''))
+    .filter((p) => p.length > 0)
+    .join('-');
+}
+
+/** A coordinate's name as an axis title: `latencyScale` -> `Latency scaling factor`. */
+export function axisTitle(coordinate: string): string {
+  const special: Record<string, string> = {
+    latencyScale: 'Latency scaling factor',
+    bandwidthScale: 'Bandwidth scaling factor',
+    layout: 'Layout (private_public nodes)',
+    publicNodes: 'Public nodes',
+    cores: 'Cores per public node',
+    packing: 'Public VMs x cores',
+    region: 'Region',
+    database: 'Database',
+    workload: 'Workload',
+  };
+  if (special[coordinate]) return special[coordinate];
+  const words = coordinate.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A coordinate as words in a sentence: `How does throughput change with the ...?` */
+export function axisPhrase(coordinate: string): string {
+  const special: Record<string, string> = {
+    layout: 'layout (private_public nodes)',
+    publicNodes: 'number of public nodes',
+    cores: 'cores of the public node',
+    packing: 'packing of the public VMs (VMs x cores)',
+  };
+  return special[coordinate] ?? axisTitle(coordinate).toLowerCase();
+}
+
+/** Vega expression labelling a scaling-factor axis the papers' way (0.2 -> X ... 1.0 -> 5X). */
+export const SCALE_LABEL_EXPR = "datum.value == 0.2 ? 'X' : format(datum.value / 0.2, '.2~f') + 'X'";
+
+export const formatNumber = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${formatNumber(value, value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** Capitalizes the first letter: findings are built from parts and open a sentence. */
+export const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

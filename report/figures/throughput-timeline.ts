@@ -1,0 +1,114 @@
+/**
+ * Throughput per second over a cell's run: successful and failed operations in two colours,
+ * every event a dotted vertical line coloured by kind (and labelled when there are few), and the
+ * settling period after each resize shaded (see SETTLE_RULE in summary.ts).
+ */
+import type { CellRecord } from '../../core/run-record';
+import { cellLabel } from '../matrix';
+import { settleTimes } from '../summary';
+import { cellTimeline, isDisturbance } from '../timeline';
+import { BASE_CONFIG, EVENT_STYLE, OUTCOME_COLORS, figureId, formatNumber, type Figure } from './figure';
+
+/** Above this many events a figure shows colours only: labels would overprint each other. */
+const MAX_LABELLED_EVENTS = 16;
+
+const SETTLE_PERIODS = { settling: '#fdb863', 'not settled': '#f4a582' } as const;
+
+function finding(cell: CellRecord, settles: ReturnType<typeof settleTimes>): string {
+  const s = cell.summary;
+  const parts = [`${formatNumber(s.throughputOpsPerS, 1)} successful ops/s on average`];
+  parts.push(s.zeroSeconds > 0 ? `${s.zeroSeconds} s with no successful operation` : 'no second without a successful operation');
+  if (s.failedOps > 0) parts.push(`${formatNumber(s.errorPercent, 2)}% of operations failed`);
+  const settled = settles.filter((x) => x.settledAfterS !== null).map((x) => x.settledAfterS as number);
+  if (settled.length > 0) parts.push(`resizes settled within ${formatNumber(Math.max(...settled), 1)} s`);
+  const unsettled = settles.length - settled.length;
+  if (unsettled > 0) parts.push(`${unsettled} resize${unsettled > 1 ? 's' : ''} never settled before the next event`);
+  return parts.join('; ');
+}
+
+export function throughputTimeline(cell: CellRecord, axes: string[]): Figure {
+  const label = cellLabel(cell, axes);
+  const { points, events } = cellTimeline(cell.phases);
+  const settles = settleTimes(cell.phases);
+  const series = points.flatMap((p) => [
+    { t: p.t, outcome: 'successful', opsPerS: p.sample.okPerS },
+    { t: p.t, outcome: 'failed', opsPerS: p.sample.failedPerS },
+  ]);
+  const shown = events.filter((e) => isDisturbance(e.event.kind));
+  const eventRows = shown.map((e) => ({ t: e.t, kind: EVENT_STYLE[e.event.kind].name, label: e.event.label }));
+  const kinds = [...new Set(shown.map((e) => e.event.kind))];
+  const periods = settles.map((s) => ({
+    start: s.t,
+    end: s.settledAfterS === null ? s.windowEndT : s.t + s.settledAfterS,
+    period: s.settledAfterS === null ? 'not settled' : 'settling',
+  }));
+  const labelled = eventRows.length > 0 && eventRows.length <= MAX_LABELLED_EVENTS;
+  // Room above the data for the event labels, so they do not sit on the lines.
+  const top = Math.max(1, ...series.map((r) => r.opsPerS)) * (labelled ? 1.3 : 1.05);
+  const presentPeriods = (Object.keys(SETTLE_PERIODS) as (keyof typeof SETTLE_PERIODS)[]).filter((p) => periods.some((x) => x.period === p));
+  const x = { field: 't', type: 'quantitative' as const, title: 'Seconds since start', scale: { domainMin: 0, nice: false } };
+  const layers: unknown[] = [];
+  if (periods.length > 0) {
+    layers.push({
+      data: { values: periods },
+      mark: { type: 'rect', opacity: 0.35 },
+      encoding: {
+        x: { ...x, field: 'start' },
+        x2: { field: 'end' },
+        fill: {
+          field: 'period',
+          type: 'nominal',
+          title: 'After a resize',
+          scale: { domain: presentPeriods, range: presentPeriods.map((p) => SETTLE_PERIODS[p]) },
+        },
+      },
+    });
+  }
+  layers.push({
+    data: { values: series },
+    mark: { type: 'line', strokeWidth: 1.5, interpolate: 'linear' },
+    encoding: {
+      x,
+      y: { field: 'opsPerS', type: 'quantitative', title: 'Operations per second', scale: { domain: [0, top], nice: false } },
+      color: {
+        field: 'outcome',
+        type: 'nominal',
+        title: 'Operations',
+        scale: { domain: Object.keys(OUTCOME_COLORS), range: Object.values(OUTCOME_COLORS) },
+      },
+    },
+  });
+  if (eventRows.length > 0) {
+    layers.push({
+      data: { values: eventRows },
+      mark: { type: 'rule', strokeDash: [4, 3], strokeWidth: 1.5 },
+      encoding: {
+        x,
+        stroke: {
+          field: 'kind',
+          type: 'nominal',
+          title: 'Events',
+          scale: { domain: kinds.map((k) => EVENT_STYLE[k].name), range: kinds.map((k) => EVENT_STYLE[k].color) },
+        },
+      },
+    });
+    if (labelled) {
+      layers.push({
+        data: { values: eventRows },
+        mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -2, fontSize: 9, fill: '#333333' },
+        encoding: { x, y: { value: 0 }, text: { field: 'label' } },
+      });
+    }
+  }
+  return {
+    id: figureId('throughput', cell.cellId),
+    heading: `How did throughput respond to each event? ${label}: ${finding(cell, settles)}.`,
+    spec: {
+      config: BASE_CONFIG,
+      width: 720,
+      height: 260,
+      layer: layers,
+      resolve: { scale: { color: 'independent', stroke: 'independent', fill: 'independent' } },
+    } as Figure['spec'],
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Each recorded run in fixtures/runs is rendered to a report, which headless Chromium then opens
+ * from disk as a reader would: every figure must have drawn (non-empty SVG with marks, the
+ * expected axis and legend titles), nothing may be fetched but the file itself, the console must
+ * stay clean, each figure's PNG must exist beside the page and match the figure's size, and the
+ * page's own PNG button must download one. A screenshot of each report is kept for a human look.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ExperimentKind } from '../../core/run-record';
+import { ResultsStore } from '../../activities/results-store';
+import { QUESTIONS } from '../../report/build-report';
+import { launchChromium, type Chromium } from '../../report/chromium';
+import { writeReport } from '../../report/write-report';
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'runs');
+const SCREENSHOTS = path.join(tmpdir(), 'fb-report-screenshots');
+
+/** Per kind: how many figures the fixture gives, and titles (axes, legends) that must be drawn. */
+const EXPECTED: Record<ExperimentKind, { figures: number; texts: string[] }> = {
+  'latency-epochs': { figures: 2, texts: ['Latency scaling factor', 'Throughput (5X = 1)', 'Throughput (ops/s)', 'Database', '5X'] },
+  'bandwidth-epochs': { figures: 2, texts: ['Bandwidth scaling factor', 'Throughput (5X = 1)', 'Throughput (ops/s)'] },
+  traffic: { figures: 5, texts: ['Bytes transferred', 'Transferred data (5X = 1)', 'Latency scaling factor', 'client (singapore)'] },
+  'single-resize': { figures: 9, texts: ['Seconds after the request', 'Database', 'Seconds since start', 'Operations per second', 'resize: remove node'] },
+  'resize-on-the-fly': { figures: 5, texts: ['Seconds since start', 'Operations per second', 'After a resize', 'settling', 'Resize step'] },
+  'link-removal': { figures: 2, texts: ['Mean round-trip time (ms)', 'Seconds since start', 'Operations per second', 'link cut'] },
+  bursting: { figures: 3, texts: ['Layout (private_public nodes)', 'Throughput (ops/s)', 'Average latency (ms)', 'Failed operations (%)', '8_0', '1_7'] },
+  distance: { figures: 2, texts: ['Layout (private_public nodes)', 'Region', 'Throughput (ops/s)', 'virginia'] },
+  'horizontal-scaling': { figures: 2, texts: ['Public nodes', 'Throughput (ops/s)', 'Average latency (ms)'] },
+  'vertical-scaling': { figures: 2, texts: ['Cores per public node', 'Throughput (ops/s)'] },
+  'vm-packing': { figures: 2, texts: ['Public VMs x cores', 'Throughput (ops/s)', '4x2'] },
+  'timed-events': { figures: 1, texts: ['Seconds since start', 'Operations per second', 'client start', 'server start', 'failed'] },
+  quickstart: { figures: 2, texts: ['Seconds since start', 'latency epoch', 'resize: add node', 'link cut', 'link restore'] },
+};
+
+const runs = readdirSync(FIXTURES).sort();
+let results: string;
+let browser: Chromium;
+
+beforeAll(async () => {
+  results = mkdtempSync(path.join(tmpdir(), 'fb-report-render-'));
+  cpSync(FIXTURES, results, { recursive: true });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  rmSync(results, { recursive: true, force: true });
+});
+
+function pngSize(file: string): { width: number; height: number } {
+  const png = readFileSync(file);
+  expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+it('has a recorded run for every kind of experiment', () => {
+  const kinds = runs.map((r) => JSON.parse(readFileSync(path.join(FIXTURES, r, 'run.json'), 'utf8')).experiment as ExperimentKind);
+  expect([...new Set(kinds)].sort()).toEqual(Object.keys(QUESTIONS).sort());
+});
+
+describe.each(runs)('report of %s', (runId) => {
+  it('renders every figure, offline and without console errors, with a PNG for each', async () => {
+    const store = new ResultsStore(results);
+    const run = await store.readRun(runId);
+    const expected = EXPECTED[run.experiment];
+    const written = await writeReport(store, runId, { png: true });
+
+    const page = await browser.context.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.setViewportSize({ width: 1500, height: 1000 });
+    await page.goto(pathToFileURL(written.reportPath).href, { waitUntil: 'load' });
+
+    const figures = await page.$$eval('section.figure', (sections) =>
+      sections.map((s) => {
+        const svg = s.querySelector('svg');
+        const box = svg?.getBoundingClientRect();
+        return {
+          id: s.id.replace(/^fig-/, ''),
+          heading: s.querySelector('h2')?.textContent ?? '',
+          width: svg ? Number(svg.getAttribute('width')) : 0,
+          rendered: box ? box.width * box.height : 0,
+          marks: svg ? svg.querySelectorAll('.role-mark > *').length : 0,
+          texts: svg ? Array.from(svg.querySelectorAll('text')).map((t) => t.textContent ?? '') : [],
+        };
+      }),
+    );
+    expect(figures).toHaveLength(expected.figures);
+    for (const f of figures) {
+      expect({ id: f.id, drawn: f.rendered > 10_000 && f.marks > 0 }).toEqual({ id: f.id, drawn: true });
+      expect(f.heading).toMatch(/\?.+\.$/);
+      const png = pngSize(path.join(path.dirname(written.reportPath), `${f.id}.png`));
+      expect(png.width).toBe(f.width * 2);
+    }
+    const texts = new Set(figures.flatMap((f) => f.texts));
+    for (const title of expected.texts) expect({ title, shown: texts.has(title) }).toEqual({ title, shown: true });
+    expect(written.pngs).toHaveLength(figures.length);
+
+    const download = page.waitForEvent('download');
+    await page.click(`button[data-png="${figures[0].id}"]`);
+    expect((await download).suggestedFilename()).toBe(`${figures[0].id}.png`);
+
+    expect(await page.$$eval('.figure-warning', (ws) => ws.map((w) => w.textContent))).toEqual([]);
+    const tables = await page.$$eval('section[id^="table-"] tbody tr', (rows) => rows.length);
+    expect(tables).toBeGreaterThanOrEqual(run.cellIds.length);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${runId}.png`), fullPage: true });
+    await page.close();
+
+    expect(problems).toEqual([]);
+    expect(requests.filter((url) => !/^(file|data|blob):/.test(url))).toEqual([]);
+    expect(requests.some((url) => url.startsWith('file:'))).toBe(true);
+  }, 60_000);
+});
