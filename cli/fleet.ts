@@ -1,4 +1,86 @@
+/** `fragbench fleet ...`: the local emulated fleet (build, inspect, shape, cut, remove). */
 import type { Command } from 'commander';
+import { InputError } from '../core/errors';
+import { builtInTopologies } from '../core/load-topology';
+import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, overlayRoute, restoreLink } from '../activities/network';
+import { fleetDown, fleetUp } from '../infra/local/fleet';
+import { fleetStatus, formatStatus } from '../infra/local/status';
 
-// Placeholder: the fleet commands are being written; this keeps the CLI loadable meanwhile.
-export function registerFleetCommands(_program: Command): void {}
+const local = { kind: 'local' } as const;
+const say = (line: string) => console.log(line);
+
+function scaleOption(value: string, option: string): number {
+  const scale = Number(value);
+  if (!Number.isFinite(scale) || scale <= 0) throw new InputError(option, `must be a number above 0, got "${value}"`);
+  return scale;
+}
+
+export function registerFleetCommands(program: Command): void {
+  const fleet = program.command('fleet').description('the local emulated fleet: one network namespace per node, a WAN emulator, a WireGuard mesh and a tinc overlay');
+
+  fleet
+    .command('up')
+    .argument('<topology>', `a built-in topology (${builtInTopologies().join(', ')}) or a topology file`)
+    .description('build the fleet (removes a fleet left behind by a crash first)')
+    .action(async (topology: string) => {
+      await fleetUp(topology, say);
+    });
+
+  fleet
+    .command('down')
+    .description('stop every fleet process and delete its namespaces and state (idempotent)')
+    .action(async () => {
+      const { removed, seconds } = await fleetDown(say);
+      say(removed ? `fleet removed in ${seconds.toFixed(1)} s` : 'no local fleet to remove');
+    });
+
+  fleet
+    .command('status')
+    .option('--json', 'print JSON')
+    .description('nodes, links, current shaping, cut links, processes')
+    .action(async (options: { json?: boolean }) => {
+      const status = await fleetStatus();
+      say(options.json ? JSON.stringify(status, null, 2) : formatStatus(status));
+    });
+
+  fleet
+    .command('shape')
+    .option('--latency-scale <factor>', 'every link latency = reference x factor (e.g. 0.2)')
+    .option('--bandwidth-scale <factor>', 'every link bandwidth cap = reference x factor')
+    .description('apply a latency and/or bandwidth epoch to every link')
+    .action(async (options: { latencyScale?: string; bandwidthScale?: string }) => {
+      if (options.latencyScale === undefined && options.bandwidthScale === undefined) {
+        throw new InputError('--latency-scale', 'give --latency-scale and/or --bandwidth-scale');
+      }
+      const latency = options.latencyScale === undefined ? undefined : scaleOption(options.latencyScale, '--latency-scale');
+      const bandwidth = options.bandwidthScale === undefined ? undefined : scaleOption(options.bandwidthScale, '--bandwidth-scale');
+      if (latency !== undefined) await applyLatencyEpoch({ fleet: local, scale: latency });
+      if (bandwidth !== undefined) await applyBandwidthEpoch({ fleet: local, scale: bandwidth });
+      say(`shaped: latency x${latency ?? 'unchanged'}, bandwidth x${bandwidth ?? 'unchanged'}`);
+    });
+
+  const linkCommands = [
+    { name: 'cut', description: 'drop every packet on a link, both ways', act: cutLink, done: 'cut' },
+    { name: 'restore', description: 'bring a cut link back', act: restoreLink, done: 'restored' },
+  ];
+  for (const { name, description, act, done } of linkCommands) {
+    fleet
+      .command(name)
+      .argument('<link>', 'link id, e.g. sydney-pune/0')
+      .description(description)
+      .action(async (link: string) => {
+        await act({ fleet: local, link });
+        say(`${done} ${link}`);
+      });
+  }
+
+  fleet
+    .command('route')
+    .argument('<from>')
+    .argument('<to>')
+    .description('the nodes a packet passes through on the overlay, as tinc forwards it')
+    .action(async (from: string, to: string) => {
+      const { hops } = await overlayRoute({ fleet: local, from, to });
+      say(hops.join(' -> '));
+    });
+}

@@ -1,4 +1,233 @@
+/**
+ * Commands that run scenarios: `dev` (local Temporal + a worker), `worker`, `run`, `cancel`,
+ * `abort`, and `quickstart` (the README's main command). A scenario is validated in full before
+ * anything starts; a followed run is cancelled (and so cleaned up) on Ctrl-C.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { loadScenario, readScenarioFile } from '../activities/scenario';
+import { PROJECT_ROOT } from '../activities/scenario-fleet';
+import { runHost } from '../activities/exec/run';
+import { InputError } from '../core/errors';
+import type { RunPlan } from '../core/scenario';
+import type { PlanOptions } from '../core/scenario-plan';
+import { connectionOptions, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
+import { ensureDevServer, stopDevServer, UI_ADDRESS } from '../worker/dev-server';
+import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
+import { follow, summaryTable } from './run-follow';
 
-// Placeholder: the run commands are being written; this keeps the CLI loadable meanwhile.
-export function registerRunCommands(_program: Command): void {}
+const QUICKSTART_SCENARIO = 'scenarios/quickstart.yaml';
+
+/** The worker and its activities load only for the commands that run one (require: tsx runs the CLI as CommonJS). */
+function loadWorker(): typeof import('../worker/worker') {
+  return require('../worker/worker') as typeof import('../worker/worker');
+}
+
+/** A scenario argument: a path (from here or the project root) or a shipped scenario's name. */
+function scenarioPath(arg: string): string {
+  const candidates = [path.resolve(arg), path.resolve(PROJECT_ROOT, arg), path.resolve(PROJECT_ROOT, 'scenarios', `${arg}.yaml`)];
+  const found = candidates.find((c) => existsSync(c));
+  if (!found) throw new InputError('scenario', `no scenario file "${arg}"; give a path or the name of one in scenarios/ (e.g. quickstart)`);
+  return found;
+}
+
+function planOptions(opts: { timeScale?: string; window?: string }): PlanOptions {
+  const number = (value: string | undefined, flag: string) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!(n > 0)) throw new InputError(flag, `"${value}" is not a number above 0`);
+    return n;
+  };
+  return { timeScale: number(opts.timeScale, '--time-scale'), windowSeconds: number(opts.window, '--window') };
+}
+
+async function connectClient(settings: TemporalSettings): Promise<Client> {
+  const connection = await Connection.connect(connectionOptions(settings));
+  return new Client({ connection, namespace: settings.namespace });
+}
+
+function workflowIdFor(scenario: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${scenario}-${stamp}`;
+}
+
+function describePlan(plan: RunPlan): string {
+  const cell = plan.cells[0];
+  const runs = cell.phases.filter((p) => p.kind === 'run');
+  const seconds = runs.reduce((n, p) => n + (p.kind === 'run' ? (p.durationS ?? 0) : 0), 0);
+  const events = runs.reduce((n, p) => n + (p.kind === 'run' ? p.events.length : 0), 0);
+  return `${plan.scenario}: ${plan.cells.length} cell(s), each ${cell.phases.map((p) => p.name).join(' -> ')}; ` +
+    `${seconds.toFixed(0)} s of timed run and ${events} event(s) per cell (time scale ${plan.timeScale})`;
+}
+
+/** Validates (against the running fleet), then starts the scenario workflow. */
+async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions) {
+  const value = readScenarioFile(scenarioFile);
+  const { plan } = await loadScenario(value, 'running', options);
+  const input: ScenarioInput = { scenario: value, options };
+  const handle = await client.workflow.start('scenarioWorkflow', {
+    taskQueue: settings.taskQueue,
+    workflowId: workflowIdFor(plan.scenario),
+    args: [input],
+  });
+  console.log(describePlan(plan));
+  console.log(`started run ${handle.workflowId}: ${UI_ADDRESS}/namespaces/${settings.namespace}/workflows/${handle.workflowId}`);
+  return handle;
+}
+
+/** A failed run still has a summary: the workflow puts it in its failure's details. */
+function summaryOfFailure(err: unknown): RunSummary | undefined {
+  const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+  return cause instanceof ApplicationFailure ? (cause.details?.[0] as RunSummary | undefined) : undefined;
+}
+
+/**
+ * Follows a run to its end, printing the summary. The first Ctrl-C cancels the run (its cleanup
+ * restores links and stops the cluster) and keeps following until it closes. Returns an exit code.
+ */
+async function followToEnd(client: Client, handle: WorkflowHandle): Promise<number> {
+  let interrupted = false;
+  const onInterrupt = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    console.log('\ncancelling the run: restoring links and stopping the cluster (Ctrl-C again to leave it to itself)');
+    handle.cancel().catch((err: Error) => console.error(`cancel failed: ${err.message}`));
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    const summary = await follow(client, handle);
+    console.log(`\n${summaryTable(summary.cells)}`);
+    if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
+    return summary.status === 'completed' ? 0 : 1;
+  } catch (err) {
+    const summary = summaryOfFailure(err);
+    if (summary) {
+      console.log(`\n${summaryTable(summary.cells)}`);
+      if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
+    }
+    if (interrupted) {
+      console.log('run cancelled; the fleet was cleaned up');
+      return 130;
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?: boolean; timeScale?: string; window?: string }) {
+  const file = scenarioPath(scenarioArg);
+  const options = planOptions(opts);
+  if (opts.dryRun) {
+    const { plan } = await loadScenario(readScenarioFile(file), 'offline', options);
+    console.log(describePlan(plan));
+    for (const cell of plan.cells) console.log(`  ${cell.cellId}: ${cell.database} on ${cell.nodes.join(', ')}; client ${cell.client}`);
+    return;
+  }
+  const settings = temporalSettings();
+  const client = await connectClient(settings);
+  const handle = await startRun(client, settings, file, options);
+  if (!opts.follow) {
+    console.log(`follow it with the UI, or stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`);
+    return;
+  }
+  process.exitCode = await followToEnd(client, handle);
+}
+
+/** Runs the `fragbench fleet` command (the fleet's own CLI), so quickstart builds fleets exactly as a user would. */
+async function fleetCommand(args: string[]): Promise<void> {
+  const started = Date.now();
+  await runHost([process.execPath, path.join(PROJECT_ROOT, 'bin', 'fragbench.js'), 'fleet', ...args], { timeoutMs: 300_000 });
+  console.log(`fleet ${args.join(' ')}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function quickstart(opts: { timeScale?: string }) {
+  const options = planOptions(opts);
+  const { file } = await loadScenario(readScenarioFile(QUICKSTART_SCENARIO), 'offline', options);
+  if (!('local' in file.fleet)) throw new InputError(`${QUICKSTART_SCENARIO}: fleet`, 'quickstart runs on a local fleet');
+  const topology = file.fleet.local;
+
+  // The in-process worker must outlive a Ctrl-C long enough to run the run's cleanup.
+  const { Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  Runtime.install({ shutdownSignals: [] });
+  await ensureDevServer();
+  const settings = temporalSettings();
+  const { createWorker } = loadWorker();
+  const worker = await createWorker({ settings });
+  const workerDone = worker.run();
+  console.log(`worker polling ${describeTarget(settings)}`);
+  let fleetUp = false;
+  try {
+    await fleetCommand(['up', topology]);
+    fleetUp = true;
+    const client = await connectClient(settings);
+    const handle = await startRun(client, settings, QUICKSTART_SCENARIO, options);
+    process.exitCode = await followToEnd(client, handle);
+    console.log(`Temporal UI: ${UI_ADDRESS} (stop the dev server with \`fragbench dev --stop\`)`);
+  } finally {
+    // A failed `fleet up` cleans up after itself; one that succeeded is ours to bring down.
+    if (fleetUp) await fleetCommand(['down']).catch((err: Error) => console.error(`fleet down failed: ${err.message}`));
+    worker.shutdown();
+    await workerDone;
+  }
+}
+
+async function signalRun(workflowId: string, how: 'cancel' | 'abort') {
+  const settings = temporalSettings();
+  const client = await connectClient(settings);
+  const handle = client.workflow.getHandle(workflowId);
+  if (how === 'cancel') await handle.cancel();
+  else await handle.signal(abortSignal, 'requested from the CLI');
+  console.log(`${how} sent to ${workflowId}`);
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('dev')
+    .description(`start a local Temporal dev server if none answers on 127.0.0.1:7233 (UI ${UI_ADDRESS}), then run a worker`)
+    .option('--stop', 'stop the dev server this project started, and exit')
+    .action(async (opts: { stop?: boolean }) => {
+      if (opts.stop) {
+        console.log((await stopDevServer()) ? 'dev server stopped' : 'no dev server of ours was running');
+        return;
+      }
+      await ensureDevServer();
+      console.log(`Temporal UI: ${UI_ADDRESS}`);
+      await loadWorker().runWorker();
+    });
+
+  program
+    .command('worker')
+    .description('run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_CERT/_KEY or TEMPORAL_API_KEY, FRAGBENCH_TASK_QUEUE)')
+    .action(async () => {
+      await loadWorker().runWorker();
+    });
+
+  program
+    .command('run <scenario>')
+    .description('validate a scenario against its fleet, then start it as a workflow')
+    .option('-f, --follow', 'print a live line per second and the summary at the end; Ctrl-C cancels the run')
+    .option('--time-scale <factor>', 'shrink every interval, e.g. 0.1 to rehearse ten times faster')
+    .option('--window <seconds>', 'longest single load window (what a crashed worker repeats)')
+    .option('--dry-run', 'validate and print the plan; start nothing')
+    .action(runCommand);
+
+  program
+    .command('cancel <run>')
+    .description('cancel a run now: load stops, links are restored, the cluster is stopped')
+    .action((run: string) => signalRun(run, 'cancel'));
+
+  program
+    .command('abort <run>')
+    .description('stop a run gracefully after its current load window, keeping what ran')
+    .action((run: string) => signalRun(run, 'abort'));
+
+  program
+    .command('quickstart')
+    .description('the local demo: dev server + worker, a small local fleet, Redis Cluster, YCSB through latency epochs, a resize and a link cut')
+    .option('--time-scale <factor>', 'shrink every interval')
+    .action(quickstart);
+}

