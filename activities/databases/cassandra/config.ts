@@ -1,0 +1,199 @@
+/**
+ * What a Cassandra node is started with: its cassandra.yaml, its logback.xml and the java command
+ * line. Cassandra runs from the jars of cassandra-all (Maven Central) without its launch scripts,
+ * so the JVM flags the scripts would add are spelled out here.
+ */
+import { join } from 'node:path';
+
+export interface CassandraNodeConfig {
+  clusterName: string;
+  address: string;
+  /** Seed addresses (the first node of the cluster). */
+  seeds: string[];
+  dir: string;
+  numTokens: number;
+  heapMb: number;
+  /** Speed-ups (not Cassandra's defaults): skip waiting for gossip to settle, shorter ring delay. */
+  ringDelayMs?: number;
+  /** Java class path of cassandra-all and its dependencies (`<dir>/*` entries). */
+  classpath: string;
+}
+
+export const STORAGE_PORT = 7000;
+export const NATIVE_PORT = 9042;
+/** JMX listens on the node's loopback only; nodetool runs inside the node's namespace. */
+export const JMX_PORT = 7199;
+
+/**
+ * Java 17 module flags from Cassandra's conf/jvm17-server.options: Cassandra reaches into JDK
+ * internals (off-heap memory, JMX, the compiler for UDFs) and fails to start without them.
+ */
+export const JPMS_FLAGS = [
+  '-Djdk.attach.allowAttachSelf=true',
+  ...[
+    'java.base/jdk.internal.misc',
+    'java.management.rmi/com.sun.jmx.remote.internal.rmi',
+    'java.rmi/sun.rmi.registry',
+    'java.rmi/sun.rmi.server',
+    'java.sql/java.sql',
+    'java.base/java.lang.ref',
+    'jdk.unsupported/sun.misc',
+    'jdk.compiler/com.sun.tools.javac.file',
+    'jdk.attach/sun.tools.attach',
+  ].map((m) => `--add-exports=${m}=ALL-UNNAMED`),
+  ...[
+    'java.base/java.lang.module',
+    'java.base/jdk.internal.loader',
+    'java.base/jdk.internal.ref',
+    'java.base/jdk.internal.reflect',
+    'java.base/jdk.internal.math',
+    'java.base/jdk.internal.module',
+    'java.base/jdk.internal.util.jar',
+    'jdk.management/com.sun.management.internal',
+    'java.base/sun.nio.ch',
+    'java.base/java.io',
+    'java.base/java.lang.reflect',
+    'jdk.compiler/com.sun.tools.javac',
+    'java.base/java.lang',
+    'java.base/java.util',
+  ].map((m) => `--add-opens=${m}=ALL-UNNAMED`),
+];
+
+/** GC and Netty settings of the same file, so the server runs as it would from its scripts. */
+const SERVER_FLAGS = [
+  '-XX:+UseG1GC',
+  '-XX:+ParallelRefProcEnabled',
+  '-XX:MaxTenuringThreshold=1',
+  '-XX:G1HeapRegionSize=16m',
+  '-XX:G1RSetUpdatingPauseTimePercent=5',
+  '-XX:MaxGCPauseMillis=300',
+  '-XX:InitiatingHeapOccupancyPercent=70',
+  '-Dio.netty.tryReflectionSetAccessible=true',
+  '-Dio.netty.allocator.useCacheForAllThreads=true',
+  '-Dio.netty.allocator.maxOrder=11',
+  '-Xss256k',
+  '-Djava.net.preferIPv4Stack=true',
+];
+
+export function configPath(dir: string): string {
+  return join(dir, 'conf', 'cassandra.yaml');
+}
+
+/** The server's -Dcassandra.config argument: unique per node, so it identifies the process. */
+export function configProperty(dir: string): string {
+  return `-Dcassandra.config=file://${configPath(dir)}`;
+}
+
+export function logPath(dir: string): string {
+  return join(dir, 'system.log');
+}
+
+export function cassandraYaml(c: CassandraNodeConfig): string {
+  const data = (sub: string) => join(c.dir, sub);
+  return `# Written by fragbench for one node; anything not set here is Cassandra's default.
+cluster_name: '${c.clusterName}'
+num_tokens: ${c.numTokens}
+allocate_tokens_for_local_replication_factor: 3
+partitioner: org.apache.cassandra.dht.Murmur3Partitioner
+endpoint_snitch: SimpleSnitch
+seed_provider:
+  - class_name: org.apache.cassandra.locator.SimpleSeedProvider
+    parameters:
+      - seeds: "${c.seeds.map((s) => `${s}:${STORAGE_PORT}`).join(',')}"
+listen_address: ${c.address}
+rpc_address: ${c.address}
+storage_port: ${STORAGE_PORT}
+native_transport_port: ${NATIVE_PORT}
+start_native_transport: true
+data_file_directories:
+  - ${data('data')}
+commitlog_directory: ${data('commitlog')}
+saved_caches_directory: ${data('saved_caches')}
+hints_directory: ${data('hints')}
+cdc_raw_directory: ${data('cdc_raw')}
+commitlog_sync: periodic
+commitlog_sync_period: 10000ms
+`;
+}
+
+/** INFO to the process's stdout, which the adapter sends to the node's system.log. */
+export const LOGBACK_XML = `<configuration scan="false">
+  <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%-5level [%thread] %date{ISO8601} %F:%L - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="STDOUT"/></root>
+</configuration>
+`;
+
+export function logbackPath(dir: string): string {
+  return join(dir, 'conf', 'logback.xml');
+}
+
+/** Tools (nodetool, Cql) print their results on stdout: their logging stays out of it. */
+export const TOOL_LOGBACK_XML = `<configuration scan="false">
+  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%-5level %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="STDERR"/></root>
+</configuration>
+`;
+
+export function toolLogbackPath(dir: string): string {
+  return join(dir, 'conf', 'logback-tools.xml');
+}
+
+/** The system properties for the speed-ups; they are labelled as non-default in results. */
+export function speedUpProperties(ringDelayMs: number | undefined): string[] {
+  if (ringDelayMs === undefined) return [];
+  return ['-Dcassandra.skip_wait_for_gossip_to_settle=0', `-Dcassandra.ring_delay_ms=${ringDelayMs}`];
+}
+
+export function serverArgv(c: CassandraNodeConfig): string[] {
+  return [
+    'java',
+    `-Xms${c.heapMb}m`,
+    `-Xmx${c.heapMb}m`,
+    ...SERVER_FLAGS,
+    ...JPMS_FLAGS,
+    '-Dcassandra-foreground=yes',
+    configProperty(c.dir),
+    `-Dlogback.configurationFile=${logbackPath(c.dir)}`,
+    `-Dcassandra.logdir=${c.dir}`,
+    `-Dcassandra.storagedir=${c.dir}`,
+    `-Dcassandra.jmx.local.port=${JMX_PORT}`,
+    ...speedUpProperties(c.ringDelayMs),
+    '-XX:+ExitOnOutOfMemoryError',
+    '-cp',
+    c.classpath,
+    'org.apache.cassandra.service.CassandraDaemon',
+  ];
+}
+
+/** A small, quick-starting JVM for command-line tools, logging warnings only (to stderr). */
+function toolJava(classpath: string, dir: string): string[] {
+  return [
+    'java',
+    '-Xmx128m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    ...JPMS_FLAGS,
+    `-Dlogback.configurationFile=${toolLogbackPath(dir)}`,
+    '-cp',
+    classpath,
+  ];
+}
+
+/** nodetool from the same jars, against the node's own JMX port. */
+export function nodetoolArgv(classpath: string, dir: string, args: string[]): string[] {
+  return [...toolJava(classpath, dir), 'org.apache.cassandra.tools.NodeTool', '-h', '127.0.0.1', '-p', String(JMX_PORT), ...args];
+}
+
+/** Cql.java (see that file) run by Java's source launcher against `address`. */
+export function cqlArgv(classpath: string, dir: string, address: string): string[] {
+  return [...toolJava(classpath, dir), cqlSourcePath(dir), address, String(NATIVE_PORT)];
+}
+
+export function cqlSourcePath(dir: string): string {
+  return join(dir, 'conf', 'Cql.java');
+}

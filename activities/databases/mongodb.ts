@@ -1,0 +1,243 @@
+/**
+ * MongoDB replica set: one mongod per node bound to its overlay address; `rs.initiate` on the first,
+ * `rs.add` / `rs.remove` on the primary (found with `db.hello()`). Every member holds all the data
+ * (full replication, as in the published work). Runs on Ubuntu VMs, installed from MongoDB's apt
+ * repository: there is no MongoDB package on this machine's registries.
+ *
+ * A replica set votes with at most 7 members: members past the 7th join with votes 0, priority 0.
+ * The primary is never removed (step it down first); removing it is refused.
+ */
+import { join } from 'node:path';
+import type { DatabaseAdapter, YcsbBinding } from '../../core/database';
+import { InputError } from '../../core/errors';
+import type { Inventory, InventoryNode } from '../../core/inventory';
+import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../contracts';
+import { ClusterAdapter, type Member } from './cluster-adapter';
+import { defaultExecProvider, startServer, waitFor, type ExecProvider } from './node-shell';
+import { installFromVendor } from './vendor-apt';
+
+type MongoMember = Member;
+
+interface MongoState {
+  version: string;
+  readPreference: string;
+  writeConcern: string;
+  members: MongoMember[];
+}
+
+export const MONGO_PORT = 27017;
+export const REPLICA_SET = 'fragbench';
+const MAX_VOTING = 7;
+const START_TIMEOUT_MS = 60_000;
+const SYNC_TIMEOUT_MS = 60 * 60_000;
+
+const MONGO_REPOSITORY = {
+  name: 'mongodb-org-7.0',
+  keyUrl: 'https://pgp.mongodb.com/server-7.0.asc',
+  sourceLine: (codename: string) =>
+    `deb [ arch=amd64,arm64 signed-by={keyring} ] https://repo.mongodb.org/apt/ubuntu ${codename}/mongodb-org/7.0 multiverse`,
+  packages: ['mongodb-org'],
+  disableServices: ['mongod'],
+};
+
+interface MemberStatus {
+  name: string;
+  state: string;
+  health: number;
+}
+
+const host = (m: { address: string }) => `${m.address}:${MONGO_PORT}`;
+
+function mongodConfig(address: string, dir: string): string {
+  return `# Written by fragbench; anything not set here is MongoDB's default.
+storage:
+  dbPath: ${join(dir, 'data')}
+net:
+  bindIp: ${address}
+  port: ${MONGO_PORT}
+replication:
+  replSetName: ${REPLICA_SET}
+`;
+}
+
+export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implements DatabaseAdapter {
+  constructor(inventory: Inventory, execOf: ExecProvider = defaultExecProvider) {
+    super('mongodb', inventory, execOf, `replica set ${REPLICA_SET}`);
+  }
+
+  /** Evaluates JavaScript in mongosh against one member; the script prints JSON. */
+  private async evalJson<T>(member: MongoMember, script: string, allowFailure = false): Promise<T | undefined> {
+    const result = await this.shell(member.node).run(['mongosh', '--quiet', '--host', host(member), '--eval', script], {
+      allowFailure,
+      timeoutMs: 60_000,
+    });
+    if (result.code !== 0) return undefined;
+    return JSON.parse(result.stdout.trim()) as T;
+  }
+
+  private async memberStatus(via: MongoMember): Promise<MemberStatus[] | undefined> {
+    return this.evalJson<MemberStatus[]>(
+      via,
+      'JSON.stringify(rs.status().members.map((m) => ({ name: m.name, state: m.stateStr, health: m.health })))',
+      true,
+    );
+  }
+
+  /** The member that is primary, as `db.hello()` on any reachable member says. */
+  private async primary(state: MongoState): Promise<MongoMember> {
+    for (const member of state.members) {
+      const hello = await this.evalJson<{ primary?: string }>(member, 'JSON.stringify({ primary: db.hello().primary })', true);
+      const primary = state.members.find((m) => host(m) === hello?.primary);
+      if (primary) return primary;
+    }
+    throw new Error(`mongodb: no member of replica set ${REPLICA_SET} reports a primary`);
+  }
+
+  private async checkOk(member: MongoMember, script: string, what: string): Promise<void> {
+    const reply = await this.evalJson<{ ok: number; errmsg?: string }>(member, `JSON.stringify(${script})`);
+    if (reply?.ok !== 1) throw new Error(`mongodb ${what} on ${member.node} failed: ${reply?.errmsg ?? JSON.stringify(reply)}`);
+  }
+
+  async install(node: InventoryNode): Promise<void> {
+    const shell = this.shell(node);
+    if (node.exec.transport === 'ssh') return installFromVendor(shell, MONGO_REPOSITORY);
+    const found = await shell.run(['sh', '-c', 'command -v mongod && command -v mongosh'], { allowFailure: true });
+    if (found.code !== 0) {
+      throw new Error(`mongodb: mongod/mongosh are not installed on ${shell.label}; MongoDB runs on Ubuntu VMs, where the adapter installs it`);
+    }
+  }
+
+  private async startMember(node: InventoryNode): Promise<MongoMember> {
+    const shell = this.shell(node);
+    const dir = this.dirOf(node.name);
+    const conf = join(dir, 'mongod.conf');
+    await shell.removeDir(dir);
+    await shell.makeDir(join(dir, 'data'));
+    await shell.writeFile(conf, mongodConfig(node.overlayAddress, dir));
+    const member: MongoMember = { node: node.name, address: node.overlayAddress, pid: 0, dir };
+    member.pid = await startServer(
+      shell,
+      { database: 'mongodb', argv: ['mongod', '--config', conf], logFile: join(dir, 'mongod.log'), marker: conf },
+      async () => (await this.evalJson<number>(member, 'JSON.stringify(db.adminCommand({ ping: 1 }).ok)', true)) === 1,
+      START_TIMEOUT_MS,
+    );
+    return member;
+  }
+
+  protected async stopMember(member: MongoMember): Promise<void> {
+    const shell = this.shell(member.node);
+    await shell.stopProcess(member.pid, join(member.dir, 'mongod.conf'), 30_000);
+    await shell.removeDir(member.dir);
+  }
+
+  /** Waits until every member in `members` is PRIMARY or SECONDARY and no one else is in the set. */
+  private async waitHealthy(via: MongoMember, members: MongoMember[], timeoutMs: number): Promise<void> {
+    const want = members.map(host).sort().join(',');
+    await waitFor(
+      `replica set ${REPLICA_SET} to be ${members.map((m) => m.node).join(', ')}, each primary or secondary`,
+      async () => {
+        const status = await this.memberStatus(via);
+        const ready =
+          status &&
+          status.map((s) => s.name).sort().join(',') === want &&
+          status.every((s) => s.health === 1 && (s.state === 'PRIMARY' || s.state === 'SECONDARY'));
+        return ready ? true : undefined;
+      },
+      { timeoutMs, intervalMs: 1000 },
+    );
+  }
+
+  async formCluster(nodes: InventoryNode[], settings: ClusterSettings = {}): Promise<ClusterInfo> {
+    this.assertNotFormed();
+    if (nodes.length === 0) throw new InputError('nodes', 'at least one node is needed');
+    if (settings.replication !== undefined && settings.replication !== nodes.length) {
+      throw new InputError('settings.replication', 'a MongoDB replica set keeps a full copy on every member; leave replication unset');
+    }
+    const state: MongoState = {
+      version: '',
+      readPreference: String(settings.options?.readPreference ?? 'primary'),
+      writeConcern: String(settings.options?.writeConcern ?? 'majority'),
+      members: [],
+    };
+    return this.formWith(state, {}, async () => {
+      for (const node of nodes) {
+        state.members.push(await this.startMember(node));
+        this.state.write(state);
+      }
+      const first = state.members[0];
+      const config = {
+        _id: REPLICA_SET,
+        members: state.members.map((m, i) => ({ _id: i, host: host(m), ...(i >= MAX_VOTING ? { votes: 0, priority: 0 } : {}) })),
+      };
+      await this.checkOk(first, `rs.initiate(${JSON.stringify(config)})`, 'rs.initiate');
+      await this.waitHealthy(first, state.members, SYNC_TIMEOUT_MS);
+      state.version = (await this.evalJson<string>(first, 'JSON.stringify(db.version())')) ?? 'unknown';
+    });
+  }
+
+  async addNode(node: InventoryNode): Promise<ResizeTiming> {
+    const state = this.state.require('mongodb addNode');
+    this.assertNotMember(state, node);
+    const requestedAt = Date.now();
+    const member = await this.startMember(node);
+    const primary = await this.primary(state);
+    const voting = state.members.length < MAX_VOTING;
+    const spec = { host: host(member), ...(voting ? {} : { votes: 0, priority: 0 }) };
+    const acceptedAt = await this.admit(state, member, () => this.checkOk(primary, `rs.add(${JSON.stringify(spec)})`, 'rs.add'));
+    // Completed once the newcomer finished its initial sync and serves as a secondary.
+    await this.waitHealthy(primary, state.members, SYNC_TIMEOUT_MS);
+    return { node: node.name, requestedAt, acceptedAt, completedAt: Date.now() };
+  }
+
+  async removeNode(node: InventoryNode): Promise<ResizeTiming> {
+    const state = this.state.require('mongodb removeNode');
+    const leaving = this.memberOf(state, node);
+    const primary = await this.primary(state);
+    if (primary === leaving) {
+      throw new InputError('node', `${node.name} is the replica set's primary, which is never removed; step it down (rs.stepDown) or remove a secondary`);
+    }
+    const remaining = state.members.filter((m) => m !== leaving);
+    const requestedAt = Date.now();
+    await this.checkOk(primary, `rs.remove(${JSON.stringify(host(leaving))})`, 'rs.remove');
+    const acceptedAt = Date.now();
+    await this.waitHealthy(primary, remaining, SYNC_TIMEOUT_MS);
+    const completedAt = Date.now();
+    await this.retire(state, [leaving]);
+    return { node: node.name, requestedAt, acceptedAt, completedAt };
+  }
+
+  async status(): Promise<{ members: string[]; healthy: boolean }> {
+    const state = this.state.read();
+    if (!state) return { members: [], healthy: false };
+    const byHost = new Map(state.members.map((m) => [host(m), m.node]));
+    for (const via of state.members) {
+      const status = await this.memberStatus(via);
+      if (!status) continue;
+      const healthy =
+        status.length === state.members.length &&
+        status.filter((s) => s.state === 'PRIMARY').length === 1 &&
+        status.every((s) => s.health === 1 && (s.state === 'PRIMARY' || s.state === 'SECONDARY'));
+      return { members: status.map((s) => byHost.get(s.name) ?? s.name), healthy };
+    }
+    return { members: [], healthy: false };
+  }
+
+  async flush(): Promise<void> {
+    const state = this.state.require('mongodb flush');
+    const primary = await this.primary(state);
+    await this.checkOk(primary, 'db.getSiblingDB("ycsb").dropDatabase()', 'dropDatabase');
+  }
+
+  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+    const state = this.state.require('mongodb ycsbBinding');
+    return {
+      dbClass: 'fragbench.ycsb.MongoClient',
+      properties: {
+        'mongodb.url': `mongodb://${state.members.map(host).join(',')}/ycsb?replicaSet=${REPLICA_SET}`,
+        'mongodb.readPreference': state.readPreference,
+        'mongodb.writeConcern': state.writeConcern,
+        'mongodb.timeoutMs': String(options.timeoutMs),
+      },
+    };
+  }
+}

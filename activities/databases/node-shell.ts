@@ -1,0 +1,173 @@
+/**
+ * What adapters do on a node, on top of NodeExec: files, directories, processes they started.
+ * On a VM reached as a non-root user every command goes through `sudo -n` (databases live in
+ * system directories there); locally (network namespaces) we are root already.
+ */
+import { tail, type ExecOptions, type ExecResult, type NodeExec } from '../../core/exec';
+import type { InventoryNode } from '../../core/inventory';
+import { execFor } from '../exec/transports';
+
+/** How an adapter gets a NodeExec for a node; tests pass one that records commands. */
+export type ExecProvider = (node: InventoryNode) => NodeExec;
+export const defaultExecProvider: ExecProvider = (node) => execFor(node.exec);
+
+const STOP_GRACE_MS = 10_000;
+
+/** `sh -c` script that starts "$@" detached, output to the log file in $1, and prints its PID. */
+export const SUDO_DETACH = 'log=$1; shift; nohup "$@" >>"$log" 2>&1 </dev/null & echo $!';
+
+export class NodeShell {
+  private readonly sudo: boolean;
+
+  constructor(
+    readonly node: InventoryNode,
+    readonly exec: NodeExec,
+  ) {
+    this.sudo = node.exec.transport === 'ssh' && node.exec.user !== 'root';
+  }
+
+  private argv(argv: string[]): string[] {
+    return this.sudo ? ['sudo', '-n', ...argv] : argv;
+  }
+
+  run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
+    return this.exec.run(this.argv(argv), options);
+  }
+
+  /** stdout of a command, trimmed. */
+  async output(argv: string[], options?: ExecOptions): Promise<string> {
+    return (await this.run(argv, options)).stdout.trim();
+  }
+
+  /** Starts a long-lived process, output to logFile (on the node); returns its PID. */
+  async spawn(argv: string[], logFile: string): Promise<number> {
+    if (!this.sudo) return this.exec.spawnDetached(argv, logFile);
+    // The log lives in a root-owned directory: the redirection has to happen under sudo too.
+    return Number(await this.output(['sh', '-c', SUDO_DETACH, 'sh', logFile, ...argv]));
+  }
+
+  async writeFile(path: string, content: string): Promise<void> {
+    await this.run(['sh', '-c', 'cat > "$1"', 'sh', path], { input: content });
+  }
+
+  async makeDir(path: string): Promise<void> {
+    await this.run(['mkdir', '-p', path]);
+  }
+
+  async removeDir(path: string): Promise<void> {
+    await this.run(['rm', '-rf', '--one-file-system', path]);
+  }
+
+  /** The last lines of a file on the node, or a note saying it could not be read. */
+  async fileTail(path: string, lines = 30): Promise<string> {
+    const result = await this.run(['tail', '-n', String(lines), path], { allowFailure: true });
+    return result.code === 0 ? tail(result.stdout, lines) : `(could not read ${path}: ${result.stderr.trim()})`;
+  }
+
+  /**
+   * True when `pid` runs with `marker` as one of its arguments, or as the start of the process
+   * title it rewrote itself (redis-server does), so that a reused PID is never taken for ours.
+   */
+  async isOurs(pid: number, marker: string): Promise<boolean> {
+    const result = await this.run(['cat', `/proc/${pid}/cmdline`], { allowFailure: true });
+    if (result.code !== 0) return false;
+    return result.stdout.split('\0').some((arg) => arg === marker || arg.startsWith(`${marker} `));
+  }
+
+  /** SIGTERM, then SIGKILL after a grace period; only if the PID is still ours. */
+  async stopProcess(pid: number, marker: string, graceMs = STOP_GRACE_MS): Promise<void> {
+    if (!(await this.isOurs(pid, marker))) return;
+    await this.run(['kill', '-TERM', String(pid)], { allowFailure: true });
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline) {
+      if (!(await this.isOurs(pid, marker))) return;
+      await sleep(200);
+    }
+    await this.run(['kill', '-KILL', String(pid)], { allowFailure: true });
+    while (await this.isOurs(pid, marker)) await sleep(100);
+  }
+
+  /** Whether a TCP port accepts connections at address (probed from this node). */
+  async portOpen(address: string, port: number): Promise<boolean> {
+    const probe = `exec 3<>/dev/tcp/${address}/${port}`;
+    const result = await this.run(['timeout', '2', 'bash', '-c', probe], { allowFailure: true });
+    return result.code === 0;
+  }
+
+  /** e.g. `tl1 (fb-tl1)`: the node's name and where its commands run. */
+  get label(): string {
+    return `${this.node.name} (${this.exec.where})`;
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Polls `probe` until it returns a value other than undefined. `stillTrying` may throw to give up
+ * early (e.g. the process died); on timeout the error says what was awaited.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  options: { timeoutMs: number; intervalMs?: number; stillTrying?: () => Promise<void> },
+): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (options.stillTrying) await options.stillTrying();
+    if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for ${what}`);
+    await sleep(options.intervalMs ?? 250);
+  }
+}
+
+/** A database that did not come up on a node: the message names the node and shows its log's tail. */
+export class DatabaseStartError extends Error {
+  constructor(
+    readonly node: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DatabaseStartError';
+  }
+}
+
+export async function startFailure(shell: NodeShell, database: string, logFile: string, reason: string): Promise<DatabaseStartError> {
+  // A JVM logs its cause long before its last lines (shutdown noise): show the errors too.
+  const errors = await shell.run(['grep', '-m', '10', '-E', 'ERROR|Exception', logFile], { allowFailure: true });
+  const errorLines = errors.code === 0 ? `errors in ${logFile}:\n${errors.stdout.trimEnd()}\n` : '';
+  const logTail = await shell.fileTail(logFile);
+  return new DatabaseStartError(
+    shell.node.name,
+    `${database} on ${shell.label} failed to start: ${reason}\n${errorLines}last lines of ${logFile}:\n${logTail}`,
+  );
+}
+
+/**
+ * Starts a server process and waits until `ready` says it serves. If the process exits, or is not
+ * ready in time, it is stopped and the error names the node and shows the tail of its log.
+ */
+export async function startServer(
+  shell: NodeShell,
+  spec: { database: string; argv: string[]; logFile: string; marker: string },
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<number> {
+  const pid = await shell.spawn(spec.argv, spec.logFile);
+  try {
+    await waitFor(`${spec.database} on ${shell.label} to serve`, async () => ((await ready()) ? true : undefined), {
+      timeoutMs,
+      intervalMs: 300,
+      stillTrying: async () => {
+        if (!(await shell.isOurs(pid, spec.marker))) throw await startFailure(shell, spec.database, spec.logFile, 'the process exited');
+      },
+    });
+    return pid;
+  } catch (err) {
+    await shell.stopProcess(pid, spec.marker, 2_000);
+    if (err instanceof DatabaseStartError) throw err;
+    throw await startFailure(shell, spec.database, spec.logFile, (err as Error).message);
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * Redis Cluster: one redis-server per node bound to its overlay address; `redis-cli --cluster`
+ * forms the cluster, adds a node (add-node, then rebalance onto it) and removes one (rebalance its
+ * slots away with weight 0, then del-node). Replication is copies per key: 1 means masters only.
+ */
+import { join } from 'node:path';
+import type { DatabaseAdapter, YcsbBinding } from '../../../core/database';
+import { InputError } from '../../../core/errors';
+import type { Inventory, InventoryNode } from '../../../core/inventory';
+import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
+import { ClusterAdapter, type Member } from '../cluster-adapter';
+import { defaultExecProvider, NodeShell, sleep, startServer, waitFor, type ExecProvider } from '../node-shell';
+import { installFromVendor } from '../vendor-apt';
+import { HASH_SLOTS, isMaster, myself, parseClusterInfo, parseClusterNodes, type ClusterNodeLine } from './cluster-nodes';
+
+interface RedisMember extends Member {
+  /** Cluster node id (CLUSTER MYID). */
+  id: string;
+}
+
+interface RedisState {
+  port: number;
+  replicas: number;
+  version: string;
+  members: RedisMember[];
+}
+
+const DEFAULT_PORT = 6379;
+const START_TIMEOUT_MS = 15_000;
+const SETTLE_TIMEOUT_MS = 120_000;
+/** Moving slots is slow under high latency (SPEC.md §2): allow long reshards. */
+const RESHARD_TIMEOUT_MS = 60 * 60_000;
+/** How often a resize is watched for the cluster's acceptance: the resolution of acceptedAt. */
+const POLL_MS = 50;
+
+const REDIS_REPOSITORY = {
+  name: 'redis',
+  keyUrl: 'https://packages.redis.io/gpg',
+  sourceLine: (codename: string) => `deb [signed-by={keyring}] https://packages.redis.io/deb ${codename} main`,
+  packages: ['redis-server', 'redis-tools'],
+  disableServices: ['redis-server'],
+};
+
+/** redis-server rewrites its process title to "redis-server <bind>:<port> [cluster]". */
+function processTitle(address: string, port: number): string {
+  return `redis-server ${address}:${port}`;
+}
+
+function redisConfig(address: string, port: number, dir: string): string {
+  return [
+    `bind ${address}`,
+    `port ${port}`,
+    // No password on the isolated fleet network; protected mode would refuse other nodes.
+    'protected-mode no',
+    'cluster-enabled yes',
+    `cluster-config-file ${join(dir, 'nodes.conf')}`,
+    `dir ${dir}`,
+    'daemonize no',
+    'logfile ""',
+    '',
+  ].join('\n');
+}
+
+export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember> implements DatabaseAdapter {
+  constructor(inventory: Inventory, execOf: ExecProvider = defaultExecProvider) {
+    super('redis', inventory, execOf, 'the Redis cluster');
+  }
+
+  private cli(shell: NodeShell, address: string, port: number, args: string[], allowFailure = false) {
+    return shell.run(['redis-cli', '-h', address, '-p', String(port), ...args], { allowFailure, timeoutMs: 10_000 });
+  }
+
+  /** `redis-cli --cluster <command>`, run from `shell`'s node. */
+  private clusterCommand(shell: NodeShell, args: string[], timeoutMs = RESHARD_TIMEOUT_MS) {
+    return shell.run(['redis-cli', '--cluster', ...args], { timeoutMs });
+  }
+
+  async install(node: InventoryNode): Promise<void> {
+    const shell = this.shell(node);
+    if (node.exec.transport === 'ssh') return installFromVendor(shell, REDIS_REPOSITORY);
+    for (const tool of ['redis-server', 'redis-cli']) {
+      const found = await shell.run(['sh', '-c', `command -v ${tool}`], { allowFailure: true });
+      if (found.code !== 0) throw new Error(`redis: ${tool} is not installed on ${shell.label}; run scripts/setup.sh`);
+    }
+  }
+
+  private async startMember(node: InventoryNode, port: number): Promise<RedisMember> {
+    const shell = this.shell(node);
+    const dir = this.dirOf(node.name);
+    await shell.removeDir(dir);
+    await shell.makeDir(dir);
+    const conf = join(dir, 'redis.conf');
+    await shell.writeFile(conf, redisConfig(node.overlayAddress, port, dir));
+    const address = node.overlayAddress;
+    const pid = await startServer(
+      shell,
+      { database: 'redis', argv: ['redis-server', conf], logFile: join(dir, 'redis.log'), marker: processTitle(address, port) },
+      async () => (await this.cli(shell, address, port, ['PING'], true)).stdout.trim() === 'PONG',
+      START_TIMEOUT_MS,
+    );
+    const id = (await this.cli(shell, address, port, ['CLUSTER', 'MYID'])).stdout.trim();
+    return { node: node.name, address, pid, id, dir };
+  }
+
+  protected async stopMember(member: RedisMember, state: Pick<RedisState, 'port'>): Promise<void> {
+    const shell = this.shell(member.node);
+    await shell.stopProcess(member.pid, processTitle(member.address, state.port));
+    await shell.removeDir(member.dir);
+  }
+
+  async formCluster(nodes: InventoryNode[], settings: ClusterSettings = {}): Promise<ClusterInfo> {
+    this.assertNotFormed();
+    const copies = settings.replication ?? 1;
+    const replicas = copies - 1;
+    if (!Number.isInteger(copies) || copies < 1) throw new InputError('settings.replication', `must be a whole number >= 1, got ${copies}`);
+    if (nodes.length < 3 * copies) {
+      throw new InputError('nodes', `Redis Cluster needs at least 3 masters: ${copies} copies per key need ${3 * copies} nodes, got ${nodes.length}`);
+    }
+    const port = Number(settings.options?.port ?? DEFAULT_PORT);
+    const state: RedisState = { port, replicas, version: await this.version(this.shell(nodes[0])), members: [] };
+    return this.formWith(state, { 'protected-mode': 'no' }, async () => {
+      for (const node of nodes) {
+        state.members.push(await this.startMember(node, port));
+        this.state.write(state);
+      }
+      const endpoints = state.members.map((m) => `${m.address}:${port}`);
+      await this.clusterCommand(this.shell(nodes[0]), ['create', ...endpoints, '--cluster-replicas', String(replicas), '--cluster-yes']);
+      await this.waitSettled(state);
+    });
+  }
+
+  private async version(shell: NodeShell): Promise<string> {
+    const text = await shell.output(['redis-server', '--version']);
+    return /v=(\S+)/.exec(text)?.[1] ?? text;
+  }
+
+  /** CLUSTER NODES as seen by one member. */
+  private async clusterNodes(state: RedisState, member: RedisMember): Promise<ClusterNodeLine[]> {
+    const reply = await this.cli(this.shell(member.node), member.address, state.port, ['CLUSTER', 'NODES']);
+    return parseClusterNodes(reply.stdout);
+  }
+
+  /** True when every member says cluster_state:ok, all slots are served and all agree on membership. */
+  private async settled(state: RedisState): Promise<boolean> {
+    for (const member of state.members) {
+      const shell = this.shell(member.node);
+      const info = parseClusterInfo((await this.cli(shell, member.address, state.port, ['CLUSTER', 'INFO'], true)).stdout);
+      if (info.cluster_state !== 'ok' || Number(info.cluster_known_nodes) !== state.members.length) return false;
+    }
+    const first = state.members[0];
+    const check = await this.shell(first.node).run(['redis-cli', '--cluster', 'check', `${first.address}:${state.port}`], {
+      allowFailure: true,
+    });
+    return check.code === 0 && check.stdout.includes(`All ${HASH_SLOTS} slots covered`) && !/\[(ERR|WARNING)\]/.test(check.stdout);
+  }
+
+  private async waitSettled(state: RedisState): Promise<void> {
+    await waitFor('the Redis cluster to agree on its configuration', async () => ((await this.settled(state)) ? true : undefined), {
+      timeoutMs: SETTLE_TIMEOUT_MS,
+      intervalMs: 200,
+    });
+  }
+
+  async addNode(node: InventoryNode): Promise<ResizeTiming> {
+    const state = this.state.require('redis addNode');
+    this.assertNotMember(state, node);
+    const requestedAt = Date.now();
+    const member = await this.startMember(node, state.port);
+    const via = state.members[0];
+    const viaShell = this.shell(via.node);
+    const acceptedAt = await this.admit(state, member, () =>
+      this.clusterCommand(viaShell, ['add-node', `${member.address}:${state.port}`, `${via.address}:${state.port}`]),
+    );
+    // rebalance refuses to run until every node knows the newcomer.
+    await this.waitSettled(state);
+    await this.clusterCommand(viaShell, ['rebalance', `${via.address}:${state.port}`, '--cluster-use-empty-masters']);
+    await this.waitSettled(state);
+    return { node: node.name, requestedAt, acceptedAt, completedAt: Date.now() };
+  }
+
+  async removeNode(node: InventoryNode): Promise<ResizeTiming> {
+    const state = this.state.require('redis removeNode');
+    const leaving = this.memberOf(state, node);
+    const staying = state.members.filter((m) => m !== leaving);
+    const view = await this.clusterNodes(state, leaving);
+    const me = myself(view);
+    const mastersWithSlots = view.filter((l) => isMaster(l) && l.slots > 0);
+    if (me.slots > 0 && mastersWithSlots.length <= 1) {
+      throw new InputError('node', `${node.name} is the last Redis master serving slots; the cluster cannot give them to anyone`);
+    }
+    const via = staying[0];
+    const viaShell = this.shell(via.node);
+    const requestedAt = Date.now();
+    let acceptedAt: number | undefined;
+    if (me.slots > 0) {
+      const rebalance = this.clusterCommand(viaShell, [
+        'rebalance',
+        `${via.address}:${state.port}`,
+        '--cluster-weight',
+        `${leaving.id}=0`,
+      ]);
+      acceptedAt = await this.firstSlotMovedAt(state, leaving, me.slots, rebalance);
+    }
+    await this.clusterCommand(viaShell, ['del-node', `${via.address}:${state.port}`, leaving.id]);
+    acceptedAt ??= Date.now();
+    const remaining: RedisState = { ...state, members: staying };
+    await this.waitSettled(remaining);
+    const completedAt = Date.now();
+    await this.retire(state, [leaving]);
+    return { node: node.name, requestedAt, acceptedAt, completedAt };
+  }
+
+  /**
+   * Watches the leaving node while `moving` runs: the cluster has taken the request when a slot is
+   * marked migrating on it or its slot count drops. Resolves once `moving` finished.
+   */
+  private async firstSlotMovedAt(state: RedisState, leaving: RedisMember, slotsBefore: number, moving: Promise<unknown>): Promise<number> {
+    let done = false;
+    let doneAt = 0;
+    const finished = moving.finally(() => {
+      done = true;
+      doneAt = Date.now();
+    });
+    let acceptedAt: number | undefined;
+    while (!done && acceptedAt === undefined) {
+      const me = await this.clusterNodes(state, leaving).then(myself, () => undefined);
+      if (me && (me.migrating || me.slots < slotsBefore)) acceptedAt = Date.now();
+      else await sleep(POLL_MS);
+    }
+    await finished;
+    return acceptedAt ?? doneAt;
+  }
+
+  async status(): Promise<{ members: string[]; healthy: boolean }> {
+    const state = this.state.read();
+    if (!state) return { members: [], healthy: false };
+    for (const member of state.members) {
+      const shell = this.shell(member.node);
+      const reply = await this.cli(shell, member.address, state.port, ['CLUSTER', 'NODES'], true);
+      if (reply.code !== 0) continue;
+      const view = parseClusterNodes(reply.stdout);
+      const byAddress = new Map(state.members.map((m) => [`${m.address}:${state.port}`, m.node]));
+      const members = view.map((l) => byAddress.get(l.address) ?? l.address);
+      const slots = view.filter(isMaster).reduce((sum, l) => sum + l.slots, 0);
+      const allUp = view.every((l) => l.connected && !l.flags.some((f) => f === 'fail' || f === 'fail?'));
+      return { members, healthy: allUp && slots === HASH_SLOTS && (await this.settled(state)) };
+    }
+    return { members: [], healthy: false };
+  }
+
+  async flush(): Promise<void> {
+    const state = this.state.require('redis flush');
+    const view = await this.clusterNodes(state, state.members[0]);
+    for (const line of view.filter(isMaster)) {
+      const member = state.members.find((m) => `${m.address}:${state.port}` === line.address);
+      if (!member) throw new Error(`redis flush: master ${line.address} is not one of the members this fleet started`);
+      await this.cli(this.shell(member.node), member.address, state.port, ['FLUSHALL']);
+    }
+  }
+
+  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+    const state = this.state.require('redis ycsbBinding');
+    return {
+      dbClass: 'fragbench.ycsb.RedisClient',
+      properties: {
+        'redis.hosts': state.members.map((m) => `${m.address}:${state.port}`).join(','),
+        'redis.cluster': 'true',
+        'redis.timeoutMs': String(options.timeoutMs),
+        'redis.maxAttempts': String(options.retries + 1),
+      },
+    };
+  }
+}

@@ -1,0 +1,25 @@
+/** The one place that maps a database name to its adapter. */
+import type { DatabaseAdapter } from '../../core/database';
+import { InputError } from '../../core/errors';
+import type { Inventory } from '../../core/inventory';
+import type { DatabaseName } from '../contracts';
+import { CassandraAdapter } from './cassandra/cassandra';
+import { MongoReplicaSetAdapter } from './mongodb';
+import { MysqlClusterAdapter } from './mysql/mysql-cluster';
+import { defaultExecProvider, type ExecProvider } from './node-shell';
+import { RedisClusterAdapter } from './redis/redis-cluster';
+
+const ADAPTERS: Record<DatabaseName, new (inventory: Inventory, execOf: ExecProvider) => DatabaseAdapter> = {
+  redis: RedisClusterAdapter,
+  cassandra: CassandraAdapter,
+  mongodb: MongoReplicaSetAdapter,
+  mysql: MysqlClusterAdapter,
+};
+
+export const DATABASES = Object.keys(ADAPTERS) as DatabaseName[];
+
+export function adapterFor(database: DatabaseName, inventory: Inventory, execOf: ExecProvider = defaultExecProvider): DatabaseAdapter {
+  const Adapter = ADAPTERS[database];
+  if (!Adapter) throw new InputError('database', `unknown database "${database}"; use one of ${DATABASES.join(', ')}`);
+  return new Adapter(inventory, execOf);
+}

@@ -1,0 +1,49 @@
+/**
+ * Installing a database on an Ubuntu LTS VM from its vendor's apt repository, through the node's
+ * exec. Each adapter describes its repository; this does the steps, and nothing when the packages
+ * are there already.
+ */
+import type { NodeShell } from './node-shell';
+
+export interface VendorRepository {
+  /** Name of the sources.list.d file and the keyring. */
+  name: string;
+  /** The vendor's signing key (ASCII-armoured or binary). */
+  keyUrl: string;
+  /** The apt source line for an Ubuntu codename; `{keyring}` is replaced with the keyring path. */
+  sourceLine(codename: string): string;
+  packages: string[];
+  /** Services the packages start on their own: the adapter runs its own processes instead. */
+  disableServices: string[];
+}
+
+const INSTALL_TIMEOUT_MS = 20 * 60_000;
+
+async function installed(shell: NodeShell, packages: string[]): Promise<boolean> {
+  const result = await shell.run(['dpkg-query', '-W', '-f', '${Status}\n', ...packages], { allowFailure: true });
+  return result.code === 0 && result.stdout.trim().split('\n').every((s) => s.endsWith('install ok installed'));
+}
+
+async function ubuntuCodename(shell: NodeShell): Promise<string> {
+  const [id, codename] = (await shell.output(['sh', '-c', '. /etc/os-release && echo "$ID" && echo "$VERSION_CODENAME"'])).split('\n');
+  if (id !== 'ubuntu') throw new Error(`${shell.label}: vendor packages are installed on Ubuntu LTS only, this node runs "${id}"`);
+  return codename;
+}
+
+export async function installFromVendor(shell: NodeShell, repo: VendorRepository): Promise<void> {
+  if (await installed(shell, repo.packages)) return;
+  const codename = await ubuntuCodename(shell);
+  const keyring = `/usr/share/keyrings/${repo.name}.gpg`;
+  // The variable goes in argv (not ExecOptions.env): over SSH only argv reaches the VM.
+  const apt = (...args: string[]) =>
+    shell.run(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { timeoutMs: INSTALL_TIMEOUT_MS });
+  await apt('update', '-qq');
+  await apt('install', '-y', '-qq', 'curl', 'gnupg', 'ca-certificates');
+  await shell.run(['sh', '-c', 'curl -fsSL "$1" | gpg --batch --yes --dearmor -o "$2"', 'sh', repo.keyUrl, keyring]);
+  await shell.writeFile(`/etc/apt/sources.list.d/${repo.name}.list`, `${repo.sourceLine(codename).replace('{keyring}', keyring)}\n`);
+  await apt('update', '-qq');
+  await apt('install', '-y', '-qq', ...repo.packages);
+  for (const service of repo.disableServices) {
+    await shell.run(['systemctl', 'disable', '--now', service], { allowFailure: true });
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * `npm run bench:db`: databases on a bridged LAN of namespaces (test/support/lan-fleet.ts, tag h),
+ * YCSB from the client namespace through the load activities.
+ *  - Redis Cluster, 3 masters: YCSB workload A throughput, and redis-benchmark (GET+SET) against
+ *    the same nodes with as many connections as YCSB has threads; their ratio (target >= 0.3).
+ *  - Cassandra, 3 nodes: formation time, YCSB load and workload A throughput, one join time and
+ *    one decommission time (a 4th node joins with the data loaded, then leaves).
+ * Everything it starts it stops. Run as root.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ResizeTiming, YcsbSettings } from '../activities/contracts';
+import { adapterFor } from '../activities/databases/registry';
+import { execFor } from '../activities/exec/transports';
+import { flushDatabase, ycsbLoad, ycsbRun } from '../activities/load';
+import { dataNodes, findNode, type Inventory } from '../core/inventory';
+import type { FleetRef } from '../core/fleet-ref';
+import type { RunSeries } from '../core/samples';
+import { createLanFleet } from '../test/support/lan-fleet';
+
+const THREADS = 16;
+const RUN_SECONDS = 30;
+const BENCHMARK_REQUESTS = 200_000;
+
+const ycsb = (workload: YcsbSettings['workload'], recordCount: number, operationCount: number): YcsbSettings => ({
+  workload,
+  recordCount,
+  operationCount,
+  maxSeconds: RUN_SECONDS,
+  threads: THREADS,
+  fieldCount: 10,
+  fieldLength: 100,
+  timeoutMs: 2_000,
+  retries: 1,
+});
+
+const fmt = (n: number) => n.toFixed(0);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const resize = (t: ResizeTiming) => `accepted after ${seconds(t.acceptedAt - t.requestedAt)}, completed after ${seconds(t.completedAt - t.requestedAt)}`;
+
+function report(what: string, series: RunSeries): number {
+  const t = series.totals;
+  const failed = Object.values(t.ops).reduce((sum, op) => sum + (op?.failed ?? 0), 0);
+  console.log(`${what}: ${fmt(t.throughputOpsPerS)} ops/s over ${seconds(t.runtimeMs)}, ${failed} failed`);
+  return t.throughputOpsPerS;
+}
+
+/** redis-benchmark from the client node against the cluster; requests/s over GET and SET together. */
+async function redisBenchmark(inventory: Inventory, seed: string): Promise<number> {
+  const client = findNode(inventory, inventory.clientNode);
+  const argv = ['redis-benchmark', '--cluster', '-h', seed, '-p', '6379', '-c', String(THREADS), '-n', String(BENCHMARK_REQUESTS)];
+  const { stdout } = await execFor(client.exec).run([...argv, '-t', 'set,get', '-d', '100', '-q'], { timeoutMs: 600_000 });
+  // -q prints "SET: 41000.00 requests per second, p50=..." per test (with \r progress lines before it).
+  const rates = [...stdout.matchAll(/(SET|GET): ([\d.]+) requests per second/g)].map((m) => Number(m[2]));
+  if (rates.length !== 2) throw new Error(`redis-benchmark printed no SET/GET rates:\n${stdout}`);
+  // Equal request counts: the rate of the whole run is the harmonic mean.
+  return 2 / rates.reduce((sum, r) => sum + 1 / r, 0);
+}
+
+async function benchRedis(inventory: Inventory, fleet: FleetRef): Promise<void> {
+  const adapter = adapterFor('redis', inventory);
+  await adapter.stop();
+  const nodes = dataNodes(inventory).slice(0, 3);
+  try {
+    const info = await adapter.formCluster(nodes, {});
+    console.log(`redis ${info.version}: 3-master cluster formed in ${seconds(info.formedInMs)}`);
+    await flushDatabase({ fleet, database: 'redis' });
+    report('redis ycsb load', await ycsbLoad({ fleet, database: 'redis', settings: ycsb('a', 10_000, 0) }));
+    const ycsbRate = report('redis ycsb workload A', await ycsbRun({ fleet, database: 'redis', settings: ycsb('a', 10_000, 0) }));
+    const benchmarkRate = await redisBenchmark(inventory, nodes[0].overlayAddress);
+    console.log(`redis-benchmark GET+SET (${THREADS} connections): ${fmt(benchmarkRate)} requests/s`);
+    console.log(`ycsb / redis-benchmark: ${(ycsbRate / benchmarkRate).toFixed(2)} (target >= 0.3)`);
+  } finally {
+    await adapter.stop();
+  }
+}
+
+async function benchCassandra(inventory: Inventory, fleet: FleetRef): Promise<void> {
+  const adapter = adapterFor('cassandra', inventory);
+  await adapter.stop();
+  const [first, second, third, fourth] = dataNodes(inventory);
+  try {
+    const info = await adapter.formCluster([first, second, third], {});
+    const labels = Object.entries(info.nonDefaultSettings).map(([k, v]) => `${k}=${v}`).join(', ');
+    console.log(`cassandra ${info.version}: 3-node cluster formed in ${seconds(info.formedInMs)} (non-default: ${labels})`);
+    report('cassandra ycsb load', await ycsbLoad({ fleet, database: 'cassandra', settings: ycsb('a', 10_000, 0) }));
+    report('cassandra ycsb workload A', await ycsbRun({ fleet, database: 'cassandra', settings: ycsb('a', 10_000, 0) }));
+    console.log(`cassandra join of a 4th node: ${resize(await adapter.addNode(fourth))}`);
+    console.log(`cassandra decommission of the 4th node: ${resize(await adapter.removeNode(fourth))}`);
+  } finally {
+    await adapter.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const lan = await createLanFleet('h', 4);
+  const dir = mkdtempSync(join(tmpdir(), 'fb-bench-db-'));
+  const path = join(dir, 'inventory.json');
+  writeFileSync(path, JSON.stringify(lan.inventory));
+  const fleet: FleetRef = { kind: 'file', path };
+  try {
+    await benchRedis(lan.inventory, fleet);
+    await benchCassandra(lan.inventory, fleet);
+  } finally {
+    await lan.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});
