@@ -101,8 +101,8 @@ export interface YcsbSettings {
 }
 
 export interface LoadActivities {
-  /** Empties the database (YCSB flush phase). */
-  flushDatabase(input: { fleet: FleetRef; database: DatabaseName }): Promise<void>;
+  /** Empties the database (YCSB flush phase); tables are re-made for the record shape's field count. */
+  flushDatabase(input: { fleet: FleetRef; database: DatabaseName; fieldCount?: number }): Promise<void>;
   ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries>;
   /** Heartbeats every second with the latest sample; returns the whole series. */
   ycsbRun(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; label?: string }): Promise<RunSeries>;

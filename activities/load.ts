@@ -14,9 +14,9 @@ import { runYcsbReporting } from './ycsb/reporting';
 
 export type { LoadProgress } from './ycsb/reporting';
 
-export async function flushDatabase(input: { fleet: FleetRef; database: DatabaseName }): Promise<void> {
+export async function flushDatabase(input: { fleet: FleetRef; database: DatabaseName; fieldCount?: number }): Promise<void> {
   const inventory = await loadInventory(input.fleet);
-  await adapterFor(input.database, inventory).flush();
+  await adapterFor(input.database, inventory).flush({ fieldCount: input.fieldCount });
 }
 
 export function ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries> {

@@ -55,12 +55,12 @@ function workflowIdFor(scenario: string): string {
 }
 
 function describePlan(plan: RunPlan): string {
-  const cell = plan.cells[0];
-  const runs = cell.phases.filter((p) => p.kind === 'run');
-  const seconds = runs.reduce((n, p) => n + (p.kind === 'run' ? (p.durationS ?? 0) : 0), 0);
-  const events = runs.reduce((n, p) => n + (p.kind === 'run' ? p.events.length : 0), 0);
-  return `${plan.scenario}: ${plan.cells.length} cell(s), each ${cell.phases.map((p) => p.name).join(' -> ')}; ` +
-    `${seconds.toFixed(0)} s of timed run and ${events} event(s) per cell (time scale ${plan.timeScale})`;
+  const phases = plan.cells[0].phases.map((p) => {
+    if (p.kind !== 'run') return p.name;
+    const bound = p.durationS !== undefined ? `${Math.round(p.durationS)} s` : `${p.operations} ops`;
+    return `${p.name} (${bound}${p.events.length ? `, ${p.events.length} events` : ''})`;
+  });
+  return `${plan.scenario}: ${plan.cells.length} cell(s), each ${phases.join(' -> ')}; time scale ${plan.timeScale}`;
 }
 
 /** Validates (against the running fleet), then starts the scenario workflow. */
@@ -84,6 +84,11 @@ function summaryOfFailure(err: unknown): RunSummary | undefined {
   return cause instanceof ApplicationFailure ? (cause.details?.[0] as RunSummary | undefined) : undefined;
 }
 
+function printSummary(summary: RunSummary): void {
+  console.log(`\n${summaryTable(summary.cells)}`);
+  if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
+}
+
 /**
  * Follows a run to its end, printing the summary. The first Ctrl-C cancels the run (its cleanup
  * restores links and stops the cluster) and keeps following until it closes. Returns an exit code.
@@ -99,20 +104,17 @@ async function followToEnd(client: Client, handle: WorkflowHandle): Promise<numb
   process.on('SIGINT', onInterrupt);
   try {
     const summary = await follow(client, handle);
-    console.log(`\n${summaryTable(summary.cells)}`);
-    if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
+    printSummary(summary);
     return summary.status === 'completed' ? 0 : 1;
   } catch (err) {
-    const summary = summaryOfFailure(err);
-    if (summary) {
-      console.log(`\n${summaryTable(summary.cells)}`);
-      if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
-    }
     if (interrupted) {
       console.log('run cancelled; the fleet was cleaned up');
       return 130;
     }
-    throw err;
+    const summary = summaryOfFailure(err);
+    if (!summary) throw err;
+    printSummary(summary);
+    return 1;
   } finally {
     process.off('SIGINT', onInterrupt);
   }
@@ -151,8 +153,9 @@ async function quickstart(opts: { timeScale?: string }) {
   const topology = file.fleet.local;
 
   // The in-process worker must outlive a Ctrl-C long enough to run the run's cleanup.
-  const { Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
-  Runtime.install({ shutdownSignals: [] });
+  const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  // The live lines say what the worker does; its own log would bury them.
+  Runtime.install({ shutdownSignals: [], logger: new DefaultLogger('ERROR') });
   await ensureDevServer();
   const settings = temporalSettings();
   const { createWorker } = loadWorker();

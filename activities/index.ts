@@ -1,0 +1,15 @@
+// Every activity the worker registers, by group. Workflows see them only through
+// activities/contracts.ts and activities/scenario.ts (types) and workflows/activities.ts (proxies).
+import { networkActivities } from './network';
+import * as database from './database';
+import { resultsActivities } from './results';
+import { eventInjector } from './scenario';
+
+export const {
+  applyLatencyEpoch, applyBandwidthEpoch, cutLink, restoreLink, resetNetwork, measureRtt, measureBandwidth, readTraffic, overlayRoute,
+} = networkActivities;
+export { startCluster, addNode, removeNode, clusterStatus, stopCluster } from './database';
+export { flushDatabase, ycsbLoad, ycsbRun } from './load';
+export const { recordRunStart, recordCell, finishRun } = resultsActivities;
+export { prepareRun, readClock } from './scenario';
+export const injectEvent = eventInjector({ ...networkActivities, ...database });

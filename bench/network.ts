@@ -1,0 +1,236 @@
+/**
+ * `npm run bench:network`: builds the fhc-8dc fleet and prints how closely it reproduces the
+ * reference network: configured vs measured RTT for every pair at latency scale 1.0 and 0.2,
+ * bandwidth caps vs iperf3, how long two nodes are cut off after their direct link(s) go, and
+ * fleet up/down times. Removes the fleet at the end, also on error. Needs root and no fleet up.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { NetnsExec } from '../activities/exec/transports';
+import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, overlayRoute, restoreLink } from '../activities/network';
+import { ping } from '../activities/probes/ping';
+import { median, quantile } from '../activities/probes/quantile';
+import { loadInventory } from '../core/inventory-loader';
+import { findNode, type Inventory } from '../core/inventory';
+import type { Topology } from '../core/topology';
+import { fleetDown, fleetUp } from '../infra/local/fleet';
+import { fleetPaths, readState } from '../infra/local/state';
+import { EmulatorClient } from '../infra/local/emulator-client';
+import { sleep, waitFor } from '../infra/local/processes';
+
+const fleet = { kind: 'local' } as const;
+const PINGS_PER_PAIR = 100;
+const PING_INTERVAL_S = 0.05;
+/**
+ * After a latency change the emulator keeps each direction FIFO, so packets sent just after a
+ * decrease wait behind those sent before it (as on a real path): measure once that has drained.
+ */
+const SETTLE_MS = 2000;
+/** Pairs pinged at once: enough to finish in seconds, few enough not to load two cores. */
+const PAIRS_AT_ONCE = 6;
+/**
+ * Links whose caps iperf3 checks (short, middle and long RTT), and the bandwidth scale that brings
+ * their caps under what one path (tinc + userspace WireGuard + relay) carries on this 2-core host:
+ * about 65 Mbit/s uncapped when the host is otherwise idle.
+ */
+const BANDWIDTH_LINKS = ['sydney-pune/0', 'singapore-virginia/0', 'melbourne-dubai/0'];
+const BANDWIDTH_SCALE = 0.2;
+const IPERF_SECONDS = 10;
+const FAILOVER_TRIES = 3;
+
+const fmt = (x: number, digits = 2) => x.toFixed(digits);
+const say = (line = '') => console.log(line);
+
+interface PairRtt {
+  a: string;
+  b: string;
+  configuredMs: number;
+  medianMs: number;
+  p99Ms: number;
+}
+
+/** Every unordered pair with a direct link, pinged from a to b over the overlay. */
+async function rttPairs(inventory: Inventory, scale: number): Promise<PairRtt[]> {
+  const links = inventory.links.filter((l) => l.type === 0);
+  const results: PairRtt[] = [];
+  for (let i = 0; i < links.length; i += PAIRS_AT_ONCE) {
+    const batch = links.slice(i, i + PAIRS_AT_ONCE);
+    results.push(
+      ...(await Promise.all(
+        batch.map(async (link) => {
+          const exec = new NetnsExec(`fb-${link.a}`);
+          const result = await ping(exec, findNode(inventory, link.b).overlayAddress, PINGS_PER_PAIR, PING_INTERVAL_S);
+          if (result.samplesMs.length === 0) throw new Error(`no reply from ${link.b} to ${link.a}`);
+          return {
+            a: link.a,
+            b: link.b,
+            configuredMs: link.latencyMs * scale,
+            medianMs: median(result.samplesMs),
+            p99Ms: quantile(result.samplesMs, 0.99),
+          };
+        }),
+      )),
+    );
+  }
+  return results;
+}
+
+function reportRtt(pairs: PairRtt[], scale: number): void {
+  say(`\nRTT at latency scale ${scale} (${PINGS_PER_PAIR} pings per pair, ${PING_INTERVAL_S} s apart)`);
+  say('pair                      configured   median   err     p99    err');
+  let medianOk = 0;
+  let p99Ok = 0;
+  for (const p of pairs) {
+    const medErr = p.medianMs - p.configuredMs;
+    const p99Err = p.p99Ms - p.configuredMs;
+    const medLimit = Math.max(1, 0.02 * p.configuredMs);
+    const p99Limit = Math.max(3, 0.05 * p.configuredMs);
+    if (Math.abs(medErr) <= medLimit) medianOk++;
+    if (Math.abs(p99Err) <= p99Limit) p99Ok++;
+    say(
+      `${`${p.a}-${p.b}`.padEnd(24)} ${fmt(p.configuredMs).padStart(10)} ${fmt(p.medianMs).padStart(8)} ${fmt(medErr).padStart(6)} ${fmt(p.p99Ms).padStart(7)} ${fmt(p99Err).padStart(6)}`,
+    );
+  }
+  const medErrs = pairs.map((p) => Math.abs(p.medianMs - p.configuredMs));
+  const p99Errs = pairs.map((p) => Math.abs(p.p99Ms - p.configuredMs));
+  say(
+    `summary scale ${scale}: per-pair median error: median ${fmt(median(medErrs))} ms, worst ${fmt(Math.max(...medErrs))} ms; ` +
+      `per-pair p99 error: median ${fmt(median(p99Errs))} ms, worst ${fmt(Math.max(...p99Errs))} ms`,
+  );
+  say(
+    `target scale ${scale}: median error <= max(1 ms, 2%) in ${medianOk}/${pairs.length} pairs; ` +
+      `p99 error <= max(3 ms, 5%) in ${p99Ok}/${pairs.length} pairs`,
+  );
+}
+
+async function bandwidth(inventory: Inventory): Promise<void> {
+  say(`\nBandwidth caps (reference x ${BANDWIDTH_SCALE}) vs iperf3 (${IPERF_SECONDS} s, first second omitted)`);
+  await applyBandwidthEpoch({ fleet, scale: BANDWIDTH_SCALE });
+  say('link                      cap Mbit/s   iperf3   error');
+  for (const id of BANDWIDTH_LINKS) {
+    const link = inventory.links.find((l) => l.id === id)!;
+    const cap = link.bandwidthMbps * BANDWIDTH_SCALE;
+    const { mbps } = await measureBandwidth({ fleet, from: link.a, to: link.b, seconds: IPERF_SECONDS });
+    say(`${id.padEnd(24)} ${fmt(cap, 1).padStart(12)} ${fmt(mbps, 1).padStart(8)} ${fmt((100 * (mbps - cap)) / cap, 1).padStart(6)} %`);
+  }
+  await applyBandwidthEpoch({ fleet, scale: 1 });
+}
+
+/**
+ * Pings `to` from `from` every 50 ms while `cut` runs; returns the seconds from the cut to the
+ * first reply to a request sent after it.
+ */
+async function secondsCutOff(inventory: Inventory, from: string, to: string, cut: () => Promise<void>): Promise<number> {
+  const exec = new NetnsExec(`fb-${from}`);
+  const address = findNode(inventory, to).overlayAddress;
+  const listening = exec.run(['ping', '-D', '-n', '-i', '0.05', '-W', '1', '-w', '15', address], { allowFailure: true });
+  await sleep(1000);
+  const cutAt = Date.now() / 1000;
+  await cut();
+  const { stdout } = await listening;
+  for (const m of stdout.matchAll(/^\[(\d+\.\d+)\] .* time=([\d.]+) ms$/gm)) {
+    const received = Number(m[1]);
+    if (received - Number(m[2]) / 1000 > cutAt) return received - cutAt;
+  }
+  throw new Error(`${from} did not reach ${to} within 14 s of the cut`);
+}
+
+async function restoreAndSettle(links: string[], from: string, to: string): Promise<void> {
+  for (const link of links) await restoreLink({ fleet, link });
+  await waitFor(`${from}-${to} back on a direct link`, 30_000, async () => {
+    const { hops } = await overlayRoute({ fleet, from, to });
+    return hops.length === 2 ? true : undefined;
+  }, 500);
+}
+
+/** Of the given links, the one the overlay sends `from`'s pings to `to` over right now. */
+async function busiestLink(ids: string[], from: string, to: string): Promise<string> {
+  const emulator = new EmulatorClient(fleetPaths.emulatorSocket);
+  const packets = async () =>
+    new Map((await emulator.stats()).map((l) => [l.id, l.ab.packets + l.ba.packets]));
+  const before = await packets();
+  const inventory = await loadInventory(fleet);
+  await ping(new NetnsExec(`fb-${from}`), findNode(inventory, to).overlayAddress, 20, 0.02);
+  const after = await packets();
+  return [...ids].sort((x, y) => after.get(y)! - before.get(y)! - (after.get(x)! - before.get(x)!))[0];
+}
+
+/**
+ * Cuts `links()` in order and measures, from the last cut (the one that takes the overlay's
+ * current path away), how long `from` is cut off from `to`; restores them all between tries.
+ */
+async function failover(label: string, from: string, to: string, links: () => Promise<string[]>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < FAILOVER_TRIES; i++) {
+    const inventory = await loadInventory(fleet);
+    const cuts = await links();
+    for (const link of cuts.slice(0, -1)) await cutLink({ fleet, link });
+    times.push(await secondsCutOff(inventory, from, to, () => cutLink({ fleet, link: cuts[cuts.length - 1] }).then(() => undefined)));
+    await restoreAndSettle(cuts, from, to);
+  }
+  say(`failover ${label}: ${times.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(times))} s; target <= 5 s)`);
+  return times;
+}
+
+/** Two nodes with two connection types between them and a third node beside both. */
+const TWO_TYPES: Topology = {
+  name: 'bench-two-types',
+  nodes: [
+    { name: 'pa', site: 'a' },
+    { name: 'pb', site: 'b' },
+    { name: 'pc', site: 'c' },
+  ],
+  links: [
+    { a: 'pa', b: 'pb', latencyMs: 35, bandwidthMbps: 100 },
+    { a: 'pa', b: 'pb', type: 1, latencyMs: 49, bandwidthMbps: 100 },
+    { a: 'pa', b: 'pc', latencyMs: 35, bandwidthMbps: 100 },
+    { a: 'pb', b: 'pc', latencyMs: 49, bandwidthMbps: 100 },
+  ],
+};
+
+async function main(): Promise<void> {
+  if (readState()) throw new Error('a local fleet is up; the benchmark builds its own: run `fragbench fleet down` first');
+  const scratch = mkdtempSync(join(tmpdir(), 'fb-bench-'));
+  try {
+    const t0 = Date.now();
+    await fleetUp('fhc-8dc', (line) => say(`  ${line}`));
+    const upSeconds = (Date.now() - t0) / 1000;
+    const inventory = await loadInventory(fleet);
+    say(`fleet up fhc-8dc: ${fmt(upSeconds, 1)} s (target <= 30 s); bare path RTT ${fmt(readState()!.baseRttMs ?? 0)} ms`);
+
+    for (const scale of [1.0, 0.2]) {
+      await applyLatencyEpoch({ fleet, scale });
+      await sleep(SETTLE_MS);
+      reportRtt(await rttPairs(inventory, scale), scale);
+    }
+    await applyLatencyEpoch({ fleet, scale: 1 });
+    await bandwidth(inventory);
+
+    say('\nFailover on the overlay (ping every 50 ms; time from the cut to the first answer to a later request)');
+    await failover('fhc-8dc sydney-pune, their direct link cut', 'sydney', 'pune', async () => ['sydney-pune/0']);
+    const down1 = await fleetDown();
+    say(`fleet down fhc-8dc: ${fmt(down1.seconds, 1)} s (target <= 10 s)`);
+
+    const file = join(scratch, 'two-types.yaml');
+    writeFileSync(file, stringify(TWO_TYPES));
+    await fleetUp(file);
+    const pair = ['pa-pb/0', 'pa-pb/1'];
+    const inUse = () => busiestLink(pair, 'pa', 'pb');
+    await failover('pa-pb, the one of their two direct links in use cut', 'pa', 'pb', async () => [await inUse()]);
+    await failover('pa-pb, both direct links cut (the one in use last)', 'pa', 'pb', async () => {
+      const used = await inUse();
+      return [...pair.filter((l) => l !== used), used];
+    });
+  } finally {
+    const down = await fleetDown();
+    if (down.removed) say(`fleet down: ${fmt(down.seconds, 1)} s`);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:network failed: ${(err as Error).stack ?? err}`);
+  process.exitCode = 1;
+});

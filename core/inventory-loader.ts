@@ -1,0 +1,57 @@
+/**
+ * Resolves a FleetRef to a validated Inventory: the local fleet's state directory, an inventory
+ * file, or a Pulumi stack's `inventory` output.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { InputError } from './errors';
+import type { FleetRef } from './fleet-ref';
+import type { Inventory } from './inventory';
+import { validateInventory } from './validate-inventory';
+import { runHost } from '../activities/exec/run';
+import { CommandError } from './exec';
+import { fleetPaths } from '../infra/local/state';
+
+const LOCAL_INVENTORY = fleetPaths.inventory;
+
+export async function loadInventory(fleet: FleetRef): Promise<Inventory> {
+  switch (fleet.kind) {
+    case 'local':
+      if (!existsSync(LOCAL_INVENTORY)) {
+        throw new InputError('fleet', 'no local fleet is up; start one with `npx fragbench fleet up <topology>`');
+      }
+      return validateInventory(readJson(LOCAL_INVENTORY, 'fleet'), 'local inventory');
+    case 'file':
+      if (!existsSync(fleet.path)) throw new InputError('fleet.path', `no such file: ${fleet.path}`);
+      return validateInventory(readJson(fleet.path, 'fleet.path'), fleet.path);
+    case 'pulumi':
+      return validateInventory(await pulumiInventory(fleet.stack, fleet.cwd), `pulumi stack ${fleet.stack}`);
+    default:
+      throw new InputError('fleet.kind', `unknown kind "${(fleet as { kind: string }).kind}"; use local, file or pulumi`);
+  }
+}
+
+function readJson(file: string, field: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new InputError(field, `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+async function pulumiInventory(stack: string, cwd?: string): Promise<unknown> {
+  const argv = ['pulumi', 'stack', 'output', 'inventory', '--json', '-s', stack, ...(cwd ? ['--cwd', cwd] : [])];
+  let stdout: string;
+  try {
+    ({ stdout } = await runHost(argv));
+  } catch (err) {
+    if (err instanceof CommandError && err.result.code === -1 && /ENOENT/.test(err.result.stderr)) {
+      throw new Error('the pulumi CLI is not installed (https://www.pulumi.com/docs/install/); install it, or export the stack output to a file and use {"kind":"file"}');
+    }
+    throw err;
+  }
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    throw new InputError('fleet.stack', `stack ${stack}'s "inventory" output is not JSON`);
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * From a scenario file (shape already checked) and the fleets it names to the plan the engine
+ * runs: one CellPlan per matrix cell, with settings merged, every interval time-scaled, and every
+ * node, link and client checked against the fleet. Pure: the caller loads the fleets.
+ */
+import { InputError, throwIfAny } from './errors';
+import type { FleetRef } from './fleet-ref';
+import type { InventoryNode } from './inventory';
+import { coordinateRecord, expandMatrix, type MatrixCell } from './scenario-matrix';
+import { expandEvents } from './scenario-events';
+import {
+  DEFAULT_WINDOW_SECONDS,
+  YCSB_DEFAULTS,
+  type CellPlan,
+  type DatabaseSpec,
+  type FleetSpec,
+  type PlannedEvent,
+  type PlannedPhase,
+  type RunPlan,
+  type ScenarioFile,
+  type YcsbSpec,
+} from './scenario';
+import type { DatabaseName, YcsbSettings } from '../activities/contracts';
+
+/** What validation needs to know of a fleet; an Inventory is one. */
+export interface FleetView {
+  name: string;
+  clientNode: string;
+  nodes: Pick<InventoryNode, 'name' | 'role'>[];
+  links: { id: string }[];
+}
+
+export interface ResolvedFleet {
+  ref: FleetRef;
+  view: FleetView;
+}
+
+/** Looks up a fleet the caller loaded beforehand (see `fleetSpecs`). */
+export type FleetLookup = (spec: FleetSpec) => ResolvedFleet;
+
+export interface PlanOptions {
+  /** Overrides the scenario's timeScale (e.g. `fragbench run --time-scale 0.1`). */
+  timeScale?: number;
+  windowSeconds?: number;
+}
+
+/** Nodes a database needs to form a cluster at all. */
+const MIN_CLUSTER_NODES: Record<DatabaseName, number> = { redis: 3, cassandra: 1, mongodb: 1, mysql: 2 };
+
+/** Every fleet a scenario names, each with where it is written; throws if one is malformed. */
+export function fleetSpecs(file: ScenarioFile): { spec: FleetSpec; path: string }[] {
+  const specs = [{ spec: file.fleet, path: 'fleet' }];
+  for (const [dimension, values] of Object.entries(file.matrix ?? {})) {
+    values.forEach((v, i) => {
+      if (typeof v === 'object' && v.fleet) specs.push({ spec: v.fleet, path: `matrix.${dimension}[${i}].fleet` });
+    });
+  }
+  const errors: InputError[] = [];
+  for (const { spec, path } of specs) {
+    const kinds = (['local', 'inventoryFile', 'pulumiStack'] as const).filter((k) => k in spec);
+    if (kinds.length !== 1) errors.push(new InputError(path, 'needs exactly one of `local: <topology>`, `inventoryFile: <path>` or `pulumiStack: <stack>`'));
+    else if ('cwd' in spec && kinds[0] !== 'pulumiStack') errors.push(new InputError(`${path}.cwd`, 'only a `pulumiStack` fleet takes `cwd`'));
+  }
+  throwIfAny(errors);
+  return specs;
+}
+
+export function fleetKey(spec: FleetSpec): string {
+  return JSON.stringify(spec);
+}
+
+/** Validates the scenario against its fleets and expands it; throws InputError(s) naming each bad field. */
+export function planScenario(file: ScenarioFile, lookup: FleetLookup, options: PlanOptions = {}): RunPlan {
+  fleetSpecs(file);
+  const errors: InputError[] = [];
+  const timeScale = options.timeScale ?? file.timeScale ?? 1;
+  if (!(timeScale > 0)) errors.push(new InputError('timeScale', 'must be a number above 0 (1 = real time, 0.1 = ten times faster)'));
+  const windowS = options.windowSeconds ?? file.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
+  const cells = expandMatrix(file, errors);
+  throwIfAny(errors);
+
+  // A problem in every cell is said once; one that only some cells have names them.
+  const problems = new Map<string, { error: InputError; cells: string[] }>();
+  const plans = cells.map((cell) => {
+    const cellErrors: InputError[] = [];
+    const plan = planCell(file, cell, lookup, timeScale, windowS, cellErrors);
+    for (const e of cellErrors) {
+      const seen = problems.get(e.message) ?? { error: e, cells: [] };
+      seen.cells.push(cell.cellId);
+      problems.set(e.message, seen);
+    }
+    return plan;
+  });
+  throwIfAny(
+    [...problems.values()].map(({ error, cells: where }) =>
+      where.length === cells.length || cells.length === 1 ? error : new InputError(error.field, `${error.problem} (in cell${where.length > 1 ? 's' : ''} ${where.join(', ')})`),
+    ),
+  );
+  return { scenario: file.name, experiment: file.experiment, timeScale, cells: plans };
+}
+
+/** `flush`, `load`, `run`, or with the index where a kind repeats (`run2`), or the run phase's label. */
+function phaseName(file: ScenarioFile, i: number): string {
+  const phase = file.phases[i];
+  if (phase.phase === 'run' && phase.label) return phase.label;
+  return file.phases.filter((p) => p.phase === phase.phase).length > 1 ? `${phase.phase}${i}` : phase.phase;
+}
+
+/** The scenario's settings with each coordinate's overrides applied in dimension order. */
+function mergedSettings(file: ScenarioFile, cell: MatrixCell) {
+  let fleet = file.fleet;
+  let database: DatabaseSpec & { nodesPath: string } = { ...file.database, nodesPath: 'database.nodes' };
+  let client = { name: file.client, path: 'client' };
+  let ycsb: YcsbSpec = { ...file.ycsb };
+  let latencyScale: number | undefined;
+  let bandwidthScale: number | undefined;
+  for (const c of cell.coordinates) {
+    const o = c.overrides;
+    if (o.fleet) fleet = o.fleet;
+    if (o.database) {
+      database = { ...database, ...o.database, nodesPath: o.database.nodes ? `${c.path}.database.nodes` : database.nodesPath };
+    }
+    if (o.client) client = { name: o.client, path: `${c.path}.client` };
+    if (o.ycsb) ycsb = { ...ycsb, ...o.ycsb };
+    if (c.dimension === 'database') database.name = c.name as DatabaseName;
+    if (c.dimension === 'workload') ycsb.workload = c.name as YcsbSettings['workload'];
+    if (c.dimension === 'latencyScale') latencyScale = c.name as number;
+    if (c.dimension === 'bandwidthScale') bandwidthScale = c.name as number;
+  }
+  return { fleet, database, client, ycsb: { ...YCSB_DEFAULTS, ...ycsb }, latencyScale, bandwidthScale };
+}
+
+function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, timeScale: number, windowS: number, errors: InputError[]): CellPlan {
+  const s = mergedSettings(file, cell);
+  const { ref, view } = lookup(s.fleet);
+  const dataNodes = view.nodes.filter((n) => n.role === 'data').map((n) => n.name);
+
+  const database = s.database.name;
+  if (!database) errors.push(new InputError('database.name', 'is required: name the database (redis, cassandra, mongodb, mysql) or add a `database` matrix dimension'));
+  const nodes = s.database.nodes === undefined || s.database.nodes === 'all' ? dataNodes : s.database.nodes;
+  nodes.forEach((node, i) => {
+    const where = s.database.nodes === 'all' || s.database.nodes === undefined ? s.database.nodesPath : `${s.database.nodesPath}[${i}]`;
+    if (!dataNodes.includes(node)) errors.push(new InputError(where, `"${node}" is not a data node of fleet ${view.name}; data nodes: ${dataNodes.join(', ')}`));
+    if (nodes.indexOf(node) !== i) errors.push(new InputError(where, `"${node}" is listed twice`));
+  });
+  if (database && nodes.length < MIN_CLUSTER_NODES[database]) {
+    errors.push(new InputError(s.database.nodesPath, `${database} needs at least ${MIN_CLUSTER_NODES[database]} nodes to form a cluster; list more`));
+  }
+  const client = s.client.name ?? view.clientNode;
+  if (!view.nodes.some((n) => n.name === client)) {
+    errors.push(new InputError(s.client.path, `"${client}" is not a node of fleet ${view.name}; nodes: ${view.nodes.map((n) => n.name).join(', ')}`));
+  }
+
+  const phases = file.phases.map((phase, i): PlannedPhase => {
+    const path = `phases[${i}]`;
+    const name = phaseName(file, i);
+    if (phase.phase === 'flush') return { kind: 'flush', name };
+    const ycsb: YcsbSettings = { ...s.ycsb, ...phase.ycsb };
+    if (phase.phase === 'load') return { kind: 'load', name, ycsb };
+    const operations = phase.operations ?? (phase.duration === undefined ? ycsb.operationCount : undefined);
+    return {
+      kind: 'run',
+      name,
+      durationS: phase.duration === undefined ? undefined : phase.duration * timeScale,
+      operations,
+      ycsb,
+      windowS,
+      measure: phase.measure ?? [],
+      events: expandEvents(phase.events ?? [], path, timeScale, phase.duration, errors),
+    };
+  });
+  const names = phases.map((p) => p.name);
+  names.forEach((n, i) => {
+    if (names.indexOf(n) !== i) errors.push(new InputError(`phases[${i}].label`, `phase name "${n}" is used twice; give each run phase its own label`));
+  });
+  checkTimeline(phases, nodes, dataNodes, view, errors);
+
+  return {
+    cellId: cell.cellId,
+    coordinates: coordinateRecord(cell),
+    fleet: ref,
+    database: database ?? 'redis',
+    nodes,
+    client,
+    settings: { replication: s.database.replication, options: s.database.options },
+    latencyScale: s.latencyScale,
+    bandwidthScale: s.bandwidthScale,
+    phases,
+    referenceCellId: cell.referenceCellId,
+  };
+}
+
+/**
+ * Walks the events in time order with the state they change (cluster members, cut links,
+ * running clients), so a scenario cannot remove a node that is not there or restore a link
+ * that is not cut. State carries over from one run phase to the next, except clients.
+ */
+function checkTimeline(phases: PlannedPhase[], startNodes: string[], dataNodes: string[], view: FleetView, errors: InputError[]): void {
+  const members = new Set(startNodes);
+  const cut = new Set<string>();
+  const linkIds = new Set(view.links.map((l) => l.id));
+  const nodeNames = view.nodes.map((n) => n.name);
+  for (const phase of phases) {
+    if (phase.kind !== 'run') continue;
+    const clients = new Set<string>();
+    for (const event of phase.events) {
+      const problem = timelineProblem(event, { members, cut, clients, linkIds, nodeNames, dataNodes, view });
+      if (problem) errors.push(new InputError(event.path, problem));
+    }
+  }
+}
+
+interface TimelineState {
+  members: Set<string>;
+  cut: Set<string>;
+  clients: Set<string>;
+  linkIds: Set<string>;
+  nodeNames: string[];
+  dataNodes: string[];
+  view: FleetView;
+}
+
+/** Applies one event to the state; returns what is wrong with it, if anything. */
+function timelineProblem(event: PlannedEvent, st: TimelineState): string | undefined {
+  const a = event.action;
+  const when = `at ${event.atS} s`;
+  switch (a.kind) {
+    case 'resize-add':
+      if (!st.dataNodes.includes(a.node)) return `unknown data node "${a.node}"; data nodes of ${st.view.name}: ${st.dataNodes.join(', ')}`;
+      if (st.members.has(a.node)) return `"${a.node}" is already in the cluster ${when}; remove it first or start without it (database.nodes)`;
+      st.members.add(a.node);
+      return undefined;
+    case 'resize-remove':
+      if (!st.members.has(a.node)) return `"${a.node}" is not in the cluster ${when}; members then: ${[...st.members].join(', ')}`;
+      if (st.members.size === 1) return `removing "${a.node}" would leave no node in the cluster`;
+      st.members.delete(a.node);
+      return undefined;
+    case 'link-cut':
+    case 'link-restore': {
+      if (!st.linkIds.has(a.link)) return unknownLink(a.link, st);
+      const cutting = a.kind === 'link-cut';
+      if (cutting === st.cut.has(a.link)) return `link "${a.link}" is ${cutting ? 'already cut' : 'not cut'} ${when}`;
+      if (cutting) st.cut.add(a.link);
+      else st.cut.delete(a.link);
+      return undefined;
+    }
+    case 'client-start':
+      if (st.clients.has(a.client.name)) return `client "${a.client.name}" is already running ${when}; stop it first or pick another name`;
+      st.clients.add(a.client.name);
+      return undefined;
+    case 'client-stop':
+      if (!st.clients.has(a.name)) return `no client "${a.name}" is running ${when}; running: ${[...st.clients].join(', ') || 'none'}`;
+      st.clients.delete(a.name);
+      return undefined;
+    case 'measure-rtt': {
+      const unknown = (a.nodes ?? []).filter((n) => !st.nodeNames.includes(n));
+      return unknown.length ? `unknown node${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; nodes: ${st.nodeNames.join(', ')}` : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Says a link is unknown, and how to find the right id. */
+function unknownLink(id: string, st: TimelineState): string {
+  const ends = /^([a-z][a-z0-9]*)-([a-z][a-z0-9]*)\/\d+$/.exec(id);
+  if (!ends) return `unknown link "${id}": link ids are written <a>-<b>/<type>, e.g. ${st.view.links[0]?.id ?? 'sydney-pune/0'}`;
+  const [, a, b] = ends;
+  const between = [...st.linkIds].filter((l) => l.startsWith(`${a}-${b}/`) || l.startsWith(`${b}-${a}/`));
+  if (between.length) return `unknown link "${id}"; between ${a} and ${b} fleet ${st.view.name} has: ${between.join(', ')}`;
+  return `unknown link "${id}": fleet ${st.view.name} has no link between ${a} and ${b} (\`fragbench fleet status\` lists the links)`;
+}

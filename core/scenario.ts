@@ -1,0 +1,182 @@
+/**
+ * A scenario: one experiment as a user writes it (YAML in `scenarios/`, schema
+ * `scenarios/scenario.schema.json`), and the plan the engine runs after validation, matrix
+ * expansion and time scaling. Times in a scenario file are seconds.
+ */
+import type { FleetRef } from './fleet-ref';
+import type { ExperimentKind } from './run-record';
+import type { ClusterSettings, DatabaseName, Workload, YcsbSettings } from '../activities/contracts';
+
+// ------------------------------------------------------------------- as written
+
+/** Where the fleet comes from. Relative paths are resolved against the project root. */
+export type FleetSpec =
+  /** The local emulated fleet, which must be up with this topology (`fragbench fleet up <name>`). */
+  | { local: string }
+  | { inventoryFile: string }
+  | { pulumiStack: string; cwd?: string };
+
+export interface DatabaseSpec {
+  name?: DatabaseName;
+  /** Cluster members at the start of each cell: node names, or `all` for every data node. */
+  nodes?: string[] | 'all';
+  replication?: number;
+  options?: Record<string, string | number | boolean>;
+}
+
+/** Run phases set maxSeconds themselves, from their duration. */
+export type YcsbSpec = Partial<Omit<YcsbSettings, 'maxSeconds'>>;
+
+/** One timed action in a run phase; exactly one action key per event. */
+export interface EventSpec {
+  /** Seconds from the start of the phase. */
+  at: number;
+  /** Repeat every this many seconds: once per list item of the action, or `times` times. */
+  every?: number;
+  times?: number;
+  label?: string;
+  latency?: number | number[];
+  bandwidth?: number | number[];
+  add?: string | string[];
+  remove?: string | string[];
+  cut?: string | string[];
+  restore?: string | string[];
+  clientStart?: ClientSpec | ClientSpec[];
+  clientStop?: string | string[];
+  measureRtt?: { nodes?: string[]; count?: number };
+  measureTraffic?: Record<string, never>;
+}
+
+export interface ClientSpec {
+  name: string;
+  threads?: number;
+  target?: number;
+}
+
+export type Measurement = 'rtt' | 'traffic';
+
+export type PhaseSpec =
+  | { phase: 'flush' }
+  | { phase: 'load'; ycsb?: YcsbSpec }
+  | {
+      phase: 'run';
+      label?: string;
+      /** Seconds; the phase ends then or when `operations` are done, whichever first. */
+      duration?: number;
+      operations?: number;
+      ycsb?: YcsbSpec;
+      /** Taken just before the first and just after the last load window. */
+      measure?: Measurement[];
+      events?: EventSpec[];
+    };
+
+/** What a matrix value may change, besides its own coordinate. */
+export interface CellOverrides {
+  fleet?: FleetSpec;
+  database?: DatabaseSpec;
+  client?: string;
+  ycsb?: YcsbSpec;
+}
+
+/** A scalar for a known dimension; an object with a name and overrides for any dimension. */
+export type MatrixValue = string | number | ({ name: string } & CellOverrides);
+
+export const KNOWN_DIMENSIONS = ['database', 'workload', 'latencyScale', 'bandwidthScale'] as const;
+export type KnownDimension = (typeof KNOWN_DIMENSIONS)[number];
+
+export interface ScenarioFile extends CellOverrides {
+  name: string;
+  experiment: ExperimentKind;
+  description?: string;
+  fleet: FleetSpec;
+  matrix?: Record<string, MatrixValue[]>;
+  /** The cell each cell is normalized by: dimension -> value, e.g. { latencyScale: 1 }. */
+  reference?: Record<string, string | number>;
+  /** Multiplies every interval (offsets, durations); 0.1 rehearses a 6000 s run in 600 s. */
+  timeScale?: number;
+  /** Longest single load activity in seconds; a crashed worker repeats at most one window. */
+  windowSeconds?: number;
+  phases: PhaseSpec[];
+}
+
+// ------------------------------------------------------------------- as run
+
+export type EventAction =
+  | { kind: 'latency-epoch'; scale: number }
+  | { kind: 'bandwidth-epoch'; scale: number }
+  | { kind: 'resize-add'; node: string }
+  | { kind: 'resize-remove'; node: string }
+  | { kind: 'link-cut'; link: string }
+  | { kind: 'link-restore'; link: string }
+  | { kind: 'client-start'; client: ClientSpec }
+  | { kind: 'client-stop'; name: string }
+  | { kind: 'measure-rtt'; nodes?: string[]; count: number }
+  | { kind: 'measure-traffic' };
+
+export interface PlannedEvent {
+  /** Seconds from the start of the phase, after time scaling. */
+  atS: number;
+  label: string;
+  /** Where it came from in the scenario file, for messages. */
+  path: string;
+  action: EventAction;
+}
+
+export type PlannedPhase =
+  | { kind: 'flush'; name: string }
+  | { kind: 'load'; name: string; ycsb: YcsbSettings }
+  | {
+      kind: 'run';
+      name: string;
+      durationS?: number;
+      operations?: number;
+      ycsb: YcsbSettings;
+      windowS: number;
+      measure: Measurement[];
+      /** Sorted by atS. */
+      events: PlannedEvent[];
+    };
+
+export interface CellPlan {
+  /** Unique in the run and usable as a file name, e.g. `c03-redis-a-lsf0.4`. */
+  cellId: string;
+  coordinates: Record<string, string | number>;
+  fleet: FleetRef;
+  database: DatabaseName;
+  nodes: string[];
+  client: string;
+  settings: ClusterSettings;
+  latencyScale?: number;
+  bandwidthScale?: number;
+  phases: PlannedPhase[];
+  /** The cell this one is normalized by (itself for a reference cell); absent without a reference. */
+  referenceCellId?: string;
+}
+
+export interface RunPlan {
+  scenario: string;
+  experiment: ExperimentKind;
+  timeScale: number;
+  /** Reference cells come before the cells normalized by them. */
+  cells: CellPlan[];
+}
+
+export const DEFAULT_WINDOW_SECONDS = 60;
+export const DEFAULT_PING_COUNT = 10;
+
+/** YCSB settings a scenario need not repeat. The hybrid works used 10 x 8-byte fields instead. */
+export const YCSB_DEFAULTS: Omit<YcsbSettings, 'workload'> & { workload: Workload } = {
+  workload: 'a',
+  recordCount: 10_000,
+  operationCount: 100_000,
+  threads: 10,
+  fieldCount: 10,
+  fieldLength: 100,
+  timeoutMs: 2_000,
+  retries: 0,
+};
+
+/** Phases whose name a run record carries, e.g. `run` or `run:extra` for a ramped client. */
+export function clientPhaseName(phase: string, client?: string): string {
+  return client ? `${phase}:${client}` : phase;
+}

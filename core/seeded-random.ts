@@ -1,0 +1,16 @@
+/**
+ * A seeded pseudo-random generator (mulberry32): the same numbers from the same seed on every
+ * machine, for generated topologies and scenarios that must come out identical each time.
+ */
+export type Random = () => number;
+
+export function seededRandom(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

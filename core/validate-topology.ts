@@ -1,0 +1,68 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import schema from '../topologies/topology.schema.json';
+import { InputError, throwIfAny } from './errors';
+import { jsonPointerToPath } from './validate-inventory';
+import { RESERVED_NODE_NAMES, linkType, type Topology } from './topology';
+
+const ajv = new Ajv({ allErrors: true, verbose: true });
+const checkSchema = ajv.compile(schema);
+
+/**
+ * Checks shape (schema) and meaning (names, references, duplicates); throws InputError(s) whose
+ * field is a path into the file, e.g. `links[3].latencyMs`.
+ */
+export function validateTopology(value: unknown): Topology {
+  if (!checkSchema(value)) {
+    throwIfAny((checkSchema.errors ?? []).map((e) => new InputError(fieldOf(e), explain(e))));
+  }
+  const topology = value as Topology;
+  const errors: InputError[] = [];
+  const names = new Set<string>();
+  topology.nodes.forEach((node, i) => {
+    if (names.has(node.name)) errors.push(new InputError(`nodes[${i}].name`, `duplicate node name "${node.name}"; give each node its own name`));
+    if (RESERVED_NODE_NAMES.includes(node.name)) errors.push(new InputError(`nodes[${i}].name`, `"${node.name}" is reserved by the local fleet; choose another name`));
+    names.add(node.name);
+  });
+  if (topology.client !== undefined && !names.has(topology.client)) {
+    errors.push(new InputError('client', `"${topology.client}" is not one of the nodes`));
+  }
+  const seen = new Map<string, number>();
+  const linked = new Set<string>();
+  topology.links.forEach((link, i) => {
+    for (const end of ['a', 'b'] as const) {
+      if (!names.has(link[end])) errors.push(new InputError(`links[${i}].${end}`, `unknown node "${link[end]}"; declare it under nodes first`));
+      linked.add(link[end]);
+    }
+    if (link.a === link.b) errors.push(new InputError(`links[${i}].b`, `a link joins two different nodes, not "${link.a}" to itself`));
+    const key = [link.a, link.b].sort().join('~') + `/${linkType(link)}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      errors.push(new InputError(`links[${i}]`, `same pair and connection type as links[${first}]; give it another "type"`));
+    } else seen.set(key, i);
+  });
+  topology.nodes.forEach((node, i) => {
+    if (!linked.has(node.name)) errors.push(new InputError(`nodes[${i}]`, `node "${node.name}" has no link; add one under links`));
+  });
+  throwIfAny(errors);
+  return topology;
+}
+
+function fieldOf(e: ErrorObject): string {
+  const path = jsonPointerToPath(e.instancePath).replace(/^\./, '');
+  if (e.keyword === 'required') return joinPath(path, (e.params as { missingProperty: string }).missingProperty);
+  if (e.keyword === 'additionalProperties') return joinPath(path, (e.params as { additionalProperty: string }).additionalProperty);
+  return path || '(file)';
+}
+
+function joinPath(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+/** ajv's message plus what the field means, so the user sees the fix and not only the rule. */
+function explain(e: ErrorObject): string {
+  if (e.keyword === 'additionalProperties') return 'unknown field; check its spelling against topologies/topology.schema.json';
+  if (e.keyword === 'required') return 'missing';
+  const description = (e.parentSchema as { description?: string } | undefined)?.description;
+  const value = e.keyword === 'type' ? '' : ` (got ${JSON.stringify(e.data)})`;
+  return `${e.message ?? 'invalid'}${value}${description ? `: ${description}` : ''}`;
+}

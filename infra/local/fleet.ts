@@ -1,0 +1,223 @@
+/**
+ * The local emulated fleet's life cycle: `up` builds it from a topology (namespaces, WAN emulator,
+ * WireGuard mesh, tinc overlay, reference shaping), `down` removes everything it made. An `up`
+ * that fails half-way removes what it made before reporting; a fleet left by a crash is found
+ * (state file, marked namespaces) and removed by the next `up` or `down`.
+ */
+import { accessSync, constants, existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { loadTopology } from '../../core/load-topology';
+import { NetnsExec } from '../../activities/exec/transports';
+import { ping } from '../../activities/probes/ping';
+import { median } from '../../activities/probes/quantile';
+import { FleetNetwork } from '../shaping/fleet-network';
+import { startWanEmulator } from './emulator';
+import { EMULATOR_BINARY } from './emulator-client';
+import { localInventory } from './inventory';
+import { withFleetLock } from './lock';
+import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespaces, plannedNamespaces } from './namespaces';
+import { NAMESPACE_PREFIX, planFleet, planNode, type FleetPlan } from './plan';
+import { allDone, runs, stopPids, waitFor } from './processes';
+import { createFleetDir, fleetPaths, readState, removeFleetDir, writePrivate, writeState, type FleetProcess, type FleetState } from './state';
+import { generateTincKey, startTinc, writeTincConfig } from './tinc';
+import { configureWireguard, generateWireguardKey, startWireguard, uapiSocket } from './wireguard';
+
+export type Progress = (line: string) => void;
+
+const REQUIRED_PROGRAMS = ['ip', 'wg', 'wireguard-go', 'tincd', 'ping', 'iperf3', 'ss'];
+/** How long the overlay may take to connect every node after the last tincd started. */
+const OVERLAY_TIMEOUT_MS = 30_000;
+
+export interface UpResult {
+  name: string;
+  nodes: number;
+  links: number;
+  seconds: number;
+  baseRttMs: number;
+}
+
+/** Builds the fleet a topology (built-in name or file) describes. Bad input fails before anything starts. */
+export async function fleetUp(topologyArg: string, progress: Progress = () => undefined): Promise<UpResult> {
+  const topology = loadTopology(topologyArg);
+  const plan = planFleet(topology);
+  checkPrerequisites();
+  return withFleetLock('up', async () => {
+    const existing = readState();
+    if (existing?.status === 'up' && isRunning(existing)) {
+      throw new Error(`the local fleet "${existing.plan.name}" is up; run \`fragbench fleet down\` first (one local fleet at a time)`);
+    }
+    if (existing || (await markedNamespaces()).length > 0) {
+      progress('found a fleet left behind (crashed or stopped); removing it');
+      await tearDown(progress);
+    }
+    await checkNamespacesFree(plan);
+    const started = Date.now();
+    createFleetDir();
+    const state: FleetState = {
+      status: 'building',
+      builderPid: process.pid,
+      createdAt: started,
+      topologyFile: topologyArg,
+      plan,
+      namespaces: plannedNamespaces(plan),
+      processes: [],
+      timings: {},
+    };
+    writeState(state);
+    try {
+      await build(state, progress);
+    } catch (err) {
+      progress(`up failed (${(err as Error).message.split('\n')[0]}); removing what was made`);
+      await tearDown(progress).catch((cleanup: Error) => {
+        throw new Error(`${(err as Error).message}\nand removing the half-built fleet failed too: ${cleanup.message}; run \`fragbench fleet down\``);
+      });
+      throw err;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    progress(`fleet ${plan.name} is up: ${plan.nodes.length} nodes, ${plan.links.length} links in ${seconds.toFixed(1)} s`);
+    return { name: plan.name, nodes: plan.nodes.length, links: plan.links.length, seconds, baseRttMs: state.baseRttMs ?? 0 };
+  });
+}
+
+async function build(state: FleetState, progress: Progress): Promise<void> {
+  const { plan } = state;
+  const began = Date.now();
+  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const t0 = Date.now();
+    const result = await work();
+    state.timings![name] = Date.now() - t0;
+    writeState(state);
+    progress(`[${((Date.now() - began) / 1000).toFixed(1).padStart(5)} s] ${name}`);
+    return result;
+  };
+  const record = (p: FleetProcess) => {
+    state.processes.push(p);
+    writeState(state);
+  };
+  const eachNode = <T>(work: (name: string) => Promise<T>) => allDone(plan.nodes.map((n) => work(n.name)));
+
+  const [wireguardKeys, tincKeys] = await step(`${state.namespaces.length} namespaces, veths and keys`, async () => {
+    const [, wg, tinc] = await allDone<string[]>([
+      createNamespaces(plan).then(() => []),
+      eachNode(generateWireguardKey),
+      eachNode(generateTincKey),
+    ]);
+    return [keyMap(plan, wg), keyMap(plan, tinc)];
+  });
+  await step(`WAN emulator relaying ${plan.links.length} links`, () => startWanEmulator(plan, record));
+  const interfaces = plan.nodes.flatMap((node) => node.interfaces.map((iface) => ({ node, iface })));
+  await step(`${interfaces.length} WireGuard interfaces`, () =>
+    allDone(
+      interfaces.map(async ({ node, iface }) => {
+        await startWireguard(node, iface, record);
+        await configureWireguard(plan, node, iface, wireguardKeys);
+      }),
+    ),
+  );
+  await step(`${plan.nodes.length} tinc daemons`, () =>
+    allDone(
+      plan.nodes.map(async (node) => {
+        writeTincConfig(plan, node, tincKeys);
+        await startTinc(node, record);
+      }),
+    ),
+  );
+  await step('overlay connected', () => waitForOverlay(plan));
+  state.baseRttMs = await step('bare path RTT measured', () => measureBaseRtt(plan));
+  writeState(state);
+  const inventory = localInventory(plan, wireguardKeys);
+  writePrivate(fleetPaths.inventory, JSON.stringify(inventory, null, 2), 0o644);
+  await step('reference latency and bandwidth applied', () => new FleetNetwork(inventory).reset());
+  state.status = 'up';
+  writeState(state);
+}
+
+function keyMap(plan: FleetPlan, keys: string[]): Map<string, string> {
+  return new Map(plan.nodes.map((n, i) => [n.name, keys[i]]));
+}
+
+/** Every node reaches the first node over the overlay and back (tinc has a connected graph). */
+async function waitForOverlay(plan: FleetPlan): Promise<void> {
+  const [first, ...others] = plan.nodes;
+  const reach = (from: string, to: string) =>
+    waitFor(`overlay ${from} -> ${to}`, OVERLAY_TIMEOUT_MS, async () => {
+      const result = await ping(new NetnsExec(planNode(plan, from).namespace), planNode(plan, to).overlayAddress, 1);
+      return result.avgMs ?? undefined;
+    });
+  await Promise.all(others.flatMap((n) => [reach(first.name, n.name), reach(n.name, first.name)]));
+}
+
+/**
+ * Median RTT over the overlay across a few direct links before any delay is added: the cost of
+ * WireGuard, tinc and the relay, which the emulator subtracts so that ping reports the reference.
+ */
+async function measureBaseRtt(plan: FleetPlan): Promise<number> {
+  const sample = plan.links.slice(0, 4);
+  const replies = await Promise.all(
+    sample.map(async (link) => {
+      const result = await ping(new NetnsExec(planNode(plan, link.a).namespace), planNode(plan, link.b).overlayAddress, 40, 0.02);
+      return result.samplesMs;
+    }),
+  );
+  const all = replies.flat();
+  if (all.length === 0) throw new Error('no reply over the overlay while measuring the bare path');
+  // The median: a busy host adds occasional spikes that are not the path's cost.
+  return median(all);
+}
+
+export function isRunning(state: FleetState): boolean {
+  return state.processes.length > 0 && state.processes.every((p) => runs(p.pid, p.program));
+}
+
+/** Removes the local fleet (idempotent): processes by PID, namespaces, sockets, state directory. */
+export async function fleetDown(progress: Progress = () => undefined): Promise<{ removed: boolean; seconds: number }> {
+  const t0 = Date.now();
+  const removed = await withFleetLock('down', () => tearDown(progress));
+  return { removed, seconds: (Date.now() - t0) / 1000 };
+}
+
+async function tearDown(progress: Progress): Promise<boolean> {
+  const state = readState();
+  const namespaces = [...new Set([...(state?.namespaces ?? []), ...(await markedNamespaces())])];
+  if (!state && namespaces.length === 0) {
+    removeFleetDir();
+    return false;
+  }
+  const ours = (state?.processes ?? []).filter((p) => runs(p.pid, p.program));
+  await stopPids(ours.map((p) => p.pid));
+  progress(`stopped ${ours.length} processes`);
+  await deleteNamespaces(namespaces);
+  progress(`deleted ${namespaces.length} namespaces`);
+  removeStaleSockets(namespaces);
+  removeFleetDir();
+  return true;
+}
+
+/** UAPI sockets of killed wireguard-go processes: `fb<node>-<type>.sock` for the fleet's nodes. */
+function removeStaleSockets(namespaces: string[]): void {
+  const dir = '/var/run/wireguard';
+  if (!existsSync(dir)) return;
+  const nodes = new Set(namespaces.map((ns) => ns.slice(NAMESPACE_PREFIX.length)));
+  for (const file of readdirSync(dir)) {
+    const match = /^fb([a-z][a-z0-9]*)-\d+\.sock$/.exec(file);
+    const path = uapiSocket(file.replace(/\.sock$/, ''));
+    if (match && nodes.has(match[1]) && lstatSync(path).isSocket()) rmSync(path, { force: true });
+  }
+}
+
+function checkPrerequisites(): void {
+  if (process.getuid?.() !== 0) throw new Error('the local fleet needs root (network namespaces); run as root');
+  const path = (process.env.PATH ?? '').split(delimiter);
+  const missing = REQUIRED_PROGRAMS.filter((p) => !path.some((dir) => isExecutable(join(dir, p))));
+  if (missing.length > 0) throw new Error(`missing program(s): ${missing.join(', ')}; run \`make setup\` (scripts/setup.sh)`);
+  if (!isExecutable(EMULATOR_BINARY)) throw new Error(`the WAN emulator is not built (${EMULATOR_BINARY}); run \`make setup\``);
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Network namespaces of the local fleet: one per node and the WAN namespace, joined by
+ * point-to-point veths. The WAN namespace does not forward, so a node reaches another only through
+ * the emulator. Every namespace carries a marker (an alias on its loopback) so that `down` and a
+ * later `up` recognise the ones this project created even when the state file is gone.
+ */
+import { runHost } from '../../activities/exec/run';
+import { NAMESPACE_PREFIX, NODE_UPLINK, WAN_NAMESPACE, type FleetPlan } from './plan';
+import { allDone, processArgv, stopPids } from './processes';
+
+export const NAMESPACE_MARKER = 'fragbench-fleet';
+
+/** Runs `ip` commands in one process (inside `namespace` when given); stops at the first failure. */
+async function ipBatch(commands: string[], namespace?: string, force = false): Promise<void> {
+  if (commands.length === 0) return;
+  const argv = ['ip', ...(namespace ? ['-n', namespace] : []), ...(force ? ['-force'] : []), '-batch', '-'];
+  await runHost(argv, { input: commands.join('\n') + '\n', allowFailure: force }, namespace ?? 'host');
+}
+
+export async function listNamespaces(): Promise<string[]> {
+  const { stdout } = await runHost(['ip', 'netns', 'list']);
+  return stdout
+    .split('\n')
+    .map((line) => line.split(' ')[0])
+    .filter(Boolean);
+}
+
+async function isMarked(namespace: string): Promise<boolean> {
+  const { code, stdout } = await runHost(['ip', '-n', namespace, '-j', 'link', 'show', 'lo'], { allowFailure: true });
+  if (code !== 0) return false;
+  const [lo] = JSON.parse(stdout) as { ifalias?: string }[];
+  return lo?.ifalias === NAMESPACE_MARKER;
+}
+
+/** Namespaces with the fleet prefix and the marker: what this project left on the host. */
+export async function markedNamespaces(): Promise<string[]> {
+  const candidates = (await listNamespaces()).filter((ns) => ns.startsWith(NAMESPACE_PREFIX));
+  const marked = await Promise.all(candidates.map(async (ns) => ((await isMarked(ns)) ? ns : undefined)));
+  return marked.filter((ns): ns is string => ns !== undefined);
+}
+
+export function plannedNamespaces(plan: FleetPlan): string[] {
+  return [WAN_NAMESPACE, ...plan.nodes.map((n) => n.namespace)];
+}
+
+/** Fails, before anything is created, when a namespace the plan needs already exists. */
+export async function checkNamespacesFree(plan: FleetPlan): Promise<void> {
+  const existing = new Set(await listNamespaces());
+  const taken = plannedNamespaces(plan).filter((ns) => existing.has(ns));
+  if (taken.length > 0) {
+    throw new Error(
+      `namespace(s) ${taken.join(', ')} already exist and were not made by a fragbench fleet; ` +
+        'rename the node(s) in the topology or remove those namespaces',
+    );
+  }
+}
+
+export async function createNamespaces(plan: FleetPlan): Promise<void> {
+  const hostCommands = plannedNamespaces(plan).map((ns) => `netns add ${ns}`);
+  for (const node of plan.nodes) {
+    hostCommands.push(`link add ${NODE_UPLINK} netns ${node.namespace} type veth peer name ${node.wanInterface} netns ${WAN_NAMESPACE}`);
+  }
+  await ipBatch(hostCommands);
+  const marker = [`link set lo alias ${NAMESPACE_MARKER}`, 'link set lo up'];
+  const wanCommands = [...marker];
+  for (const node of plan.nodes) {
+    wanCommands.push(`addr add ${node.wanAddress}/24 dev ${node.wanInterface}`, `link set ${node.wanInterface} up`);
+  }
+  await allDone<unknown>([
+    ipBatch(wanCommands, WAN_NAMESPACE),
+    // The emulator relays datagrams itself; the kernel must never route one node to another.
+    runHost(['ip', 'netns', 'exec', WAN_NAMESPACE, 'sysctl', '-qw', 'net.ipv4.ip_forward=0']),
+    ...plan.nodes.map((node) =>
+      ipBatch([...marker, `addr add ${node.underlayAddress}/24 dev ${NODE_UPLINK}`, `link set ${NODE_UPLINK} up`], node.namespace),
+    ),
+  ]);
+}
+
+/** PIDs of every process running inside a namespace. */
+async function namespacePids(namespace: string): Promise<number[]> {
+  const { stdout } = await runHost(['ip', 'netns', 'pids', namespace], { allowFailure: true });
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => pid !== process.pid && processArgv(pid) !== undefined);
+}
+
+/**
+ * Stops whatever still runs inside the namespaces (e.g. a database started in a node), then
+ * deletes them. Namespaces that do not exist are skipped.
+ */
+export async function deleteNamespaces(namespaces: string[]): Promise<void> {
+  const existing = new Set(await listNamespaces());
+  const present = namespaces.filter((ns) => existing.has(ns));
+  const pids = (await Promise.all(present.map(namespacePids))).flat();
+  await stopPids(pids);
+  await ipBatch(present.map((ns) => `netns del ${ns}`), undefined, true);
+}

@@ -1,0 +1,38 @@
+/**
+ * What the local fleet's own layers cost, so the emulator can add exactly the rest: the reference
+ * values are what ping and iperf3 measured between real sites, and here they are measured through
+ * tinc and WireGuard, which add time (the bare path RTT, measured at `up`) and bytes (below).
+ */
+
+/** MTU of the tinc interface: tinc's and WireGuard's headers fit inside WireGuard's 1420. */
+export const OVERLAY_MTU = 1300;
+
+const IPV4 = 20;
+const UDP = 8;
+/** TCP header with the timestamp option Linux uses. */
+const TCP = 32;
+/** tinc 1.0 in router mode: a fake Ethernet header, a sequence number, AES-CBC, a 4-byte MAC. */
+const TINC_ETHERNET = 14;
+const TINC_SEQNO = 4;
+const TINC_MAC = 4;
+const AES_BLOCK = 16;
+/** WireGuard data message: 16-byte header and 16-byte tag around the padded inner packet. */
+const WIREGUARD_HEADER = 16;
+const WIREGUARD_TAG = 16;
+const WIREGUARD_PAD = 16;
+
+const padTo = (n: number, block: number) => Math.ceil(n / block) * block;
+
+/**
+ * UDP payload bytes the emulator relays per byte of TCP payload a full-size overlay packet
+ * carries (tinc over UDP; tinc over its TCP meta connections costs within a percent of it).
+ * The emulator's rate cap counts relayed bytes, iperf3 counts TCP payload: the cap is raised
+ * by this factor so that iperf3 over the overlay measures the reference bandwidth.
+ */
+export function relayBytesPerPayloadByte(mtu = OVERLAY_MTU): number {
+  const payload = mtu - IPV4 - TCP;
+  // CBC pads to whole blocks and always adds at least one byte of padding.
+  const tinc = padTo(TINC_SEQNO + TINC_ETHERNET + mtu + 1, AES_BLOCK) + TINC_MAC;
+  const wireguard = WIREGUARD_HEADER + padTo(IPV4 + UDP + tinc, WIREGUARD_PAD) + WIREGUARD_TAG;
+  return wireguard / payload;
+}

@@ -1,0 +1,144 @@
+/**
+ * The local fleet's plan: every name, address and port derived from a topology, before anything
+ * is created. Pure, so the address plan is tested without root and `up` and `down` agree on names.
+ *
+ * Node i (1-based, topology order) lives in namespace `fb-<node>`, reached from the WAN namespace
+ * over a veth pair: node side 198.18.<i>.2/24 (`fb-wan`), WAN side 198.18.<i>.1/24 (`fb-<node>`).
+ * Its WireGuard interface for connection type t is `fb<node>-<t>` at 198.19.<t>.<i>/24, and its
+ * tinc overlay address is 198.19.100.<i>/24.
+ */
+import { clientOf, linkReference, linkType, type Topology } from '../../core/topology';
+
+export const WAN_NAMESPACE = 'fb-wan';
+export const NAMESPACE_PREFIX = 'fb-';
+/** Node-side name of the veth to the WAN namespace (each node namespace has its own). */
+export const NODE_UPLINK = 'fb-wan';
+export const OVERLAY_INTERFACE = 'fb-overlay';
+export const OVERLAY_PREFIX = 24;
+export const TINC_PORT = 655;
+const WIREGUARD_BASE_PORT = 51820;
+const EMULATOR_BASE_PORT = 40000;
+const OVERLAY_NET = 100;
+
+export interface PlannedInterface {
+  type: number;
+  name: string;
+  address: string;
+  listenPort: number;
+}
+
+export interface PlannedNode {
+  name: string;
+  site: string;
+  role: 'data' | 'client';
+  index: number;
+  namespace: string;
+  /** Node side of the veth pair (in the node's namespace). */
+  underlayAddress: string;
+  /** WAN side of the veth pair (in fb-wan), where the emulator listens for this node's links. */
+  wanAddress: string;
+  /** Name of the WAN-side veth, inside fb-wan. */
+  wanInterface: string;
+  overlayAddress: string;
+  interfaces: PlannedInterface[];
+}
+
+export interface PlannedEnd {
+  node: string;
+  interface: string;
+  /** This end's mesh address on the link's connection type. */
+  meshAddress: string;
+  /** The emulator's address:port on this end's veth: this node sends here to reach the other end. */
+  relayAddress: string;
+  /** This end's WireGuard address:port, where the emulator delivers. */
+  wireguardAddress: string;
+}
+
+export interface PlannedLink {
+  id: string;
+  /** Position in the topology's link list: the source of every per-link number (port, tc ids). */
+  index: number;
+  a: string;
+  b: string;
+  type: number;
+  latencyMs: number;
+  bandwidthMbps: number;
+  estimated?: boolean;
+  ends: [PlannedEnd, PlannedEnd];
+}
+
+export interface FleetPlan {
+  name: string;
+  clientNode: string;
+  nodes: PlannedNode[];
+  links: PlannedLink[];
+}
+
+export function interfaceName(node: string, type: number): string {
+  return `fb${node}-${type}`;
+}
+
+export function namespaceOf(node: string): string {
+  return `${NAMESPACE_PREFIX}${node}`;
+}
+
+export function planFleet(topology: Topology): FleetPlan {
+  const client = clientOf(topology);
+  const typesOf = new Map<string, Set<number>>(topology.nodes.map((n) => [n.name, new Set<number>()]));
+  for (const l of topology.links) {
+    typesOf.get(l.a)?.add(linkType(l));
+    typesOf.get(l.b)?.add(linkType(l));
+  }
+  const nodes: PlannedNode[] = topology.nodes.map((n, i) => {
+    const index = i + 1;
+    return {
+      name: n.name,
+      site: n.site,
+      role: n.name === client ? 'client' : 'data',
+      index,
+      namespace: namespaceOf(n.name),
+      underlayAddress: `198.18.${index}.2`,
+      wanAddress: `198.18.${index}.1`,
+      wanInterface: namespaceOf(n.name),
+      overlayAddress: `198.19.${OVERLAY_NET}.${index}`,
+      interfaces: [...(typesOf.get(n.name) ?? [])]
+        .sort((x, y) => x - y)
+        .map((type) => ({
+          type,
+          name: interfaceName(n.name, type),
+          address: `198.19.${type}.${index}`,
+          listenPort: WIREGUARD_BASE_PORT + type,
+        })),
+    };
+  });
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const links: PlannedLink[] = topology.links.map((l, index) => {
+    const type = linkType(l);
+    const port = EMULATOR_BASE_PORT + index;
+    const end = (name: string): PlannedEnd => {
+      const node = byName.get(name)!;
+      const iface = node.interfaces.find((f) => f.type === type)!;
+      return {
+        node: name,
+        interface: iface.name,
+        meshAddress: iface.address,
+        relayAddress: `${node.wanAddress}:${port}`,
+        wireguardAddress: `${node.underlayAddress}:${iface.listenPort}`,
+      };
+    };
+    return { ...linkReference({ ...l, type }), index, ends: [end(l.a), end(l.b)] };
+  });
+  return { name: topology.name, clientNode: client, nodes, links };
+}
+
+export function planNode(plan: FleetPlan, name: string): PlannedNode {
+  const node = plan.nodes.find((n) => n.name === name);
+  if (!node) throw new Error(`no node ${name} in fleet ${plan.name}`);
+  return node;
+}
+
+/** The far end of a link as seen from `node`, and the near one. */
+export function endsFrom(link: PlannedLink, node: string): { near: PlannedEnd; far: PlannedEnd } {
+  const [a, b] = link.ends;
+  return a.node === node ? { near: a, far: b } : { near: b, far: a };
+}

@@ -1,0 +1,87 @@
+/**
+ * The local fleet's private state directory: the plan it was built from, the processes it started,
+ * its keys and logs. Only root can read it (dirs 0700, key files 0600); private keys never leave it.
+ * A fleet exists exactly while `state.json` exists; `down` removes the whole directory.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { FleetPlan } from './plan';
+
+export const STATE_ROOT = '/var/lib/fragbench';
+export const FLEET_DIR = join(STATE_ROOT, 'fleet');
+/** Outside FLEET_DIR, so it outlives `down` removing the directory it guards. */
+export const LOCK_FILE = join(STATE_ROOT, 'fleet.lock');
+
+export const fleetPaths = {
+  state: join(FLEET_DIR, 'state.json'),
+  inventory: join(FLEET_DIR, 'inventory.json'),
+  shaping: join(FLEET_DIR, 'shaping.json'),
+  emulatorConfig: join(FLEET_DIR, 'emulator.json'),
+  emulatorSocket: join(FLEET_DIR, 'emulator.sock'),
+  logs: join(FLEET_DIR, 'logs'),
+  keys: join(FLEET_DIR, 'keys'),
+  tinc: join(FLEET_DIR, 'tinc'),
+  run: join(FLEET_DIR, 'run'),
+  log: (name: string) => join(FLEET_DIR, 'logs', `${name}.log`),
+  tincDir: (node: string) => join(FLEET_DIR, 'tinc', node),
+  wireguardKey: (node: string) => join(FLEET_DIR, 'keys', `${node}.wg.key`),
+  wireguardConfig: (iface: string) => join(FLEET_DIR, 'keys', `${iface}.conf`),
+};
+
+export type ProcessKind = 'emulator' | 'wireguard' | 'tinc';
+
+/** A process the fleet started: killed by PID, after checking the PID still runs that program. */
+export interface FleetProcess {
+  kind: ProcessKind;
+  /** Node (or `wan`) it belongs to, and the interface for WireGuard. */
+  owner: string;
+  pid: number;
+  /** argv[0] basename the process must have, so a recycled PID is never killed. */
+  program: string;
+}
+
+export interface FleetState {
+  status: 'building' | 'up';
+  /** PID of the `fleet up` that is building it (to tell a crashed build from a running one). */
+  builderPid: number;
+  createdAt: number;
+  /** Topology file the fleet was built from, for `status`. */
+  topologyFile: string;
+  plan: FleetPlan;
+  /** Namespaces created so far, in creation order. */
+  namespaces: string[];
+  processes: FleetProcess[];
+  /** Median overlay RTT with no emulated delay, measured at `up`: what shaping compensates for. */
+  baseRttMs?: number;
+  timings?: Record<string, number>;
+}
+
+export function readState(): FleetState | undefined {
+  if (!existsSync(fleetPaths.state)) return undefined;
+  return JSON.parse(readFileSync(fleetPaths.state, 'utf8')) as FleetState;
+}
+
+/** Atomic write, so a crash never leaves a half-written state behind. */
+export function writeState(state: FleetState): void {
+  writePrivate(fleetPaths.state, JSON.stringify(state, null, 2));
+}
+
+export function createFleetDir(): void {
+  for (const dir of [FLEET_DIR, fleetPaths.logs, fleetPaths.keys, fleetPaths.tinc, fleetPaths.run]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  }
+}
+
+export function removeFleetDir(): void {
+  rmSync(FLEET_DIR, { recursive: true, force: true });
+}
+
+/** Writes a file only root can read (keys, configs holding keys, state). */
+export function writePrivate(file: string, content: string, mode = 0o600): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, content, { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, file);
+}

@@ -1,0 +1,130 @@
+/**
+ * The tinc 1.0 overlay of the local fleet: one tincd per node, in router mode, over the WireGuard
+ * mesh. A node knows only the peers it has a link to, at the mesh addresses of those links, and
+ * every node is IndirectData, so tinc forwards hop by hop along its graph of meta connections
+ * (fewest hops, as the published set-up observed) and never tries a direct path that does not
+ * exist. Short ping settings make a cut link drop out of the graph within a few seconds.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { runHost } from '../../activities/exec/run';
+import { OVERLAY_MTU } from './overlay-cost';
+import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
+import { startProcess, waitUntilReady } from './processes';
+import { fleetPaths, writePrivate, type FleetProcess } from './state';
+
+/**
+ * Seconds. PingInterval 1 / PingTimeout 2: a silent meta connection is probed after 1 s and
+ * dropped 2 s later, so traffic is re-routed within ~3-4 s of a cut (defaults: 60 and 5).
+ * MaxTimeout 1 caps the reconnect back-off, so a restored link (or a peer that started a moment
+ * later) is connected within about a second.
+ */
+const TINC_TIMERS = ['PingInterval = 1', 'PingTimeout = 2', 'MaxTimeout = 1'];
+
+const readyFile = (node: string) => join(fleetPaths.run, `${node}.tinc-up`);
+
+/** Generates the node's RSA key pair into its private tinc directory; returns the public key (PEM). */
+export async function generateTincKey(node: string): Promise<string> {
+  const dir = fleetPaths.tincDir(node);
+  writePrivate(join(dir, 'tinc.conf'), `Name = ${node}\n`);
+  rmSync(join(dir, 'hosts', node), { force: true });
+  mkdirSync(join(dir, 'hosts'), { recursive: true, mode: 0o700 });
+  await runHost(['tincd', '-c', dir, '-K2048']);
+  const pem = /-----BEGIN RSA PUBLIC KEY-----[\s\S]*?-----END RSA PUBLIC KEY-----/.exec(readFileSync(join(dir, 'hosts', node), 'utf8'));
+  if (!pem) throw new Error(`tincd -K wrote no public key for ${node}`);
+  return pem[0];
+}
+
+export interface TincFile {
+  /** Relative to the node's tinc directory. */
+  path: string;
+  content: string;
+  mode: number;
+}
+
+/** tinc.conf, tinc-up and one host file per peer the node has a link to (plus its own). */
+export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<string, string>): TincFile[] {
+  const peers = peerAddresses(plan, node.name);
+  const byName = new Map(plan.nodes.map((n) => [n.name, n]));
+  const file = (path: string, lines: string[], mode = 0o600): TincFile => ({ path, content: lines.join('\n') + '\n', mode });
+  const conf = [
+    `Name = ${node.name}`,
+    'Mode = router',
+    `Interface = ${OVERLAY_INTERFACE}`,
+    'AddressFamily = ipv4',
+    'IndirectData = yes',
+    ...TINC_TIMERS,
+    // One meta connection per pair: the node listed first in the topology dials.
+    ...[...peers.keys()].filter((peer) => byName.get(peer)!.index > node.index).map((peer) => `ConnectTo = ${peer}`),
+  ];
+  const tincUp = [
+    '#!/bin/sh',
+    `ip addr add ${node.overlayAddress}/${OVERLAY_PREFIX} dev "$INTERFACE"`,
+    `ip link set dev "$INTERFACE" mtu ${OVERLAY_MTU} up`,
+    `touch ${readyFile(node.name)}`,
+  ];
+  const dataTransport = carriesDataOverTcp(plan) ? 'TCPOnly = yes' : 'PMTUDiscovery = no';
+  const host = (name: string, addresses: string[]) =>
+    file(join('hosts', name), [
+      ...addresses.map((a) => `Address = ${a} ${TINC_PORT}`),
+      `Port = ${TINC_PORT}`,
+      `Subnet = ${byName.get(name)!.overlayAddress}/32`,
+      'IndirectData = yes',
+      dataTransport,
+      publicKeys.get(name) ?? '',
+    ]);
+  return [
+    file('tinc.conf', conf),
+    file('tinc-up', tincUp, 0o700),
+    host(node.name, []),
+    ...[...peers].map(([peer, addresses]) => host(peer, addresses)),
+  ];
+}
+
+export function writeTincConfig(plan: FleetPlan, node: PlannedNode, publicKeys: Map<string, string>): void {
+  for (const f of tincFiles(plan, node, publicKeys)) writePrivate(join(fleetPaths.tincDir(node.name), f.path), f.content, f.mode);
+}
+
+/**
+ * tinc 1.0 sends a neighbour's UDP packets to the address it first learnt for that node and keeps
+ * it while the node stays reachable. With one connection type every node has one mesh address and
+ * that is always right. With several, the address can be that of a link since cut (the meta
+ * connection moved to another type while the node stayed reachable through others), and UDP to it
+ * is lost for good; so such fleets carry data over the meta connections themselves (TCPOnly),
+ * which always follow tinc's current graph. With one type, UDP needs no path MTU probing: the
+ * overlay MTU leaves room for every header.
+ */
+export function carriesDataOverTcp(plan: FleetPlan): boolean {
+  return new Set(plan.links.map((l) => l.type)).size > 1;
+}
+
+/** For each peer of `node`: the peer's mesh address on every link between them, by connection type. */
+function peerAddresses(plan: FleetPlan, node: string): Map<string, string[]> {
+  const peers = new Map<string, string[]>();
+  for (const link of [...plan.links].sort((x, y) => x.type - y.type)) {
+    if (link.a !== node && link.b !== node) continue;
+    const { far } = endsFrom(link, node);
+    peers.set(far.node, [...(peers.get(far.node) ?? []), far.meshAddress]);
+  }
+  return peers;
+}
+
+export function tincPidFile(node: string): string {
+  return join(fleetPaths.run, `${node}.tinc.pid`);
+}
+
+export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
+  rmSync(readyFile(node.name), { force: true });
+  const dir = fleetPaths.tincDir(node.name);
+  const started = await startProcess(node.namespace, 'tinc', `tinc-${node.name}`, [
+    'tincd',
+    '-D',
+    '-d1',
+    '-c',
+    dir,
+    `--pidfile=${tincPidFile(node.name)}`,
+    `--logfile=${fleetPaths.log(`tinc-${node.name}`)}`,
+  ]);
+  record(started);
+  await waitUntilReady(started, 'tinc-up to configure the overlay interface', 10_000, () => existsSync(readyFile(node.name)));
+}

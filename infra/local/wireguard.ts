@@ -1,0 +1,66 @@
+/**
+ * The WireGuard mesh of the local fleet: one userspace interface (wireguard-go) per node per
+ * connection type. Each peer's endpoint is the emulator's address on the node's own veth, so
+ * every datagram between two nodes passes through the emulator. Private keys stay in the fleet's
+ * state directory: written there by `wg genkey`, read by `wg setconf` from a 0600 file.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { runHost } from '../../activities/exec/run';
+import { endsFrom, type FleetPlan, type PlannedInterface, type PlannedNode } from './plan';
+import { startProcess, waitUntilReady } from './processes';
+import { fleetPaths, writePrivate, type FleetProcess } from './state';
+
+/** wireguard-go refuses to run where the kernel could have WireGuard unless told otherwise. */
+const USERSPACE_ENV = { WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: '1' };
+const UAPI_DIR = '/var/run/wireguard';
+
+export function uapiSocket(iface: string): string {
+  return `${UAPI_DIR}/${iface}.sock`;
+}
+
+/** Generates the node's key pair; the private key goes to a 0600 file, the public key is returned. */
+export async function generateWireguardKey(node: string): Promise<string> {
+  const { stdout: privateKey } = await runHost(['wg', 'genkey']);
+  writePrivate(fleetPaths.wireguardKey(node), privateKey);
+  const { stdout: publicKey } = await runHost(['wg', 'pubkey'], { input: privateKey });
+  return publicKey.trim();
+}
+
+/** Starts wireguard-go for one interface inside the node's namespace; resolves once it listens. */
+export async function startWireguard(node: PlannedNode, iface: PlannedInterface, record: (p: FleetProcess) => void): Promise<void> {
+  // A socket left by a killed wireguard-go would look like a ready one.
+  rmSync(uapiSocket(iface.name), { force: true });
+  const started = await startProcess(node.namespace, 'wireguard', iface.name, ['wireguard-go', '-f', iface.name], USERSPACE_ENV);
+  record(started);
+  await waitUntilReady(started, `${uapiSocket(iface.name)} to appear`, 10_000, () => existsSync(uapiSocket(iface.name)));
+}
+
+/** wg-quick style config of one interface: its key and port, and one peer per link of its type. */
+export function wireguardConfig(plan: FleetPlan, node: PlannedNode, iface: PlannedInterface, privateKey: string, publicKeys: Map<string, string>): string {
+  const lines = ['[Interface]', `PrivateKey = ${privateKey}`, `ListenPort = ${iface.listenPort}`];
+  for (const link of plan.links.filter((l) => l.type === iface.type && (l.a === node.name || l.b === node.name))) {
+    const { near, far } = endsFrom(link, node.name);
+    lines.push('', '[Peer]', `# ${link.id}`, `PublicKey = ${publicKeys.get(far.node)}`, `AllowedIPs = ${far.meshAddress}/32`, `Endpoint = ${near.relayAddress}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Keys, peers and the mesh address of one interface; the interface comes up afterwards. */
+export async function configureWireguard(
+  plan: FleetPlan,
+  node: PlannedNode,
+  iface: PlannedInterface,
+  publicKeys: Map<string, string>,
+): Promise<void> {
+  const file = fleetPaths.wireguardConfig(iface.name);
+  writePrivate(file, wireguardConfig(plan, node, iface, readPrivateKey(node.name), publicKeys));
+  // `wg` talks to the interface over its global UAPI socket, so it runs on the host.
+  await runHost(['wg', 'setconf', iface.name, file]);
+  await runHost(['ip', '-n', node.namespace, '-batch', '-'], {
+    input: `addr add ${iface.address}/24 dev ${iface.name}\nlink set ${iface.name} up\n`,
+  });
+}
+
+function readPrivateKey(node: string): string {
+  return readFileSync(fleetPaths.wireguardKey(node), 'utf8').trim();
+}

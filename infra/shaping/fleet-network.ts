@@ -1,0 +1,109 @@
+/**
+ * A fleet's network as scenarios change it: latency and bandwidth scales over the reference
+ * values, and the set of cut links. The settings are kept in a file next to the fleet (the local
+ * fleet's state directory, or one file per inventory name for VM fleets) so that a bandwidth epoch
+ * keeps the latency of the epoch before it, across activity calls and processes.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../../core/errors';
+import type { Inventory, InventoryLink } from '../../core/inventory';
+import { STATE_ROOT, fleetPaths, readState, writePrivate } from '../local/state';
+import { relayBytesPerPayloadByte } from '../local/overlay-cost';
+import { EmulatorShaper } from './emulator-shaper';
+import type { LinkShape, LinkShaper } from './shaper';
+import { TcShaper } from './tc-shaper';
+
+export interface NetworkSettings {
+  latencyScale: number;
+  bandwidthScale: number;
+  /** Ids of the links that are cut. */
+  cut: string[];
+}
+
+export const REFERENCE_SETTINGS: NetworkSettings = { latencyScale: 1, bandwidthScale: 1, cut: [] };
+
+export function settingsFile(inventory: Inventory): string {
+  return inventory.source === 'local' ? fleetPaths.shaping : join(STATE_ROOT, 'network', `${inventory.name}.json`);
+}
+
+export function shaperFor(inventory: Inventory): LinkShaper {
+  if (inventory.shaping === 'emulator') {
+    const state = readState();
+    if (!state) throw new Error('the inventory says the emulator shapes its links, but no local fleet is up');
+    return new EmulatorShaper(fleetPaths.emulatorSocket, { baseRttMs: state.baseRttMs ?? 0, relayBytesPerPayloadByte: relayBytesPerPayloadByte() });
+  }
+  return new TcShaper(inventory);
+}
+
+/** Every link's shape under the given scales. */
+export function shapeOf(link: InventoryLink, settings: NetworkSettings): LinkShape {
+  return { rttMs: link.latencyMs * settings.latencyScale, rateMbps: link.bandwidthMbps * settings.bandwidthScale };
+}
+
+export class FleetNetwork {
+  constructor(
+    readonly inventory: Inventory,
+    private readonly shaper: LinkShaper = shaperFor(inventory),
+    private readonly file: string = settingsFile(inventory),
+  ) {}
+
+  settings(): NetworkSettings {
+    if (!existsSync(this.file)) return { ...REFERENCE_SETTINGS };
+    return JSON.parse(readFileSync(this.file, 'utf8')) as NetworkSettings;
+  }
+
+  async setLatencyScale(scale: number): Promise<NetworkSettings> {
+    return this.applyScales({ ...this.settings(), latencyScale: checkScale(scale) });
+  }
+
+  async setBandwidthScale(scale: number): Promise<NetworkSettings> {
+    return this.applyScales({ ...this.settings(), bandwidthScale: checkScale(scale) });
+  }
+
+  async cut(id: string): Promise<NetworkSettings> {
+    const link = this.link(id);
+    await this.shaper.cut(link);
+    const settings = this.settings();
+    return this.save({ ...settings, cut: [...new Set([...settings.cut, id])] });
+  }
+
+  async restore(id: string): Promise<NetworkSettings> {
+    const link = this.link(id);
+    await this.shaper.restore(link);
+    const settings = this.settings();
+    return this.save({ ...settings, cut: settings.cut.filter((c) => c !== id) });
+  }
+
+  /** Every link back to its reference values and none cut. */
+  async reset(): Promise<NetworkSettings> {
+    await Promise.all(this.settings().cut.map((id) => this.shaper.restore(this.link(id))));
+    return this.applyScales({ ...REFERENCE_SETTINGS });
+  }
+
+  link(id: string): InventoryLink {
+    const link = this.inventory.links.find((l) => l.id === id);
+    if (!link) {
+      const some = this.inventory.links.slice(0, 5).map((l) => l.id).join(', ');
+      throw new InputError('link', `unknown link "${id}"; links look like <a>-<b>/<type>, e.g. ${some}`);
+    }
+    return link;
+  }
+
+  private async applyScales(settings: NetworkSettings): Promise<NetworkSettings> {
+    await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, shape: shapeOf(link, settings) })));
+    return this.save(settings);
+  }
+
+  private save(settings: NetworkSettings): NetworkSettings {
+    writePrivate(this.file, JSON.stringify(settings, null, 2));
+    return settings;
+  }
+}
+
+function checkScale(scale: number): number {
+  if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) {
+    throw new InputError('scale', `must be a number above 0 (e.g. 0.2 for a fifth of the reference), got ${scale}`);
+  }
+  return scale;
+}

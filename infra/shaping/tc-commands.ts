@@ -1,0 +1,116 @@
+/**
+ * The exact `tc` commands the tc back end runs, as argv lists (tested as such).
+ *
+ * Per WireGuard interface: an htb root `1:`; unclassified traffic passes unshaped. Per link end
+ * (link index k, so ids never collide, unlike tcconfig's random ones): class `1:<k+1>` (rate cap),
+ * a netem child `<k+0x100>:` (delay, loss), a u32 filter at prio 0x8000+k sending packets for the
+ * peer's mesh address into the class, and, while the link is cut, a u32 drop filter at prio k+1,
+ * which is looked at before every shaping filter. The drop filter cuts exactly one link: bringing
+ * the WireGuard interface down would cut every link of that connection type on the node, and
+ * removing the WireGuard peer would lose its handshake state and endpoint.
+ */
+
+/** What one end of a link needs: its interface, the peer's mesh address, and the link's index. */
+export interface TcEnd {
+  iface: string;
+  peerAddress: string;
+  linkIndex: number;
+}
+
+export interface TcShape {
+  delayMs: number;
+  /** null: no cap (the class gets NO_CAP_MBIT). */
+  rateMbps: number | null;
+  lossPercent: number;
+}
+
+/** htb needs a rate: "no cap" is one no WireGuard tunnel reaches. */
+export const NO_CAP_MBIT = 100_000;
+/** The 0x8000 split leaves 32767 links: cut filters below it, shaping filters above. */
+export const MAX_TC_LINKS = 0x7fff;
+const SHAPE_PRIO_BASE = 0x8000;
+const NETEM_HANDLE_BASE = 0x100;
+/** Full-size WireGuard packets, for sizing netem's queue. */
+const PACKET_BITS = 1500 * 8;
+
+const hex = (n: number) => n.toString(16);
+
+export function classId(end: TcEnd): string {
+  return `1:${hex(end.linkIndex + 1)}`;
+}
+
+export function netemHandle(end: TcEnd): string {
+  return `${hex(end.linkIndex + NETEM_HANDLE_BASE)}:`;
+}
+
+export function cutPrio(end: TcEnd): string {
+  return String(end.linkIndex + 1);
+}
+
+export function shapePrio(end: TcEnd): string {
+  return String(end.linkIndex + SHAPE_PRIO_BASE);
+}
+
+const mbit = (rate: number) => `${Number(rate.toFixed(3))}mbit`;
+const ms = (delay: number) => `${Number(delay.toFixed(3))}ms`;
+
+/**
+ * netem holds every packet in flight for the delay: its queue must hold a bandwidth-delay product
+ * (twice, for bursts), or it drops packets that a real long link would carry.
+ */
+export function netemLimit(shape: TcShape): number {
+  const rate = (shape.rateMbps ?? NO_CAP_MBIT) * 1e6;
+  return Math.max(1000, Math.ceil(((rate * shape.delayMs) / 1000 / PACKET_BITS) * 2));
+}
+
+export function rootCommand(iface: string): string[] {
+  return ['tc', 'qdisc', 'add', 'dev', iface, 'root', 'handle', '1:', 'htb'];
+}
+
+export function showRootCommand(iface: string): string[] {
+  return ['tc', 'qdisc', 'show', 'dev', iface, 'root'];
+}
+
+export function deleteRootCommand(iface: string): string[] {
+  return ['tc', 'qdisc', 'del', 'dev', iface, 'root'];
+}
+
+function classArgs(end: TcEnd, shape: TcShape): string[] {
+  const rate = mbit(shape.rateMbps ?? NO_CAP_MBIT);
+  return ['dev', end.iface, 'parent', '1:', 'classid', classId(end), 'htb', 'rate', rate, 'ceil', rate];
+}
+
+function netemArgs(end: TcEnd, shape: TcShape): string[] {
+  const loss = shape.lossPercent > 0 ? ['loss', `${shape.lossPercent}%`] : [];
+  return ['dev', end.iface, 'parent', classId(end), 'handle', netemHandle(end), 'netem', 'delay', ms(shape.delayMs), ...loss, 'limit', String(netemLimit(shape))];
+}
+
+/** Creates an end's class, netem and classifying filter (once, when the root is new). */
+export function setupEndCommands(end: TcEnd, shape: TcShape): string[][] {
+  return [
+    ['tc', 'class', 'add', ...classArgs(end, shape)],
+    ['tc', 'qdisc', 'add', ...netemArgs(end, shape)],
+    ['tc', 'filter', 'add', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', shapePrio(end), 'u32', 'match', 'ip', 'dst', `${end.peerAddress}/32`, 'flowid', classId(end)],
+  ];
+}
+
+/** Changes an end's shape in place: no moment without shaping, filters untouched. */
+export function shapeEndCommands(end: TcEnd, shape: TcShape): string[][] {
+  return [
+    ['tc', 'class', 'change', ...classArgs(end, shape)],
+    ['tc', 'qdisc', 'change', ...netemArgs(end, shape)],
+  ];
+}
+
+export function cutEndCommand(end: TcEnd): string[] {
+  return ['tc', 'filter', 'add', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', cutPrio(end), 'u32', 'match', 'ip', 'dst', `${end.peerAddress}/32`, 'action', 'drop'];
+}
+
+export function restoreEndCommand(end: TcEnd): string[] {
+  return ['tc', 'filter', 'del', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', cutPrio(end)];
+}
+
+/** `tc -batch` input line for an argv built above (drops the leading `tc`). */
+export function batchLine(argv: string[]): string {
+  return argv.slice(1).join(' ');
+}

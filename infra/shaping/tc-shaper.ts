@@ -1,0 +1,135 @@
+/**
+ * The tc back end, for fleets of VMs: each end of a link is shaped on egress of that node's
+ * WireGuard interface for the link's connection type (delay = half the RTT per direction), so the
+ * two ends together shape both directions. Commands for one node go out as one `tc -batch`.
+ */
+import type { ExecResult, NodeExec } from '../../core/exec';
+import { findNode, type Inventory, type InventoryLink } from '../../core/inventory';
+import { execFor } from '../../activities/exec/transports';
+import { oneWayDelayMs, type LinkShape, type LinkShaper, type ShapeItem } from './shaper';
+import {
+  MAX_TC_LINKS,
+  batchLine,
+  cutEndCommand,
+  deleteRootCommand,
+  restoreEndCommand,
+  rootCommand,
+  setupEndCommands,
+  shapeEndCommands,
+  showRootCommand,
+  type TcEnd,
+  type TcShape,
+} from './tc-commands';
+
+interface NodeEnd {
+  node: string;
+  end: TcEnd;
+}
+
+const UNSHAPED: TcShape = { delayMs: 0, rateMbps: null, lossPercent: 0 };
+
+export function tcShape(shape: LinkShape): TcShape {
+  return { delayMs: oneWayDelayMs(shape), rateMbps: shape.rateMbps ?? null, lossPercent: shape.lossPercent ?? 0 };
+}
+
+export class TcShaper implements LinkShaper {
+  /** Interfaces whose htb root and per-link rules are known to exist, `node/iface`. */
+  private readonly ready = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly inventory: Inventory,
+    private readonly execOf: (node: string) => NodeExec = (node) => execFor(findNode(inventory, node).exec),
+  ) {
+    if (inventory.links.length > MAX_TC_LINKS) {
+      throw new Error(`the tc back end numbers rules by link index and handles at most ${MAX_TC_LINKS} links`);
+    }
+  }
+
+  async apply(link: InventoryLink, shape: LinkShape): Promise<void> {
+    await this.applyMany([{ link, shape }]);
+  }
+
+  async applyMany(items: ShapeItem[]): Promise<void> {
+    const byNode = new Map<string, string[][]>();
+    for (const { link, shape } of items) {
+      for (const { node, end } of this.ends(link)) {
+        byNode.set(node, [...(byNode.get(node) ?? []), ...shapeEndCommands(end, tcShape(shape))]);
+      }
+    }
+    await Promise.all(
+      [...byNode].map(async ([node, commands]) => {
+        await this.setUp(node);
+        await this.batch(node, commands);
+      }),
+    );
+  }
+
+  async cut(link: InventoryLink): Promise<void> {
+    await Promise.all(
+      this.ends(link).map(async ({ node, end }) => {
+        await this.setUp(node);
+        // Dropping an earlier drop filter first keeps a repeated cut from stacking filters.
+        await this.run(node, restoreEndCommand(end), true);
+        await this.run(node, cutEndCommand(end));
+      }),
+    );
+  }
+
+  async restore(link: InventoryLink): Promise<void> {
+    await Promise.all(this.ends(link).map(({ node, end }) => this.run(node, restoreEndCommand(end), true)));
+  }
+
+  async clear(): Promise<void> {
+    this.ready.clear();
+    await Promise.all(
+      this.inventory.nodes.flatMap((node) => node.wireguard.map((wg) => this.run(node.name, deleteRootCommand(wg.name), true))),
+    );
+  }
+
+  /** The two ends of a link as tc sees them: the near interface and the far node's mesh address. */
+  ends(link: InventoryLink): NodeEnd[] {
+    const index = this.inventory.links.indexOf(link);
+    const linkIndex = index >= 0 ? index : this.inventory.links.findIndex((l) => l.id === link.id);
+    if (linkIndex < 0) throw new Error(`link ${link.id} is not in inventory ${this.inventory.name}`);
+    return link.ends.map((near, i) => {
+      const far = link.ends[1 - i];
+      const peer = findNode(this.inventory, far.node).wireguard.find((w) => w.type === link.type);
+      if (!peer) throw new Error(`node ${far.node} has no WireGuard interface for connection type ${link.type}`);
+      return { node: near.node, end: { iface: near.interface, peerAddress: peer.address, linkIndex } };
+    });
+  }
+
+  /** Creates the htb root and every link's rules on each of the node's interfaces, once. */
+  private setUp(node: string): Promise<void> {
+    let done = this.ready.get(node);
+    if (!done) {
+      done = this.setUpNode(node);
+      this.ready.set(node, done);
+      done.catch(() => this.ready.delete(node));
+    }
+    return done;
+  }
+
+  private async setUpNode(node: string): Promise<void> {
+    const ends = this.inventory.links.flatMap((link) => this.ends(link)).filter((e) => e.node === node);
+    const ifaces = [...new Set(ends.map((e) => e.end.iface))];
+    await Promise.all(
+      ifaces.map(async (iface) => {
+        const { stdout } = await this.run(node, showRootCommand(iface));
+        if (/\bhtb 1:/.test(stdout)) return;
+        const commands = [rootCommand(iface), ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED))];
+        await this.batch(node, commands);
+      }),
+    );
+  }
+
+  private batch(node: string, commands: string[][]): Promise<ExecResult> {
+    return this.run(node, ['tc', '-batch', '-'], false, commands.map(batchLine).join('\n') + '\n');
+  }
+
+  private run(node: string, argv: string[], allowFailure = false, input?: string): Promise<ExecResult> {
+    const target = findNode(this.inventory, node).exec;
+    const asRoot = target.transport === 'ssh' && target.user !== 'root' ? ['sudo', '-n', ...argv] : argv;
+    return this.execOf(node).run(asRoot, { allowFailure, input });
+  }
+}

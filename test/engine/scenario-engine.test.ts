@@ -1,0 +1,198 @@
+/**
+ * The scenario engine against a real Temporal dev server (the real `temporal` binary), the real
+ * worker with every real activity, and a real local fleet (fhc-4) running Redis Cluster:
+ * - a malformed scenario fails at once naming the field, and nothing starts;
+ * - a run started with one JSON payload, exactly as the UI's Start Workflow form sends it, runs
+ *   end to end (link cut and restore, a latency epoch, a ramped client), answers `progress`
+ *   mid-run, records samples and events on one clock, and leaves the fleet clean;
+ * - a cancelled run restores every link within 10 s.
+ * Workflows are bundled once for the whole file (worker/worker.ts keeps the bundle).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { runHost } from '../../activities/exec/run';
+import type { CellRecord, RunRecord } from '../../core/run-record';
+import { fleetDown, fleetUp } from '../../infra/local/fleet';
+import { fleetStatus } from '../../infra/local/status';
+import { temporalBinary } from '../../worker/dev-server';
+import { createWorker } from '../../worker/worker';
+import { progressQuery, type RunProgress, type RunSummary, type ScenarioInput } from '../../workflows/definitions';
+
+jest.setTimeout(240_000);
+
+const TASK_QUEUE = 'fragbench-engine-test';
+const DATA_NODES = ['sydney', 'pune', 'singapore'];
+const resultsDir = mkdtempSync(path.join(tmpdir(), 'fb-engine-results-'));
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let workerDone: Promise<void>;
+
+beforeAll(async () => {
+  process.env.FRAGBENCH_RESULTS_DIR = resultsDir;
+  env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
+  await fleetUp('fhc-4');
+  worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue: TASK_QUEUE });
+  workerDone = worker.run();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await workerDone;
+  await fleetDown();
+  await env?.teardown();
+  rmSync(resultsDir, { recursive: true, force: true });
+});
+
+function scenario(runPhase: Record<string, unknown>): Record<string, unknown> {
+  return {
+    name: 'engine-test',
+    experiment: 'quickstart',
+    fleet: { local: 'fhc-4' },
+    database: { name: 'redis', nodes: DATA_NODES },
+    ycsb: { workload: 'a', recordCount: 500, threads: 4, fieldCount: 10, fieldLength: 8, timeoutMs: 2000, retries: 1 },
+    matrix: { latencyScale: [0.2] },
+    windowSeconds: 20,
+    phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', ...runPhase }],
+  };
+}
+
+/** Starts the workflow the way the Temporal UI's form does: one `json/plain` payload. */
+async function startAsTheUiDoes(input: ScenarioInput): Promise<WorkflowHandle> {
+  const workflowId = `engine-test-${randomUUID().slice(0, 8)}`;
+  await env.client.workflowService.startWorkflowExecution({
+    namespace: 'default',
+    workflowId,
+    workflowType: { name: 'scenarioWorkflow' },
+    taskQueue: { name: TASK_QUEUE },
+    input: { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(input)) }] },
+    identity: 'temporal-ui-start-form',
+    requestId: randomUUID(),
+  });
+  return env.client.workflow.getHandle(workflowId);
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function cutLinks(): Promise<string[]> {
+  return (await fleetStatus()).links.filter((l) => l.cut).map((l) => l.id);
+}
+
+/** Redis servers still running in the fleet's data namespaces. */
+async function redisServers(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const node of DATA_NODES) {
+    const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${node}`]);
+    for (const pid of stdout.split('\n').filter(Boolean)) {
+      const comm = existsSync(`/proc/${pid}/comm`) ? readFileSync(`/proc/${pid}/comm`, 'utf8').trim() : '';
+      if (comm.startsWith('redis-server')) pids.push(Number(pid));
+    }
+  }
+  return pids;
+}
+
+function readJson<T>(...parts: string[]): T {
+  return JSON.parse(readFileSync(path.join(resultsDir, ...parts), 'utf8')) as T;
+}
+
+test('a malformed scenario fails at once naming the field, and nothing starts', async () => {
+  const bad = scenario({ duration: 30, events: [{ at: 5, cut: 'sydney-pune/2' }] });
+  const handle = await startAsTheUiDoes({ scenario: bad });
+  const failure = await handle.result().then(() => undefined, (err: unknown) => err);
+  expect(failure).toBeInstanceOf(WorkflowFailedError);
+  const cause = (failure as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ActivityFailure);
+  const input = (cause as ActivityFailure).cause as ApplicationFailure;
+  expect(input.type).toBe('InputError');
+  expect(input.message).toMatch(/^phases\[2\]\.events\[0\]\.cut: unknown link "sydney-pune\/2"; between sydney and pune fleet fhc-4 has: sydney-pune\/0/);
+
+  const history = await handle.fetchHistory();
+  const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+  expect(scheduled).toEqual(['prepareRun']);
+  const attempts = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+  expect(attempts).toEqual([1]);
+  expect(existsSync(path.join(resultsDir, handle.workflowId))).toBe(false);
+  expect(await cutLinks()).toEqual([]);
+});
+
+test('a run started with one JSON object runs end to end, answers progress mid-run and leaves the fleet clean', async () => {
+  const events = [
+    { at: 2, measureRtt: { count: 2 } },
+    { at: 8, cut: 'sydney-pune/0' },
+    { at: 16, restore: 'sydney-pune/0' },
+    { at: 20, latency: 0.4 },
+    { at: 24, clientStart: { name: 'extra', threads: 2 } },
+    { at: 34, clientStop: 'extra' },
+  ];
+  const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 40, events }) });
+
+  // Mid-run: the progress query names the cell and step, and has samples once a window finished.
+  const mid = await waitFor('a finished load window', 150_000, async () => {
+    const p = (await handle.query(progressQuery)) as RunProgress;
+    return p.cell?.step === 'run' && p.cell.latestSamples.length > 0 ? p : undefined;
+  });
+  expect(mid).toMatchObject({ status: 'running', cellIndex: 1, cellCount: 1, cell: { cellId: 'c1-lsf0.2' } });
+  const origin = mid.cell!.phaseStartedAt!;
+  expect(mid.cell!.latestSamples.at(-1)!.okPerS).toBeGreaterThan(0);
+
+  const summary = (await handle.result()) as RunSummary;
+  expect(summary).toMatchObject({ runId: handle.workflowId, status: 'completed', cells: [{ cellId: 'c1-lsf0.2', status: 'completed' }] });
+  expect(summary.cells[0].summary!.okOps).toBeGreaterThan(0);
+  expect(existsSync(summary.reportPath!)).toBe(true);
+
+  const run = readJson<RunRecord>(handle.workflowId, 'run.json');
+  expect(run).toMatchObject({ status: 'completed', scenario: 'engine-test', cellIds: ['c1-lsf0.2'] });
+  const cell = readJson<CellRecord>(handle.workflowId, 'cells', 'c1-lsf0.2.json');
+  expect(cell.phases.map((p) => p.name)).toEqual(['flush', 'load', 'run', 'run:extra']);
+  const [, , main, extra] = cell.phases;
+  // Samples of consecutive windows share the phase's axis: seconds since its origin, increasing.
+  const seconds = main.samples.map((s) => s.elapsedS);
+  expect(seconds.length).toBeGreaterThanOrEqual(25);
+  expect([...seconds].sort((a, b) => a - b)).toEqual(seconds);
+  expect(Math.max(...seconds)).toBeLessThanOrEqual(42);
+  // The ramped client ran only between its start and its stop (plus the seconds YCSB takes to start).
+  expect(extra.samples.length).toBeGreaterThan(3);
+  expect(extra.samples.filter((s) => s.elapsedS <= 24 || s.elapsedS > 34 + 5)).toEqual([]);
+  const stop = main.events.find((e) => e.kind === 'client-stop')!;
+  expect(stop.completedAt).toBe(extra.samples.at(-1)!.time);
+  // Every event fired, within 1 s of its offset, stamped on the samples' clock.
+  expect(main.events.map((e) => e.kind).sort()).toEqual(['client-start', 'client-stop', 'latency-epoch', 'link-cut', 'link-restore', 'measure-rtt']);
+  const lateness = main.events.map((e) => [e.label, e.requestedAt - (origin + e.scheduledOffsetS * 1000)] as const);
+  expect(lateness.filter(([, late]) => !(late >= 0 && late < 1000))).toEqual([]);
+  expect(main.rtt).toHaveLength(1);
+
+  expect(await cutLinks()).toEqual([]);
+  expect(await redisServers()).toEqual([]);
+});
+
+test('cancelling a run restores every link within 10 s and stops the cluster', async () => {
+  const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 300, events: [{ at: 3, cut: 'sydney-pune/0' }, { at: 4, cut: 'pune-seoul/0' }] }) });
+  await waitFor('both links cut', 150_000, async () => {
+    const cut = await cutLinks();
+    return cut.length === 2 ? cut : undefined;
+  });
+  const cancelledAt = Date.now();
+  await handle.cancel();
+  await waitFor('links restored', 10_000, async () => ((await cutLinks()).length === 0 ? true : undefined));
+  expect(Date.now() - cancelledAt).toBeLessThanOrEqual(10_000);
+
+  const failure = await handle.result().then(() => undefined, (err: unknown) => err);
+  expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+  expect(readJson<RunRecord>(handle.workflowId, 'run.json').status).toBe('cancelled');
+  expect(readdirSync(path.join(resultsDir, handle.workflowId, 'cells'))).toEqual(['c1-lsf0.2.json']);
+  expect(await redisServers()).toEqual([]);
+});

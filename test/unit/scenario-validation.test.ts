@@ -1,0 +1,110 @@
+/**
+ * Scenario validation: each malformed scenario is rejected with the path of the bad field and a
+ * hint; good ones expand into the cells, phases and timed events the engine runs.
+ */
+import { topologyView } from '../../activities/scenario-fleet';
+import { loadTopology } from '../../core/load-topology';
+import { planScenario, type ResolvedFleet } from '../../core/scenario-plan';
+import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
+import type { RunPlan } from '../../core/scenario';
+import { inputProblems } from '../support/input-problems';
+
+const fhc4: ResolvedFleet = { ref: { kind: 'local' }, view: topologyView(loadTopology('fhc-4')) };
+
+const BASE = `
+name: t
+experiment: quickstart
+fleet: { local: fhc-4 }
+database: { name: redis, nodes: [sydney, pune, singapore] }
+ycsb: { workload: a, recordCount: 100 }
+`;
+
+function plan(yaml: string, options = {}): RunPlan {
+  return planScenario(checkScenarioShape(parseScenarioText(yaml)), () => fhc4, options);
+}
+
+/** The problems a scenario is rejected with, one `field: problem` line each. */
+function problems(yaml: string): string[] {
+  return inputProblems(() => plan(yaml)).map((e) => e.message);
+}
+
+const run = (events: string, extra = '') => `${BASE}${extra}
+phases:
+  - phase: flush
+  - phase: run
+    duration: 100
+    events:
+${events}`;
+
+describe('malformed scenarios are rejected with the path of the bad field', () => {
+  test.each([
+    ['an unknown link, naming the links that pair has', run('      - { at: 10, cut: sydney-pune/2 }'),
+      /^phases\[1\]\.events\[0\]\.cut: unknown link "sydney-pune\/2"; between sydney and pune fleet fhc-4 has: sydney-pune\/0$/],
+    ['a link between nodes with no link', run('      - { at: 10, cut: sydney-nowhere/0 }'), /^phases\[1\]\.events\[0\]\.cut: unknown link "sydney-nowhere\/0": fleet fhc-4 has no link/],
+    ['a misspelt field, with the fields it could be', run('      - { at: 10, cutt: sydney-pune/0 }'), /^phases\[1\]\.events\[0\]\.cutt: unknown field; expected one of: at, every, times/],
+    ['a value of the wrong type', run('      - { at: 10, latency: fast }'), /^phases\[1\]\.events\[0\]\.latency: must be number or array$/],
+    ['an event past the phase', run('      - { at: 100, latency: 0.2 }'), /^phases\[1\]\.events\[0\]\.at: at 100 s is not before the phase's end/],
+    ['an event with two actions', run('      - { at: 10, latency: 0.2, remove: pune }'), /^phases\[1\]\.events\[0\]: needs exactly one action \(found latency, remove\)/],
+    ['an event with no action', run('      - { at: 10 }'), /^phases\[1\]\.events\[0\]: needs exactly one action \(found none\)/],
+    ['removing a node that is not a member', run('      - { at: 10, remove: seoul }'), /^phases\[1\]\.events\[0\]\.remove: "seoul" is not in the cluster at 10 s; members then: sydney, pune, singapore$/],
+    ['adding a node twice', run('      - { at: 10, add: seoul }\n      - { at: 20, add: seoul }'), /^phases\[1\]\.events\[1\]\.add: "seoul" is already in the cluster at 20 s/],
+    ['an unknown node', run('      - { at: 10, add: mars }'), /^phases\[1\]\.events\[0\]\.add: unknown data node "mars"; data nodes of fhc-4: sydney, pune, singapore, seoul$/],
+    ['restoring a link that is not cut', run('      - { at: 10, restore: sydney-pune/0 }'), /^phases\[1\]\.events\[0\]\.restore: link "sydney-pune\/0" is not cut at 10 s$/],
+    ['stopping a client that never started', run('      - { at: 10, clientStop: extra }'), /^phases\[1\]\.events\[0\]\.clientStop: no client "extra" is running at 10 s/],
+    ['a list item out of time', run('      - { at: 60, every: 20, cut: [sydney-pune/0, pune-seoul/0, sydney-seoul/0] }'), /^phases\[1\]\.events\[0\]\.cut\[2\]: at 100 s is not before the phase's end/],
+    ['times without every', run('      - { at: 10, times: 3, latency: 0.2 }'), /^phases\[1\]\.events\[0\]\.times: repeating needs `every: <seconds>`/],
+    ['a cluster too small to form', `${BASE.replace('[sydney, pune, singapore]', '[sydney, pune]')}phases: [{ phase: load }]`, /^database\.nodes: redis needs at least 3 nodes to form a cluster/],
+    ['the client as a data node', `${BASE.replace('pune, singapore', 'pune, client')}phases: [{ phase: load }]`, /^database\.nodes\[2\]: "client" is not a data node of fleet fhc-4/],
+    ['no database', `${BASE.replace('name: redis, ', '')}phases: [{ phase: load }]`, /^database\.name: is required/],
+    ['two fleet kinds', `${BASE.replace('{ local: fhc-4 }', '{ local: fhc-4, pulumiStack: x }')}phases: [{ phase: load }]`, /^fleet: needs exactly one of/],
+    ['a reference outside the matrix', `${BASE}matrix: { latencyScale: [0.2, 1] }\nreference: { latencyScale: 0.5 }\nphases: [{ phase: load }]`, /^reference\.latencyScale: 0\.5 is not one of matrix\.latencyScale$/],
+    ['a scalar in an unknown dimension', `${BASE}matrix: { layout: [a, b] }\nphases: [{ phase: load }]`, /^matrix\.layout\[0\]: "layout" is not one of database, workload/],
+    ['a bad workload in the matrix', `${BASE}matrix: { workload: [a, z] }\nphases: [{ phase: load }]`, /^matrix\.workload\[1\]: must be one of: a, b, c, d, e, f$/],
+    ['an unknown phase', `${BASE}phases: [{ phase: warmup }]`, /^phases\[0\]\.phase: must be one of: flush, load, run$/],
+    ['events in a phase bounded by operations', `${BASE}phases: [{ phase: run, operations: 10, events: [{ at: 1, latency: 0.2 }] }]`, /^phases\[0\]\.events\[0\]: events need the phase to have a duration/],
+  ])('%s', (_what, yaml, expected) => {
+    const found = problems(yaml);
+    expect(found).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
+  });
+
+  test('all problems are reported together', () => {
+    const found = problems(run('      - { at: 10, cut: sydney-pune/2 }\n      - { at: 20, remove: seoul }'));
+    expect(found).toHaveLength(2);
+  });
+
+  test('a problem in only some cells names them', () => {
+    const yaml = `${BASE}matrix:\n  side:\n    - { name: near, database: { nodes: [sydney, pune, singapore] } }\n    - { name: far, database: { nodes: [sydney, pune, mars] } }\nphases: [{ phase: load }]`;
+    expect(problems(yaml)).toEqual([expect.stringMatching(/^matrix\.side\[1\]\.database\.nodes\[2\]: "mars" is not a data node .*\(in cell c2-far\)$/)]);
+  });
+});
+
+describe('planning', () => {
+  test('the matrix expands in order, the reference value first, and every cell knows its reference', () => {
+    const p = plan(`${BASE}matrix: { workload: [a, b], latencyScale: [0.2, 1.0] }\nreference: { latencyScale: 1.0 }\nphases: [{ phase: load }]`);
+    expect(p.cells.map((c) => c.cellId)).toEqual(['c1-a-lsf1', 'c2-a-lsf0.2', 'c3-b-lsf1', 'c4-b-lsf0.2']);
+    expect(p.cells.map((c) => c.referenceCellId)).toEqual(['c1-a-lsf1', 'c1-a-lsf1', 'c3-b-lsf1', 'c3-b-lsf1']);
+    expect(p.cells[1]).toMatchObject({ latencyScale: 0.2, coordinates: { workload: 'a', latencyScale: 0.2 } });
+    expect(p.cells[3].phases[0]).toMatchObject({ kind: 'load', ycsb: { workload: 'b', recordCount: 100 } });
+  });
+
+  test('time scale shrinks offsets and durations; `every` expands lists and repetitions in time order', () => {
+    const p = plan(run('      - { at: 10, every: 30, times: 3, measureRtt: { count: 3 } }\n      - { at: 20, every: 30, cut: [sydney-pune/0, pune-seoul/0] }'), { timeScale: 0.1 });
+    const phase = p.cells[0].phases[1];
+    if (phase.kind !== 'run') throw new Error('expected a run phase');
+    expect(phase.durationS).toBeCloseTo(10);
+    expect(phase.events.map((e) => [Number(e.atS.toFixed(3)), e.label])).toEqual([
+      [1, 'ping matrix'], [2, 'cut sydney-pune/0'], [4, 'ping matrix'], [5, 'cut pune-seoul/0'], [7, 'ping matrix'],
+    ]);
+    expect(phase.events[1].path).toBe('phases[1].events[1].cut[0]');
+  });
+
+  test('membership carries from one run phase to the next', () => {
+    const yaml = `${BASE}phases:\n  - { phase: run, duration: 50, events: [{ at: 5, remove: pune }] }\n  - { phase: run, duration: 50, events: [{ at: 5, remove: pune }] }`;
+    expect(problems(yaml)).toEqual([expect.stringMatching(/^phases\[1\]\.events\[0\]\.remove: "pune" is not in the cluster/)]);
+  });
+
+  test('a run phase with neither duration nor operations runs the YCSB operation count', () => {
+    const p = plan(`${BASE}phases: [{ phase: run }]`);
+    expect(p.cells[0].phases[0]).toMatchObject({ kind: 'run', operations: 100_000, durationS: undefined });
+  });
+});

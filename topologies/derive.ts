@@ -1,0 +1,171 @@
+/**
+ * Derives the built-in topologies from the measured reference data in `topologies/reference/`,
+ * so no number is typed twice. `npx tsx topologies/derive.ts` rewrites the YAML files; a unit
+ * test fails when a file and this derivation disagree.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Document, isMap, isSeq } from 'yaml';
+import type { Topology, TopologyLink, TopologyNode } from '../core/topology';
+
+const HERE = __dirname;
+
+interface Datacenters {
+  source: string;
+  sites: string[];
+  links: { a: string; b: string; latencyMs: number; downloadMbps: number }[];
+}
+
+interface HybridRegions {
+  source: string;
+  private: { site: string };
+  measured: {
+    intraOpenstackRttMs: [number, number];
+    intraAzureRttMs: [number, number];
+    adelaideToEastUsSharedRttMs: [number, number];
+    adelaideToEastUsDownloadKBps: number;
+    adelaideToEastUsUploadKBps: number;
+  };
+  regions: { name: string; azureLocation: string; distanceKm: number }[];
+}
+
+function readReference<T>(file: string): T {
+  return JSON.parse(readFileSync(join(HERE, 'reference', file), 'utf8')) as T;
+}
+
+// ------------------------------------------------------------------ fragmented hybrid cloud
+
+const CLIENT = 'client';
+const CLIENT_BESIDE = 'singapore';
+/** The client shares Singapore's datacenter: a LAN hop, not a measured figure. */
+const CLIENT_LAN = { latencyMs: 1, bandwidthMbps: 1000 };
+/** Quick-run subset: the client's own site plus a near, a middle and a far site from it. */
+export const FHC4_SITES = ['singapore', 'sydney', 'pune', 'seoul'];
+
+function fragmented(name: string, sites: string[], description: string): Topology {
+  const ref = readReference<Datacenters>('datacenters-8.json');
+  const chosen = ref.links.filter((l) => sites.includes(l.a) && sites.includes(l.b));
+  const site = (s: string) => ref.sites.indexOf(s);
+  const nodes: TopologyNode[] = [...sites]
+    .sort((x, y) => site(x) - site(y))
+    .map((s) => ({ name: s, site: s }));
+  nodes.push({ name: CLIENT, site: CLIENT_BESIDE, note: `the load client, in ${CLIENT_BESIDE}'s datacenter` });
+  const links: TopologyLink[] = chosen.map((l) => ({ a: l.a, b: l.b, latencyMs: l.latencyMs, bandwidthMbps: l.downloadMbps }));
+  // The client sees every site the way Singapore does, plus a LAN hop to Singapore itself.
+  for (const l of chosen.filter((l) => l.a === CLIENT_BESIDE || l.b === CLIENT_BESIDE)) {
+    const other = l.a === CLIENT_BESIDE ? l.b : l.a;
+    links.push({ a: CLIENT, b: other, latencyMs: l.latencyMs, bandwidthMbps: l.downloadMbps, note: `${CLIENT_BESIDE}'s figures` });
+  }
+  links.push({
+    a: CLIENT,
+    b: CLIENT_BESIDE,
+    ...CLIENT_LAN,
+    estimated: true,
+    note: 'same datacenter: assumed LAN latency and bandwidth, not measured',
+  });
+  return {
+    name,
+    description,
+    source: `topologies/reference/datacenters-8.json: ${ref.source}`,
+    client: CLIENT,
+    nodes,
+    links,
+  };
+}
+
+// ------------------------------------------------------------------------------ hybrid cloud
+
+/** Enough nodes per side for every published layout: n_m with n+m = 8, and 1 + 8 public. */
+export const HYBRID_NODES_PER_SIDE = 8;
+/** Intra-cloud bandwidth was not measured; this is above what a local userspace tunnel carries. */
+const INTRA_CLOUD_MBPS = 1000;
+
+const mean = ([lo, hi]: [number, number]) => (lo + hi) / 2;
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** RTT from distance, per the reference notes: light in fibre there and back, times 1.35 route inflation. */
+export function estimatedRttMs(distanceKm: number): number {
+  return round1(distanceKm * 0.01 * 1.35);
+}
+
+function hybrid(regionName: string): Topology {
+  const ref = readReference<HybridRegions>('hybrid-regions.json');
+  const region = ref.regions.find((r) => r.name === regionName);
+  if (!region) throw new Error(`no region ${regionName} in hybrid-regions.json`);
+  const measuredRegion = region.azureLocation === 'eastus';
+  const interRtt = measuredRegion ? mean(ref.measured.adelaideToEastUsSharedRttMs) : estimatedRttMs(region.distanceKm);
+  // KB/s as the paper reports it, read as 1000 bytes: 8 * KB/s / 1000 = Mbit/s.
+  const interMbps = round1((ref.measured.adelaideToEastUsDownloadKBps * 8) / 1000);
+  const uploadMbps = round1((ref.measured.adelaideToEastUsUploadKBps * 8) / 1000);
+  const privateNodes = range(HYBRID_NODES_PER_SIDE).map((i) => ({ name: `prv${i}`, site: ref.private.site }));
+  const publicNodes = range(HYBRID_NODES_PER_SIDE).map((i) => ({ name: `pub${i}`, site: region.name }));
+  const client: TopologyNode = { name: CLIENT, site: ref.private.site, note: 'the load client, in the private cloud' };
+  const privateSide = [client, ...privateNodes];
+  const links: TopologyLink[] = [];
+  const intra = (group: TopologyNode[], rttMs: number, cloud: string) => {
+    pairs(group).forEach(([a, b]) =>
+      links.push({ a: a.name, b: b.name, latencyMs: rttMs, bandwidthMbps: INTRA_CLOUD_MBPS, estimated: true, note: `${cloud}: measured latency, assumed bandwidth` }),
+    );
+  };
+  intra(privateSide, mean(ref.measured.intraOpenstackRttMs), 'inside OpenStack');
+  intra(publicNodes, mean(ref.measured.intraAzureRttMs), 'inside Azure');
+  const interNote = measuredRegion
+    ? `measured Adelaide-East US; download figure (upload was ${uploadMbps} Mbit/s, not modelled: links are symmetric)`
+    : `latency estimated from ${region.distanceKm} km; bandwidth is the Adelaide-East US download figure`;
+  for (const a of privateSide) {
+    for (const b of publicNodes) {
+      links.push({ a: a.name, b: b.name, latencyMs: interRtt, bandwidthMbps: interMbps, ...(measuredRegion ? {} : { estimated: true }), note: interNote });
+    }
+  }
+  return {
+    name: `hybrid-${region.name}`,
+    description:
+      `Hybrid cloud: a private OpenStack group at ${ref.private.site} (prv1..prv${HYBRID_NODES_PER_SIDE}, plus the client) ` +
+      `and a public Azure group in ${region.name} (${region.azureLocation}, pub1..pub${HYBRID_NODES_PER_SIDE}, ${region.distanceKm} km away).`,
+    source: `topologies/reference/hybrid-regions.json: ${ref.source}`,
+    client: CLIENT,
+    nodes: [...privateSide, ...publicNodes],
+    links,
+  };
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i + 1);
+}
+
+function pairs<T>(items: T[]): [T, T][] {
+  return items.flatMap((a, i) => items.slice(i + 1).map((b): [T, T] => [a, b]));
+}
+
+// ------------------------------------------------------------------------------------ output
+
+export function builtInTopologyDefinitions(): Topology[] {
+  const ref = readReference<Datacenters>('datacenters-8.json');
+  return [
+    fragmented('fhc-8dc', ref.sites, 'Fragmented hybrid cloud: the 8 datacenters of the reference table, plus a client node beside Singapore.'),
+    fragmented('fhc-4', FHC4_SITES, 'Quick runs: 4 of the 8 datacenters (Singapore and a near, a middle and a far site from it), plus a client beside Singapore.'),
+    ...readReference<HybridRegions>('hybrid-regions.json').regions.map((r) => hybrid(r.name)),
+  ];
+}
+
+/** YAML text for a topology: one line per node and per link, so a file reads like a table. */
+export function topologyYaml(topology: Topology): string {
+  const doc = new Document(topology);
+  for (const key of ['nodes', 'links']) {
+    const seq = doc.get(key);
+    if (isSeq(seq)) seq.items.forEach((item) => isMap(item) && (item.flow = true));
+  }
+  doc.commentBefore = ' Generated from topologies/reference/ by topologies/derive.ts: edit that, then run `npx tsx topologies/derive.ts`.';
+  return doc.toString({ lineWidth: 0 });
+}
+
+export function topologyFilePath(topology: Topology): string {
+  return join(HERE, `${topology.name}.yaml`);
+}
+
+if (require.main === module) {
+  for (const topology of builtInTopologyDefinitions()) {
+    writeFileSync(topologyFilePath(topology), topologyYaml(topology));
+    console.log(`wrote ${topologyFilePath(topology)}`);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The one worker: every activity group and the scenario workflows on one task queue. Workflows
+ * are bundled once per process and the bundle reused by every worker it creates.
+ */
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { connectionOptions, describeTarget, temporalSettings, type TemporalSettings } from './connection';
+import { inputErrorInterceptor } from './input-errors';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The workflows bundled (2-3 s the first time), then the same bundle for every later worker. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundler });
+  return bundle;
+}
+
+const quiet = () => undefined;
+const quietBundler = { trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error, log: quiet };
+
+export interface WorkerOptions {
+  settings?: TemporalSettings;
+  /** An open connection to reuse (tests); otherwise one is opened from `settings`. */
+  connection?: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+}
+
+export async function createWorker(options: WorkerOptions = {}): Promise<Worker> {
+  const settings = options.settings ?? temporalSettings();
+  const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(settings)));
+  // Loaded here, not at the top: a process that only bundles or connects needs none of them.
+  const activities = require('../activities') as Record<string, unknown>;
+  return Worker.create({
+    connection,
+    namespace: options.namespace ?? settings.namespace,
+    taskQueue: options.taskQueue ?? settings.taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+    interceptors: { activity: [inputErrorInterceptor] },
+    // ycsbRun heartbeats its latest per-second sample: pass each on, so live views see every second
+    // (by default the SDK forwards one heartbeat per 0.8 x heartbeat timeout).
+    maxHeartbeatThrottleInterval: '1s',
+  });
+}
+
+/** `fragbench worker`: runs until SIGINT/SIGTERM, finishing the activities it holds. */
+export async function runWorker(settings: TemporalSettings = temporalSettings()): Promise<void> {
+  const worker = await createWorker({ settings });
+  console.log(`fragbench worker: polling ${describeTarget(settings)}`);
+  await worker.run();
+}

@@ -1,0 +1,83 @@
+/**
+ * Every activity the scenario workflows call, each group with its own timeouts and retry policy.
+ * Bad input is never retried: activities throw InputError, which the worker turns into a
+ * non-retryable ApplicationFailure of that type (and the policies name it too).
+ */
+import type { Duration } from '@temporalio/common';
+import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { DatabaseActivities, LoadActivities, NetworkActivities, ResultsActivities } from '../activities/contracts';
+import type { ScenarioActivities } from '../activities/scenario';
+import type { EventAction } from '../core/scenario';
+
+const NON_RETRYABLE = ['InputError'];
+
+function retrying(maximumAttempts: number, maximumInterval: Duration = '30s'): ActivityOptions['retry'] {
+  return { initialInterval: '1s', backoffCoefficient: 2, maximumInterval, maximumAttempts, nonRetryableErrorTypes: NON_RETRYABLE };
+}
+
+/**
+ * Activities that a cancelled or aborted run abandons at once rather than waits for, so cleanup
+ * (links restored, clusters stopped) starts within seconds.
+ */
+const abandonOnCancel = { cancellationType: ActivityCancellationType.TRY_CANCEL };
+
+export const network = proxyActivities<NetworkActivities>({
+  startToCloseTimeout: '2 min',
+  retry: retrying(5),
+});
+
+/** Cluster activities heartbeat every second: a crashed worker is noticed in seconds, not at the timeout. */
+const CLUSTER_HEARTBEAT = '30s';
+
+export const cluster = proxyActivities<DatabaseActivities>({
+  // Forming a cluster or moving its data under high latency takes minutes.
+  startToCloseTimeout: '30 min',
+  heartbeatTimeout: CLUSTER_HEARTBEAT,
+  retry: retrying(2, '1 min'),
+  ...abandonOnCancel,
+});
+
+export const load = proxyActivities<LoadActivities>({
+  startToCloseTimeout: '2 h',
+  retry: retrying(2, '1 min'),
+  ...abandonOnCancel,
+});
+
+/** YCSB's load phase heartbeats every second like its run phase; the flush does not. */
+export const loadOptions: ActivityOptions = { startToCloseTimeout: '2 h', heartbeatTimeout: '30s', retry: retrying(2, '1 min'), ...abandonOnCancel };
+
+/** One load window: a crashed worker is noticed within the heartbeat timeout and repeats only this window. */
+export function windowOptions(windowS: number, summary: string): ActivityOptions {
+  return {
+    startToCloseTimeout: `${Math.ceil(windowS) + 120}s`,
+    heartbeatTimeout: '10s',
+    retry: retrying(3, '10s'),
+    summary,
+    ...abandonOnCancel,
+  };
+}
+
+export const results = proxyActivities<ResultsActivities>({
+  startToCloseTimeout: '5 min',
+  retry: retrying(10, '1 min'),
+});
+
+export const scenario = proxyActivities<ScenarioActivities>({
+  startToCloseTimeout: '2 min',
+  retry: retrying(3),
+});
+
+/** Per kind of event: a resize may take many minutes, a shaping change seconds. */
+export function eventOptions(action: EventAction, summary: string): ActivityOptions {
+  const base = { summary, ...abandonOnCancel };
+  switch (action.kind) {
+    case 'resize-add':
+    case 'resize-remove':
+      return { ...base, startToCloseTimeout: '30 min', heartbeatTimeout: CLUSTER_HEARTBEAT, retry: retrying(2, '1 min') };
+    case 'measure-rtt':
+    case 'measure-traffic':
+      return { ...base, startToCloseTimeout: '5 min', retry: retrying(3) };
+    default:
+      return { ...base, startToCloseTimeout: '1 min', retry: retrying(5, '5s') };
+  }
+}

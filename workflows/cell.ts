@@ -1,0 +1,112 @@
+/**
+ * One matrix cell, as a child workflow: set the network to the cell's epoch, form the cluster,
+ * run the phases, and always clean up (links restored, shaping cleared, the cluster this cell
+ * formed stopped) in a scope that cancellation cannot interrupt; then record the cell.
+ */
+import {
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PhaseRecord } from '../core/run-record';
+import type { Sample } from '../core/samples';
+import { summarizeCell } from '../report/summary';
+import { cluster, load, loadOptions, network, results } from './activities';
+import {
+  abortSignal,
+  cellProgressSignal,
+  LATEST_SAMPLES,
+  progressQuery,
+  type CellInput,
+  type CellProgress,
+  type CellResult,
+  type CellStatus,
+} from './definitions';
+import { emptyPhase } from './phase-record';
+import { runPhase, type CellContext } from './run-phase';
+
+export async function cellWorkflow(input: CellInput): Promise<CellResult> {
+  const { runId, cell } = input;
+  const { fleet, database } = cell;
+  const progress: CellProgress = { cellId: cell.cellId, step: 'starting', latestSamples: [] };
+  const parent = workflowInfo().parent;
+  const ctx: CellContext = {
+    cell,
+    progress,
+    phases: [] as PhaseRecord[],
+    aborted: () => aborted,
+    report(update) {
+      Object.assign(progress, update);
+      // Best effort: the run's progress query shows the cell's; losing one update is harmless.
+      if (parent) getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(cellProgressSignal, progress).catch(() => undefined);
+    },
+    samples(samples: Sample[]) {
+      ctx.report({ latestSamples: [...progress.latestSamples, ...samples].slice(-LATEST_SAMPLES) });
+    },
+  };
+  setHandler(progressQuery, () => progress);
+
+  let aborted = false;
+  setHandler(abortSignal, () => {
+    aborted = true;
+  });
+
+  let status: CellStatus = 'completed';
+  let failure: unknown;
+  let clusterStarted = false;
+  try {
+    ctx.report({ step: 'reset network' });
+    await network.resetNetwork({ fleet });
+    if (cell.latencyScale !== undefined) await network.applyLatencyEpoch({ fleet, scale: cell.latencyScale });
+    if (cell.bandwidthScale !== undefined) await network.applyBandwidthEpoch({ fleet, scale: cell.bandwidthScale });
+    // A cell forms its own cluster: one left on this fleet by a run that died first would clash.
+    ctx.report({ step: `stop any leftover ${database}` });
+    await cluster.stopCluster({ fleet, database });
+    ctx.report({ step: `start ${database} on ${cell.nodes.length} nodes` });
+    // Set before the call: a start that fails half-way still leaves processes to stop.
+    clusterStarted = true;
+    await cluster.startCluster({ fleet, database, nodes: cell.nodes, settings: cell.settings });
+    for (const phase of cell.phases) {
+      if (aborted) break;
+      ctx.report({ step: phase.name });
+      if (phase.kind === 'flush') {
+        ctx.phases.push(emptyPhase(phase.name));
+        await load.flushDatabase({ fleet, database });
+      } else if (phase.kind === 'load') {
+        const record = emptyPhase(phase.name);
+        ctx.phases.push(record);
+        const series = await load.ycsbLoad.executeWithOptions(loadOptions, [{ fleet, database, settings: phase.ycsb }]);
+        Object.assign(record, { samples: series.samples, totals: series.totals });
+      } else {
+        await runPhase(ctx, phase);
+      }
+    }
+  } catch (err) {
+    failure = err;
+    status = isCancellation(err) ? 'cancelled' : 'failed';
+  }
+  if (aborted && status === 'completed') status = 'aborted';
+
+  const summary = await CancellationScope.nonCancellable(async () => {
+    ctx.report({ step: 'cleanup', nextEvent: undefined });
+    // Every step is tried even when an earlier one fails: a cluster left running costs more than a late error.
+    const attempt = async (step: () => Promise<unknown>) => {
+      try {
+        await step();
+      } catch (err) {
+        failure ??= err;
+        status = status === 'completed' || status === 'aborted' ? 'failed' : status;
+      }
+    };
+    await attempt(() => network.resetNetwork({ fleet }));
+    if (clusterStarted) await attempt(() => cluster.stopCluster({ fleet, database }));
+    const cellSummary = summarizeCell(ctx.phases, input.reference);
+    await attempt(() => results.recordCell({ runId, cell: { cellId: cell.cellId, coordinates: cell.coordinates, phases: ctx.phases, summary: cellSummary } }));
+    ctx.report({ step: status });
+    return cellSummary;
+  });
+  if (failure !== undefined) throw failure;
+  return { cellId: cell.cellId, coordinates: cell.coordinates, status, summary };
+}

@@ -1,0 +1,95 @@
+/**
+ * What the outside world exchanges with the scenario workflows: their input (one JSON object, as
+ * the Temporal UI's Start Workflow form sends it), their results, the `progress` query and the
+ * `abort` signal. Clients (the CLI, tests) import this module; it holds no workflow logic.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { CellSummary } from '../core/run-record';
+import type { Sample } from '../core/samples';
+import type { CellPlan } from '../core/scenario';
+
+export const TASK_QUEUE_DEFAULT = 'fragbench';
+
+export interface ScenarioInput {
+  /** The scenario file's content as JSON. Either this or `scenarioFile`. */
+  scenario?: unknown;
+  /** A scenario file the worker reads, relative to the project root, e.g. `scenarios/quickstart.yaml`. */
+  scenarioFile?: string;
+  options?: {
+    /** Overrides the scenario's timeScale (0.1 rehearses ten times faster). */
+    timeScale?: number;
+    /** Overrides the scenario's windowSeconds. */
+    windowSeconds?: number;
+  };
+}
+
+export interface CellInput {
+  runId: string;
+  cell: CellPlan;
+  /** The reference cell's summary, when it ran before this one. */
+  reference?: Pick<CellSummary, 'throughputOpsPerS' | 'bytesTransferred'>;
+}
+
+export type CellStatus = 'completed' | 'aborted' | 'failed' | 'cancelled';
+
+export interface CellResult {
+  cellId: string;
+  coordinates: Record<string, string | number>;
+  status: CellStatus;
+  summary?: CellSummary;
+  error?: string;
+}
+
+export interface RunSummary {
+  runId: string;
+  scenario: string;
+  status: 'completed' | 'aborted' | 'failed';
+  cells: CellResult[];
+  reportPath?: string;
+}
+
+/** What a cell is doing now. */
+export interface CellProgress {
+  cellId: string;
+  /** e.g. `start cluster`, `load`, `run` */
+  step: string;
+  /** The last event that finished, with its label and requested time. */
+  lastEvent?: { label: string; requestedAt: number };
+  /** Events requested and not finished yet (a resize can take minutes). */
+  running?: string[];
+  /** The next event due, with its offset into the run phase. */
+  nextEvent?: { label: string; atS: number };
+  /** Host-clock start of the current run phase (the origin of its samples' elapsedS). */
+  phaseStartedAt?: number;
+  phaseDurationS?: number;
+  /** The most recent per-second samples from finished load windows. */
+  latestSamples: Sample[];
+}
+
+export interface RunProgress {
+  runId: string;
+  scenario?: string;
+  status: 'preparing' | 'running' | 'cleaning up' | 'finished';
+  cellIndex?: number;
+  cellCount?: number;
+  /** Workflow id of the running cell, for reading its live heartbeats. */
+  cellWorkflowId?: string;
+  cell?: CellProgress;
+  cellsDone: CellResult[];
+  aborted: boolean;
+}
+
+export const progressQuery = defineQuery<RunProgress | CellProgress>('progress');
+/** Stops gracefully: the running load window ends, no further event or cell starts, cleanup runs, results are kept. */
+export const abortSignal = defineSignal<[reason?: string]>('abort');
+/** A cell tells its run what it is doing, so the run's `progress` query shows it. */
+export const cellProgressSignal = defineSignal<[CellProgress]>('cellProgress');
+
+/** Samples kept in progress: enough for a live line and a glance, small enough for a query. */
+export const LATEST_SAMPLES = 5;
+
+/** A workflow id made into a run id (a directory name): letters, digits, `.`, `-`, `_`. */
+export function runIdFor(workflowId: string): string {
+  const safe = workflowId.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  return (safe || 'run').slice(0, 128);
+}

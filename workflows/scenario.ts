@@ -1,0 +1,128 @@
+/**
+ * A scenario run: validate it against the fleet (nothing starts if that fails), then one child
+ * workflow per matrix cell, in order; finally mark the run finished and render its report. A
+ * cancelled run still cleans up; an aborted one stops after the running load window and keeps
+ * what ran. Returns a small summary: the per-second samples live in the results store.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  setHandler,
+  startChild,
+  workflowInfo,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { CellSummary } from '../core/run-record';
+import type { CellPlan, RunPlan } from '../core/scenario';
+import { cluster, network, results, scenario } from './activities';
+import { cellWorkflow } from './cell';
+import {
+  abortSignal,
+  cellProgressSignal,
+  progressQuery,
+  runIdFor,
+  type CellResult,
+  type RunProgress,
+  type RunSummary,
+  type ScenarioInput,
+} from './definitions';
+
+function errorMessage(err: unknown): string {
+  const messages: string[] = [];
+  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.message && !messages.includes(e.message)) messages.push(e.message);
+  }
+  return messages.join(': ') || String(err);
+}
+
+/** After a cancel the cells may not have finished their own cleanup: do it for every fleet and database once more. */
+async function cleanUpAfter(plan: RunPlan): Promise<void> {
+  const seen = new Set<string>();
+  for (const cell of plan.cells) {
+    const fleetKey = JSON.stringify(cell.fleet);
+    if (!seen.has(fleetKey)) await network.resetNetwork({ fleet: cell.fleet });
+    seen.add(fleetKey);
+  }
+  for (const cell of plan.cells) {
+    const key = JSON.stringify([cell.fleet, cell.database]);
+    if (!seen.has(key)) await cluster.stopCluster({ fleet: cell.fleet, database: cell.database });
+    seen.add(key);
+  }
+}
+
+export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary> {
+  const runId = runIdFor(workflowInfo().workflowId);
+  const progress: RunProgress = { runId, status: 'preparing', cellsDone: [], aborted: false };
+  let current: ChildWorkflowHandle<typeof cellWorkflow> | undefined;
+  let currentCellId: string | undefined;
+  setHandler(progressQuery, () => progress);
+  setHandler(cellProgressSignal, (cell) => {
+    // A late update from a finished cell must not overwrite the running one's.
+    if (cell.cellId === currentCellId) progress.cell = cell;
+  });
+  setHandler(abortSignal, () => {
+    progress.aborted = true;
+    current?.signal(abortSignal).catch(() => undefined);
+  });
+
+  const { plan, record } = await scenario.prepareRun({ runId, scenario: input.scenario, scenarioFile: input.scenarioFile, options: input.options });
+  await results.recordRunStart({ record });
+  Object.assign(progress, { scenario: plan.scenario, status: 'running', cellCount: plan.cells.length });
+
+  const summaries = new Map<string, CellSummary>();
+  const runCell = async (cell: CellPlan): Promise<CellResult> => {
+    const reference = cell.referenceCellId && cell.referenceCellId !== cell.cellId ? summaries.get(cell.referenceCellId) : undefined;
+    try {
+      current = await startChild(cellWorkflow, {
+        workflowId: `${runId}.${cell.cellId}`,
+        args: [{ runId, cell, reference }],
+        staticSummary: `cell ${cell.cellId}`,
+      });
+      if (progress.aborted) await current.signal(abortSignal);
+      return await current.result();
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return { cellId: cell.cellId, coordinates: cell.coordinates, status: 'failed', error: errorMessage(err) };
+    } finally {
+      current = undefined;
+    }
+  };
+
+  let cancelled: unknown;
+  try {
+    for (const [i, cell] of plan.cells.entries()) {
+      if (progress.aborted) break;
+      currentCellId = cell.cellId;
+      Object.assign(progress, { cellIndex: i + 1, cellWorkflowId: `${runId}.${cell.cellId}`, cell: undefined });
+      const result = await runCell(cell);
+      progress.cellsDone.push(result);
+      if (result.summary) summaries.set(cell.cellId, result.summary);
+    }
+  } catch (err) {
+    cancelled = err;
+  }
+
+  const cells = progress.cellsDone;
+  const failed = cells.filter((c) => c.status === 'failed');
+  const status: RunSummary['status'] = failed.length > 0 ? 'failed' : progress.aborted ? 'aborted' : 'completed';
+  progress.status = 'cleaning up';
+  const { reportPath } = await CancellationScope.nonCancellable(async () => {
+    if (cancelled !== undefined) await cleanUpAfter(plan);
+    const finish = cancelled !== undefined || status === 'aborted' ? 'cancelled' : status;
+    return results.finishRun({ runId, status: finish, finishedAt: Date.now() });
+  });
+  progress.status = 'finished';
+  if (cancelled !== undefined) throw cancelled;
+
+  const summary: RunSummary = { runId, scenario: plan.scenario, status, cells, reportPath };
+  if (failed.length > 0) {
+    throw ApplicationFailure.create({
+      type: 'CellsFailed',
+      message: `${failed.length} of ${plan.cells.length} cells failed; first: ${failed[0].cellId}: ${failed[0].error}`,
+      nonRetryable: true,
+      details: [summary],
+    });
+  }
+  return summary;
+}
