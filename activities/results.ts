@@ -28,6 +28,17 @@ function checkRecord(record: RunRecord): void {
   record.cellIds.forEach((id, i) => checkPathSegment(id, `record.cellIds[${i}]`));
 }
 
+/** A cell's database flags and version join the run's, so every figure can show them. */
+function clusterFacts(run: RunRecord, cell: CellRecord): Pick<RunRecord, 'nonDefaultSettings' | 'versions'> {
+  if (!cell.cluster) return { nonDefaultSettings: run.nonDefaultSettings, versions: run.versions };
+  const { database, version, nonDefaultSettings } = cell.cluster;
+  const flags = Object.fromEntries(Object.entries(nonDefaultSettings).map(([k, v]) => [`${database}: ${k}`, v]));
+  return {
+    nonDefaultSettings: { ...run.nonDefaultSettings, ...flags },
+    versions: { ...run.versions, [database]: version },
+  };
+}
+
 /** root: the results directory; by default $FRAGBENCH_RESULTS_DIR or ./results, read at each call. */
 export function createResultsActivities(root?: string): ResultsActivities {
   const store = () => new ResultsStore(root ?? defaultResultsDir());
@@ -53,7 +64,8 @@ export function createResultsActivities(root?: string): ResultsActivities {
       await oneAtATime(runId, async () => {
         const run = await results.readRun(runId);
         await results.writeCell(runId, cell);
-        if (!run.cellIds.includes(cell.cellId)) await results.writeRun({ ...run, cellIds: [...run.cellIds, cell.cellId] });
+        const cellIds = run.cellIds.includes(cell.cellId) ? run.cellIds : [...run.cellIds, cell.cellId];
+        await results.writeRun({ ...run, cellIds, ...clusterFacts(run, cell) });
       });
     },
 

@@ -75,6 +75,8 @@ export interface CellSummary {
 
 export interface CellRecord {
   cellId: string;
+  /** Database and version this cell ran, and its settings that differ from the database's defaults. */
+  cluster?: { database: string; version: string; nonDefaultSettings: Record<string, string> };
   /** The matrix coordinates of this cell, e.g. { database: 'redis', workload: 'a', latencyScale: 0.2 }. */
   coordinates: Record<string, string | number>;
   phases: PhaseRecord[];

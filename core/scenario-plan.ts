@@ -154,7 +154,7 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
   const phases = file.phases.map((phase, i): PlannedPhase => {
     const path = `phases[${i}]`;
     const name = phaseName(file, i);
-    if (phase.phase === 'flush') return { kind: 'flush', name };
+    if (phase.phase === 'flush') return { kind: 'flush', name, fieldCount: s.ycsb.fieldCount };
     const ycsb: YcsbSettings = { ...s.ycsb, ...phase.ycsb };
     if (phase.phase === 'load') return { kind: 'load', name, ycsb };
     const operations = phase.operations ?? (phase.duration === undefined ? ycsb.operationCount : undefined);

@@ -123,7 +123,7 @@ export interface PlannedEvent {
 }
 
 export type PlannedPhase =
-  | { kind: 'flush'; name: string }
+  | { kind: 'flush'; name: string; /** Tables are re-made for this record shape. */ fieldCount: number }
   | { kind: 'load'; name: string; ycsb: YcsbSettings }
   | {
       kind: 'run';

@@ -10,7 +10,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PhaseRecord } from '../core/run-record';
+import type { CellRecord, PhaseRecord } from '../core/run-record';
 import type { Sample } from '../core/samples';
 import { summarizeCell } from '../report/summary';
 import { cluster, load, loadOptions, network, results } from './activities';
@@ -56,6 +56,7 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
   let status: CellStatus = 'completed';
   let failure: unknown;
   let clusterStarted = false;
+  let clusterFacts: CellRecord['cluster'];
   try {
     ctx.report({ step: 'reset network' });
     await network.resetNetwork({ fleet });
@@ -67,13 +68,14 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
     ctx.report({ step: `start ${database} on ${cell.nodes.length} nodes` });
     // Set before the call: a start that fails half-way still leaves processes to stop.
     clusterStarted = true;
-    await cluster.startCluster({ fleet, database, nodes: cell.nodes, settings: cell.settings });
+    const info = await cluster.startCluster({ fleet, database, nodes: cell.nodes, settings: cell.settings });
+    clusterFacts = { database, version: info.version, nonDefaultSettings: info.nonDefaultSettings };
     for (const phase of cell.phases) {
       if (aborted) break;
       ctx.report({ step: phase.name });
       if (phase.kind === 'flush') {
         ctx.phases.push(emptyPhase(phase.name));
-        await load.flushDatabase({ fleet, database });
+        await load.flushDatabase({ fleet, database, fieldCount: phase.fieldCount });
       } else if (phase.kind === 'load') {
         const record = emptyPhase(phase.name);
         ctx.phases.push(record);
@@ -103,7 +105,7 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
     await attempt(() => network.resetNetwork({ fleet }));
     if (clusterStarted) await attempt(() => cluster.stopCluster({ fleet, database }));
     const cellSummary = summarizeCell(ctx.phases, input.reference);
-    await attempt(() => results.recordCell({ runId, cell: { cellId: cell.cellId, coordinates: cell.coordinates, phases: ctx.phases, summary: cellSummary } }));
+    await attempt(() => results.recordCell({ runId, cell: { cellId: cell.cellId, coordinates: cell.coordinates, cluster: clusterFacts, phases: ctx.phases, summary: cellSummary } }));
     ctx.report({ step: status });
     return cellSummary;
   });
