@@ -1,5 +1,5 @@
 /** RTT over the overlay with ping, run on the sending node. */
-import type { NodeExec } from '../../core/exec';
+import { CommandError, type NodeExec } from '../../core/exec';
 
 export interface PingResult {
   /** Mean RTT of the replies; null when none came back. */
@@ -31,6 +31,9 @@ export function parsePing(stdout: string): PingResult {
 
 export async function ping(exec: NodeExec, address: string, count: number, intervalS = PING_INTERVAL_S): Promise<PingResult> {
   // ping exits 1 when replies are missing: that is a result here, not a failure.
-  const { stdout } = await exec.run(pingArgv(address, count, intervalS), { allowFailure: true, timeoutMs: (count * intervalS + 10) * 1000 });
-  return parsePing(stdout);
+  const argv = pingArgv(address, count, intervalS);
+  const result = await exec.run(argv, { allowFailure: true, timeoutMs: (count * intervalS + 10) * 1000 });
+  // Exit 1 is "some replies missing"; anything else means ping itself failed.
+  if (result.code !== 0 && result.code !== 1) throw new CommandError(argv, exec.where, result);
+  return parsePing(result.stdout);
 }

@@ -3,7 +3,7 @@ import { startEmulator, type DirectionShaping, type EmulatorConfig } from './emu
 import { WAN_NAMESPACE, type FleetPlan } from './plan';
 import { fleetPaths, writePrivate, type FleetProcess } from './state';
 
-/** Every link relayed end to end, unshaped: `up` measures the bare path, then applies the reference. */
+/** Every link relayed end to end, unshaped: `up` measures the overlay's own cost, then applies the reference. */
 export function emulatorConfig(plan: FleetPlan): EmulatorConfig {
   const unshaped: DirectionShaping = { delayMs: 0, rateMbps: null, lossPercent: 0 };
   return {

@@ -12,19 +12,21 @@ import { ping } from '../../activities/probes/ping';
 import { median } from '../../activities/probes/quantile';
 import { FleetNetwork } from '../shaping/fleet-network';
 import { startWanEmulator } from './emulator';
-import { EMULATOR_BINARY } from './emulator-client';
+import { EMULATOR_BINARY, EmulatorClient } from './emulator-client';
 import { localInventory } from './inventory';
 import { withFleetLock } from './lock';
 import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespaces, plannedNamespaces } from './namespaces';
 import { NAMESPACE_PREFIX, planFleet, planNode, type FleetPlan } from './plan';
 import { allDone, runs, stopPids, waitFor } from './processes';
 import { createFleetDir, fleetPaths, readState, removeFleetDir, writePrivate, writeState, type FleetProcess, type FleetState } from './state';
-import { generateTincKey, startTinc, writeTincConfig } from './tinc';
+import { generateTincKey, startTinc, waitForTincMesh, writeTincConfig } from './tinc';
 import { configureWireguard, generateWireguardKey, startWireguard, uapiSocket } from './wireguard';
 
 export type Progress = (line: string) => void;
 
 const REQUIRED_PROGRAMS = ['ip', 'wg', 'wireguard-go', 'tincd', 'ping', 'iperf3', 'ss'];
+/** One-way delay given to a few links while measuring what the overlay adds to it. */
+const CALIBRATION_DELAY_MS = 5;
 /** How long the overlay may take to connect every node after the last tincd started. */
 const OVERLAY_TIMEOUT_MS = 30_000;
 
@@ -123,7 +125,7 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
     ),
   );
   await step('overlay connected', () => waitForOverlay(plan));
-  state.baseRttMs = await step('bare path RTT measured', () => measureBaseRtt(plan));
+  state.baseRttMs = await step('overlay cost measured', () => measureBaseRtt(plan));
   writeState(state);
   const inventory = localInventory(plan, wireguardKeys);
   writePrivate(fleetPaths.inventory, JSON.stringify(inventory, null, 2), 0o644);
@@ -136,33 +138,41 @@ function keyMap(plan: FleetPlan, keys: string[]): Map<string, string> {
   return new Map(plan.nodes.map((n, i) => [n.name, keys[i]]));
 }
 
-/** Every node reaches the first node over the overlay and back (tinc has a connected graph). */
+/**
+ * Every tincd has its meta connections (so the daemons are past their start-up work) and every
+ * node reaches the first node over the overlay and back (so the data path works).
+ */
 async function waitForOverlay(plan: FleetPlan): Promise<void> {
+  await waitForTincMesh(plan, OVERLAY_TIMEOUT_MS);
   const [first, ...others] = plan.nodes;
   const reach = (from: string, to: string) =>
     waitFor(`overlay ${from} -> ${to}`, OVERLAY_TIMEOUT_MS, async () => {
       const result = await ping(new NetnsExec(planNode(plan, from).namespace), planNode(plan, to).overlayAddress, 1);
       return result.avgMs ?? undefined;
     });
-  await Promise.all(others.flatMap((n) => [reach(first.name, n.name), reach(n.name, first.name)]));
+  await allDone(others.flatMap((n) => [reach(first.name, n.name), reach(n.name, first.name)]));
 }
 
 /**
- * Median RTT over the overlay across a few direct links before any delay is added: the cost of
- * WireGuard, tinc and the relay, which the emulator subtracts so that ping reports the reference.
+ * What the overlay adds to an emulated link's RTT: WireGuard, tinc, and the relay's own cost of
+ * holding a packet (timer wake-ups), measured across a few direct links given a known delay; the
+ * emulator subtracts it so that ping reports the reference. Measured once tinc has finished
+ * connecting (its start-up work would inflate it); the median, so a rare spike does not count.
  */
 async function measureBaseRtt(plan: FleetPlan): Promise<number> {
   const sample = plan.links.slice(0, 4);
-  const replies = await Promise.all(
+  await new EmulatorClient(fleetPaths.emulatorSocket).setMany(
+    sample.map((link) => ({ link: link.id, dir: 'both', delayMs: CALIBRATION_DELAY_MS })),
+  );
+  const replies = await allDone(
     sample.map(async (link) => {
-      const result = await ping(new NetnsExec(planNode(plan, link.a).namespace), planNode(plan, link.b).overlayAddress, 40, 0.02);
+      const result = await ping(new NetnsExec(planNode(plan, link.a).namespace), planNode(plan, link.b).overlayAddress, 40, 0.05);
       return result.samplesMs;
     }),
   );
   const all = replies.flat();
-  if (all.length === 0) throw new Error('no reply over the overlay while measuring the bare path');
-  // The median: a busy host adds occasional spikes that are not the path's cost.
-  return median(all);
+  if (all.length === 0) throw new Error('no reply over the overlay while measuring its cost');
+  return Math.max(0, median(all) - 2 * CALIBRATION_DELAY_MS);
 }
 
 export function isRunning(state: FleetState): boolean {

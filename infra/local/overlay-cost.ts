@@ -1,7 +1,7 @@
 /**
  * What the local fleet's own layers cost, so the emulator can add exactly the rest: the reference
  * values are what ping and iperf3 measured between real sites, and here they are measured through
- * tinc and WireGuard, which add time (the bare path RTT, measured at `up`) and bytes (below).
+ * tinc and WireGuard, which add time (the overlay RTT cost, measured at `up`) and bytes (below).
  */
 
 /** MTU of the tinc interface: tinc's and WireGuard's headers fit inside WireGuard's 1420. */

@@ -80,7 +80,7 @@ export async function waitFor<T>(what: string, timeoutMs: number, check: () => T
  * Niceness of the fleet's network daemons: the emulated network must not slow down when the
  * databases sharing this host keep its cores busy (the emulator itself runs at real-time priority).
  */
-const NETWORK_NICENESS = '-10';
+const NETWORK_NICENESS = '-20';
 
 /**
  * Starts a long-lived fleet network daemon inside a namespace, at raised priority, its output

@@ -51,7 +51,7 @@ export interface FleetState {
   /** Namespaces created so far, in creation order. */
   namespaces: string[];
   processes: FleetProcess[];
-  /** Median overlay RTT with no emulated delay, measured at `up`: what shaping compensates for. */
+  /** RTT the overlay adds to an emulated link's delay, measured at `up`: what shaping subtracts. */
   baseRttMs?: number;
   timings?: Record<string, number>;
 }

@@ -28,7 +28,7 @@ export interface FleetStatus {
   topology?: string;
   phase?: 'building' | 'up';
   createdAt?: number;
-  /** RTT of the bare path (no emulated delay), subtracted from every link's delay. */
+  /** RTT the overlay itself adds to a link (measured at `up`), subtracted from every link's delay. */
   baseRttMs?: number;
   settings?: NetworkSettings;
   nodes: { name: string; site: string; role: string; namespace: string; namespaceExists: boolean; overlayAddress: string }[];
@@ -38,7 +38,7 @@ export interface FleetStatus {
     bandwidthMbps: number;
     estimated: boolean;
     cut: boolean;
-    /** What ping over the link should report now: emulated delay both ways plus the bare path. */
+    /** What ping over the link should report now: emulated delay both ways plus the overlay's cost. */
     expectedRttMs?: number;
     /** What iperf3 over the link should report now (a->b): the relay's cap less the overlay's bytes. */
     expectedMbps?: number | null;
@@ -127,7 +127,7 @@ export function formatStatus(status: FleetStatus): string {
   );
   if (status.settings) {
     const cut = status.settings.cut.length ? status.settings.cut.join(', ') : 'none';
-    lines.push(`shaping: latency x${status.settings.latencyScale}, bandwidth x${status.settings.bandwidthScale}; cut: ${cut}; bare path RTT ${fixed(status.baseRttMs, 2)} ms`);
+    lines.push(`shaping: latency x${status.settings.latencyScale}, bandwidth x${status.settings.bandwidthScale}; cut: ${cut}; overlay RTT cost ${fixed(status.baseRttMs, 2)} ms`);
   }
   if (status.emulatorError) lines.push(`emulator: ${status.emulatorError}`);
   lines.push('', 'node        site        role    namespace      overlay');

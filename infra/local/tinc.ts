@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runHost } from '../../activities/exec/run';
 import { OVERLAY_MTU } from './overlay-cost';
 import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
-import { startProcess, waitUntilReady } from './processes';
+import { startProcess, waitFor, waitUntilReady } from './processes';
 import { fleetPaths, writePrivate, type FleetProcess } from './state';
 
 /**
@@ -107,6 +107,23 @@ function peerAddresses(plan: FleetPlan, node: string): Map<string, string[]> {
     peers.set(far.node, [...(peers.get(far.node) ?? []), far.meshAddress]);
   }
   return peers;
+}
+
+/** Peers this node's tincd has had a meta connection activated with, from its log. */
+export function activatedPeers(node: string): Set<string> {
+  const log = existsSync(fleetPaths.log(`tinc-${node}`)) ? readFileSync(fleetPaths.log(`tinc-${node}`), 'utf8') : '';
+  return new Set([...log.matchAll(/Connection with (\S+) \(.*\) activated/g)].map((m) => m[1]));
+}
+
+/** Resolves once every tincd has a meta connection to every peer it has a link to. */
+export function waitForTincMesh(plan: FleetPlan, timeoutMs: number): Promise<true> {
+  return waitFor(`every tinc meta connection`, timeoutMs, () => {
+    const missing = plan.nodes.flatMap((node) => {
+      const connected = activatedPeers(node.name);
+      return [...peerAddresses(plan, node.name).keys()].filter((peer) => !connected.has(peer)).map((peer) => `${node.name}-${peer}`);
+    });
+    return missing.length === 0 ? true : undefined;
+  }, 100);
 }
 
 export function tincPidFile(node: string): string {

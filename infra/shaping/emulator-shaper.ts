@@ -1,7 +1,7 @@
 /**
  * The emulator back end, for the local fleet: each link's two directions get half the RTT each,
- * less half the bare path's RTT (WireGuard, tinc and the relay's own cost, measured at `up`), so
- * that ping over the overlay reports the configured figure; and the rate cap is raised by the
+ * less half the RTT the overlay itself adds (WireGuard, tinc, the relay's own cost; measured at
+ * `up`), so that ping over the overlay reports the configured figure; and the rate cap is raised by the
  * bytes tinc and WireGuard add, so that iperf3 over the overlay measures the configured bandwidth.
  */
 import type { InventoryLink } from '../../core/inventory';
@@ -10,7 +10,7 @@ import { oneWayDelayMs, type LinkShape, type LinkShaper, type ShapeItem } from '
 
 /** What the fleet's own layers add, which the emulator leaves out. */
 export interface OverlayCost {
-  /** RTT over the overlay with no emulated delay. */
+  /** RTT the overlay adds to an emulated link's delay. */
   baseRttMs: number;
   /** Relayed bytes per byte of TCP payload on the overlay. */
   relayBytesPerPayloadByte: number;
