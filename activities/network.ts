@@ -9,7 +9,7 @@ import type { FleetRef } from '../core/fleet-ref';
 import { InputError } from '../core/errors';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';
 import type { NodeExec } from '../core/exec';
-import { loadInventory } from '../core/inventory-loader';
+import { loadInventory } from './inventory-loader';
 import { execFor } from './exec/transports';
 import { ping } from './probes/ping';
 import { iperfPort, measureThroughput } from './probes/iperf';

@@ -12,7 +12,7 @@ import { NetnsExec } from '../activities/exec/transports';
 import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, overlayRoute, restoreLink } from '../activities/network';
 import { ping } from '../activities/probes/ping';
 import { median, quantile } from '../activities/probes/quantile';
-import { loadInventory } from '../core/inventory-loader';
+import { loadInventory } from '../activities/inventory-loader';
 import { findNode, type Inventory } from '../core/inventory';
 import type { Topology } from '../core/topology';
 import { fleetDown, fleetUp } from '../infra/local/fleet';

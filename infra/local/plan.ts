@@ -8,6 +8,7 @@
  * tinc overlay address is 198.19.100.<i>/24.
  */
 import { clientOf, linkReference, linkType, type Topology } from '../../core/topology';
+import type { InventoryLink } from '../../core/inventory';
 
 export const WAN_NAMESPACE = 'fb-wan';
 export const NAMESPACE_PREFIX = 'fb-';
@@ -54,16 +55,9 @@ export interface PlannedEnd {
   wireguardAddress: string;
 }
 
-export interface PlannedLink {
-  id: string;
+export interface PlannedLink extends Omit<InventoryLink, 'ends'> {
   /** Position in the topology's link list: the source of every per-link number (port, tc ids). */
   index: number;
-  a: string;
-  b: string;
-  type: number;
-  latencyMs: number;
-  bandwidthMbps: number;
-  estimated?: boolean;
   ends: [PlannedEnd, PlannedEnd];
 }
 

@@ -5,7 +5,7 @@ import { runs } from './processes';
 import { fleetPaths, readState } from './state';
 import { relayBytesPerPayloadByte } from './overlay-cost';
 import { FleetNetwork, type NetworkSettings } from '../shaping/fleet-network';
-import { loadInventory } from '../../core/inventory-loader';
+import { loadInventory } from '../../activities/inventory-loader';
 
 interface ProcessStatus {
   kind: string;

@@ -3,12 +3,12 @@
  * file, or a Pulumi stack's `inventory` output.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { InputError } from './errors';
-import type { FleetRef } from './fleet-ref';
-import type { Inventory } from './inventory';
-import { validateInventory } from './validate-inventory';
-import { runHost } from '../activities/exec/run';
-import { CommandError } from './exec';
+import { InputError } from '../core/errors';
+import type { FleetRef } from '../core/fleet-ref';
+import type { Inventory } from '../core/inventory';
+import { validateInventory } from '../core/validate-inventory';
+import { runHost } from './exec/run';
+import { CommandError } from '../core/exec';
 import { fleetPaths } from '../infra/local/state';
 
 const LOCAL_INVENTORY = fleetPaths.inventory;
