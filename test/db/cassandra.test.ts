@@ -38,7 +38,7 @@ test('forms a 3-node cluster within 90 s with the ycsb keyspace and table', asyn
   expect(info.formedInMs).toBeLessThanOrEqual(90_000);
   expect(info.version).toMatch(/^5\.0\./);
   expect(info.members).toEqual(['tlb1', 'tlb2', 'tlb3']);
-  expect(info.nonDefaultSettings).toMatchObject({ 'cassandra.ring_delay_ms': '1000', 'cassandra.skip_wait_for_gossip_to_settle': '0' });
+  expect(info.nonDefaultSettings).toMatchObject({ 'cassandra.ring_delay_ms': '5000', 'cassandra.skip_wait_for_gossip_to_settle': '0' });
   expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']), healthy: true });
 
   const [replication] = await query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = '${KEYSPACE}'`);

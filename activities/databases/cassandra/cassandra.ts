@@ -39,6 +39,13 @@ import {
 } from './config';
 import { parseNodetoolStatus, type EndpointStatus } from './nodetool-status';
 
+/**
+ * The speed-up's ring delay. Cassandra also waits at most this long for a seed to answer a
+ * joining node's gossip shadow round: 1 s was too short when the 2 cores were busy
+ * ("Unable to contact any seeds"), 5 s still forms 3 nodes well within 90 s.
+ */
+const RING_DELAY_MS = 5000;
+
 type CassandraMember = Member;
 
 interface CassandraOptions {
@@ -101,7 +108,7 @@ function readOptions(settings: ClusterSettings, clusterSize: number): CassandraO
   return {
     heapMb: num('heapMb', 512),
     numTokens: num('numTokens', 16),
-    ringDelayMs: o.speedUps === false ? undefined : num('ringDelayMs', 1000),
+    ringDelayMs: o.speedUps === false ? undefined : num('ringDelayMs', RING_DELAY_MS),
     replication,
     fieldCount: num('fieldCount', 10),
     readConsistency: String(o.readConsistency ?? 'QUORUM'),
