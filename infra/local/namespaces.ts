@@ -5,6 +5,7 @@
  * later `up` recognise the ones this project created even when the state file is gone.
  */
 import { runHost } from '../../activities/exec/run';
+import { netnsArgv } from '../../activities/exec/transports';
 import { NAMESPACE_PREFIX, NODE_UPLINK, WAN_NAMESPACE, type FleetPlan } from './plan';
 import { allDone, processArgv, stopPids } from './processes';
 
@@ -68,12 +69,16 @@ export async function createNamespaces(plan: FleetPlan): Promise<void> {
   }
   await allDone<unknown>([
     ipBatch(wanCommands, WAN_NAMESPACE),
-    // The emulator relays datagrams itself; the kernel must never route one node to another.
-    runHost(['ip', 'netns', 'exec', WAN_NAMESPACE, 'sysctl', '-qw', 'net.ipv4.ip_forward=0']),
+    disableForwarding(WAN_NAMESPACE),
     ...plan.nodes.map((node) =>
       ipBatch([...marker, `addr add ${node.underlayAddress}/24 dev ${NODE_UPLINK}`, `link set ${NODE_UPLINK} up`], node.namespace),
     ),
   ]);
+}
+
+/** The emulator relays datagrams itself; the kernel of its namespace must never route one node to another. */
+export function disableForwarding(namespace: string): Promise<unknown> {
+  return runHost(netnsArgv(namespace, ['sysctl', '-qw', 'net.ipv4.ip_forward=0']));
 }
 
 /** PIDs of every process running inside a namespace. */

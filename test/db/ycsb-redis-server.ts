@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runHost, spawnHostDetached } from '../../activities/exec/run';
 import { tail } from '../../core/exec';
+import { netnsArgv } from '../../activities/exec/transports';
 
 export interface RedisProcess {
   pid: number;
@@ -41,7 +42,7 @@ function alive(pid: number): boolean {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startRedis(options: { port: number; namespace?: string }): Promise<RedisProcess> {
-  const inNs = (argv: string[]) => (options.namespace ? ['ip', 'netns', 'exec', options.namespace, ...argv] : argv);
+  const inNs = (argv: string[]) => (options.namespace ? netnsArgv(options.namespace, argv) : argv);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fb-ycsb-redis-'));
   const logFile = path.join(dir, 'redis.log');
   const pid = spawnHostDetached(

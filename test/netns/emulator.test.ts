@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../activities/exec/run';
 import { NetnsExec } from '../../activities/exec/transports';
-import { deleteNamespaces } from '../../infra/local/namespaces';
+import { deleteNamespaces, disableForwarding } from '../../infra/local/namespaces';
 import { processArgv, stopPids, waitFor } from '../../infra/local/processes';
 import { startEmulator, type EmulatorConfig, type LinkStats, type RunningEmulator } from '../../infra/local/emulator-client';
 
@@ -87,7 +87,7 @@ async function createNamespaces(): Promise<void> {
     await runHost(['ip', '-n', node, 'addr', 'add', nodeAddr, 'dev', 'eth0']);
     await runHost(['ip', '-n', node, 'link', 'set', 'eth0', 'up']);
   }
-  await runHost(['ip', 'netns', 'exec', WAN, 'sysctl', '-qw', 'net.ipv4.ip_forward=0']);
+  await disableForwarding(WAN);
 }
 
 /** Round trips of `count` datagrams node 1 sends through the relay to node 2's echo. */
