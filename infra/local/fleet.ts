@@ -19,7 +19,7 @@ import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespac
 import { NAMESPACE_PREFIX, planFleet, planNode, type FleetPlan } from './plan';
 import { allDone, runs, stopPids, waitFor } from './processes';
 import { createFleetDir, fleetPaths, readState, removeFleetDir, writePrivate, writeState, type FleetProcess, type FleetState } from './state';
-import { generateTincKey, startTinc, waitForTincMesh, writeTincConfig } from './tinc';
+import { generateTincKey, startTincOverlay, waitForTincMesh } from './tinc';
 import { configureWireguard, generateWireguardKey, startWireguard, uapiSocket } from './wireguard';
 
 export type Progress = (line: string) => void;
@@ -116,14 +116,7 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
       }),
     ),
   );
-  await step(`${plan.nodes.length} tinc daemons`, () =>
-    allDone(
-      plan.nodes.map(async (node) => {
-        writeTincConfig(plan, node, tincKeys);
-        await startTinc(node, record);
-      }),
-    ),
-  );
+  await step(`${plan.nodes.length} tinc daemons`, () => startTincOverlay(plan, tincKeys, record));
   await step('overlay connected', () => waitForOverlay(plan));
   state.baseRttMs = await step('overlay cost measured', () => measureBaseRtt(plan));
   writeState(state);

@@ -98,7 +98,13 @@ export async function startProcess(
 }
 
 /** Waits until `ready()` holds; fails at once, with the end of its log, if the process dies first. */
-export async function waitUntilReady(started: FleetProcess, what: string, timeoutMs: number, ready: () => boolean | Promise<boolean>): Promise<void> {
+export async function waitUntilReady(
+  started: FleetProcess,
+  what: string,
+  timeoutMs: number,
+  ready: () => boolean | Promise<boolean>,
+  everyMs?: number,
+): Promise<void> {
   await waitFor(`${started.program} (${started.owner}): ${what}`, timeoutMs, async () => {
     if (await ready()) return true;
     // Any live process will do: just after the start, /proc may show it mid-exec (empty argv).
@@ -106,7 +112,7 @@ export async function waitUntilReady(started: FleetProcess, what: string, timeou
       throw new Error(`${started.program} for ${started.owner} exited: ${logTail(started.owner)}`);
     }
     return undefined;
-  });
+  }, everyMs);
 }
 
 export function logTail(owner: string, lines = 5): string {

@@ -130,7 +130,18 @@ export function tincPidFile(node: string): string {
   return join(fleetPaths.run, `${node}.tinc.pid`);
 }
 
-export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
+/**
+ * Writes every node's configuration and starts the daemons one by one, last node first. A node
+ * dials only peers listed after it, so each dial finds its peer listening: tinc 1.0 moves on to a
+ * peer's next address when one is refused, and a peer still starting would leave the pair's meta
+ * connection on a slower connection type for as long as that link lives.
+ */
+export async function startTincOverlay(plan: FleetPlan, publicKeys: Map<string, string>, record: (p: FleetProcess) => void): Promise<void> {
+  for (const node of plan.nodes) writeTincConfig(plan, node, publicKeys);
+  for (const node of [...plan.nodes].sort((x, y) => y.index - x.index)) await startTinc(node, record);
+}
+
+async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
   rmSync(readyFile(node.name), { force: true });
   const dir = fleetPaths.tincDir(node.name);
   const started = await startProcess(node.namespace, 'tinc', `tinc-${node.name}`, [
@@ -143,5 +154,8 @@ export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => 
     `--logfile=${fleetPaths.log(`tinc-${node.name}`)}`,
   ]);
   record(started);
-  await waitUntilReady(started, 'tinc-up to configure the overlay interface', 10_000, () => existsSync(readyFile(node.name)));
+  const log = fleetPaths.log(`tinc-${node.name}`);
+  // "Ready" follows the listening sockets; tinc-up may run just before them.
+  const listening = () => existsSync(readyFile(node.name)) && existsSync(log) && /: Ready$/m.test(readFileSync(log, 'utf8'));
+  await waitUntilReady(started, 'tinc-up and its listening socket', 10_000, listening, 10);
 }
