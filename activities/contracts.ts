@@ -113,7 +113,12 @@ export interface LoadActivities {
 export interface ResultsActivities {
   /** Creates the run's directory and writes run.json (status running). */
   recordRunStart(input: { record: import('../core/run-record').RunRecord }): Promise<{ dir: string }>;
-  /** Writes one finished cell with its samples and events. */
+  /**
+   * Stores part `part` of phase `phaseIndex`'s samples as the cell runs (a load window's worth),
+   * so that recordCell's input does not grow with the phase. Storing a part again replaces it.
+   */
+  recordSamples(input: { runId: string; cellId: string; phaseIndex: number; part: number; samples: import('../core/samples').Sample[] }): Promise<void>;
+  /** Writes one finished cell with its samples (joining the parts stored before) and events. */
   recordCell(input: { runId: string; cell: import('../core/run-record').CellRecord }): Promise<void>;
   /** Marks the run finished and renders its report; returns the report's path. */
   finishRun(input: {

@@ -10,6 +10,6 @@ export const {
 } = networkActivities;
 export { startCluster, addNode, removeNode, clusterStatus, stopCluster } from './database';
 export { flushDatabase, ycsbLoad, ycsbRun } from './load';
-export const { recordRunStart, recordCell, finishRun } = resultsActivities;
+export const { recordRunStart, recordSamples, recordCell, finishRun } = resultsActivities;
 export { prepareRun, readClock } from './scenario';
 export const injectEvent = eventInjector({ ...networkActivities, ...database });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../core/errors';
 import type { CellRecord, RunRecord } from '../core/run-record';
+import type { Sample } from '../core/samples';
 
 /** $FRAGBENCH_RESULTS_DIR, or ./results in the working directory. */
 export function defaultResultsDir(): string {
@@ -104,6 +105,44 @@ export class ResultsStore {
     const file = this.cellFile(runId, cell.cellId);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await writeFileAtomic(file, `${JSON.stringify(cell)}\n`);
+  }
+
+  private partsDir(runId: string, cellId: string): string {
+    return path.join(this.runDir(runId), 'cells', `${checkPathSegment(cellId, 'cellId')}.parts`);
+  }
+
+  private partFile(runId: string, cellId: string, phaseIndex: number, part: number): string {
+    for (const [field, value] of [['phaseIndex', phaseIndex], ['part', part]] as const) {
+      if (!Number.isInteger(value) || value < 0) throw new InputError(field, `${JSON.stringify(value)} is not a whole number ≥ 0`);
+    }
+    return path.join(this.partsDir(runId, cellId), `${phaseIndex}-${part}.json`);
+  }
+
+  /** One part of a phase's samples, kept as it arrives; writing a part again replaces it. */
+  async writeSamplePart(runId: string, cellId: string, phaseIndex: number, part: number, samples: Sample[]): Promise<void> {
+    const file = this.partFile(runId, cellId, phaseIndex, part);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await writeFileAtomic(file, `${JSON.stringify(samples)}\n`);
+  }
+
+  /** Parts 0..count-1 of a phase's samples, joined in order. */
+  async readSampleParts(runId: string, cellId: string, phaseIndex: number, count: number): Promise<Sample[]> {
+    const samples: Sample[] = [];
+    for (let part = 0; part < count; part++) {
+      const file = this.partFile(runId, cellId, phaseIndex, part);
+      try {
+        samples.push(...(await readJson<Sample[]>(file)));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        throw new Error(`samples part ${part} of phase ${phaseIndex} of cell ${cellId} was never stored (${file})`);
+      }
+    }
+    return samples;
+  }
+
+  /** Drops a cell's sample parts once its record holds them. */
+  async removeSampleParts(runId: string, cellId: string): Promise<void> {
+    await fs.rm(this.partsDir(runId, cellId), { recursive: true, force: true });
   }
 
   async readCell(runId: string, cellId: string): Promise<CellRecord> {

@@ -57,13 +57,22 @@ export function createResultsActivities(root?: string): ResultsActivities {
       return { dir: await results.writeRun({ ...record, status: 'running' }) };
     },
 
+    async recordSamples({ runId, cellId, phaseIndex, part, samples }) {
+      await store().writeSamplePart(runId, cellId, phaseIndex, part, samples);
+    },
+
     async recordCell({ runId, cell }: { runId: string; cell: CellRecord }) {
       checkPathSegment(runId, 'runId');
       checkPathSegment(cell.cellId, 'cell.cellId');
       const results = store();
       await oneAtATime(runId, async () => {
         const run = await results.readRun(runId);
-        await results.writeCell(runId, cell);
+        const phases = await Promise.all(
+          cell.phases.map(async ({ sampleParts, ...phase }, i) =>
+            sampleParts ? { ...phase, samples: [...(await results.readSampleParts(runId, cell.cellId, i, sampleParts)), ...phase.samples] } : phase,
+          ),
+        );
+        await results.writeCell(runId, { ...cell, phases });
         const cellIds = run.cellIds.includes(cell.cellId) ? run.cellIds : [...run.cellIds, cell.cellId];
         await results.writeRun({ ...run, cellIds, ...clusterFacts(run, cell) });
       });
@@ -79,6 +88,8 @@ export function createResultsActivities(root?: string): ResultsActivities {
         for (const [i, cell] of normalized.entries()) {
           if (JSON.stringify(cell.summary) !== JSON.stringify(cells[i].summary)) await results.writeCell(runId, cell);
         }
+        // Every cell's record holds its samples now.
+        for (const cellId of run.cellIds) await results.removeSampleParts(runId, cellId);
         await results.writeRun({ ...run, status, finishedAt });
       });
       const { reportPath } = await writeReport(results, runId, { png: 'auto' });

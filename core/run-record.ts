@@ -2,6 +2,8 @@
  * What a scenario run leaves behind, as stored on disk by activities/results-store.ts:
  *   <resultsDir>/<runId>/run.json            RunRecord (no samples)
  *   <resultsDir>/<runId>/cells/<cellId>.json CellRecord (with its samples and events)
+ *   <resultsDir>/<runId>/cells/<cellId>.parts/ samples stored window by window while the cell
+ *                                            runs; joined into the cell's record, removed at the end
  *   <resultsDir>/<runId>/report/index.html   the report, and one PNG per figure beside it
  * resultsDir is $FRAGBENCH_RESULTS_DIR, or ./results in the working directory.
  */
@@ -48,6 +50,11 @@ export interface PhaseRecord {
   /** e.g. `load`, `run`. */
   name: string;
   samples: Sample[];
+  /**
+   * Only in the engine's recordCell input: this many parts of the phase's samples were stored
+   * before (recordSamples), and `samples` holds only those that came after them.
+   */
+  sampleParts?: number;
   /** YCSB's final summary for the phase (summed over windows/clients where it was split). */
   totals?: RunTotals;
   events: RecordedEvent[];

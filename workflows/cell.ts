@@ -25,6 +25,7 @@ import {
   type CellStatus,
 } from './definitions';
 import { emptyPhase } from './phase-record';
+import { SampleParts } from './sample-parts';
 import { runPhase, type CellContext } from './run-phase';
 
 export async function cellWorkflow(input: CellInput): Promise<CellResult> {
@@ -32,18 +33,21 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
   const { fleet, database } = cell;
   const progress: CellProgress = { cellId: cell.cellId, step: 'starting', latestSamples: [] };
   const parent = workflowInfo().parent;
+  const phases: PhaseRecord[] = [];
+  const parts = new SampleParts(runId, cell.cellId, phases);
   const ctx: CellContext = {
     cell,
     progress,
-    phases: [] as PhaseRecord[],
+    phases,
     aborted: () => aborted,
     report(update) {
       Object.assign(progress, update);
       // Best effort: the run's progress query shows the cell's; losing one update is harmless.
       if (parent) getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(cellProgressSignal, progress).catch(() => undefined);
     },
-    samples(samples: Sample[]) {
+    async samples(record: PhaseRecord, samples: Sample[]) {
       ctx.report({ latestSamples: [...progress.latestSamples, ...samples].slice(-LATEST_SAMPLES) });
+      await parts.store(record, samples);
     },
   };
   setHandler(progressQuery, () => progress);
@@ -80,7 +84,9 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
         const record = emptyPhase(phase.name);
         ctx.phases.push(record);
         const series = await load.ycsbLoad.executeWithOptions(loadOptions, [{ fleet, database, settings: phase.ycsb }]);
-        Object.assign(record, { samples: series.samples, totals: series.totals });
+        record.samples.push(...series.samples);
+        record.totals = series.totals;
+        await ctx.samples(record, series.samples);
       } else {
         await runPhase(ctx, phase);
       }
@@ -105,7 +111,7 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
     await attempt(() => network.resetNetwork({ fleet }));
     if (clusterStarted) await attempt(() => cluster.stopCluster({ fleet, database }));
     const cellSummary = summarizeCell(ctx.phases, input.reference);
-    await attempt(() => results.recordCell({ runId, cell: { cellId: cell.cellId, coordinates: cell.coordinates, cluster: clusterFacts, phases: ctx.phases, summary: cellSummary } }));
+    await attempt(() => results.recordCell({ runId, cell: { cellId: cell.cellId, coordinates: cell.coordinates, cluster: clusterFacts, phases: parts.forRecordCell(), summary: cellSummary } }));
     ctx.report({ step: status });
     return cellSummary;
   });

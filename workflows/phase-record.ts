@@ -3,7 +3,7 @@
  * each), and its record is their samples on one time axis and their totals added up. Pure.
  */
 import type { PhaseRecord } from '../core/run-record';
-import type { OpType, RunSeries, RunTotals } from '../core/samples';
+import { ycsbOperations, type OpType, type RunSeries, type RunTotals, type Sample } from '../core/samples';
 
 export function emptyPhase(name: string): PhaseRecord {
   return { name, samples: [], events: [], rtt: [], traffic: [], resizes: [] };
@@ -24,24 +24,22 @@ export function addTotals(a: RunTotals | undefined, b: RunTotals): RunTotals {
   const ops: RunTotals['ops'] = { ...a.ops };
   for (const [op, t] of Object.entries(b.ops) as [OpType, OpTotals][]) ops[op] = addOp(ops[op], t);
   const runtimeMs = a.runtimeMs + b.runtimeMs;
-  const done = Object.values(ops).reduce((n, t) => n + (t?.ok ?? 0) + (t?.failed ?? 0), 0);
-  return { runtimeMs, throughputOpsPerS: runtimeMs > 0 ? done / (runtimeMs / 1000) : 0, ops };
+  return { runtimeMs, throughputOpsPerS: runtimeMs > 0 ? ycsbOperations(ops) / (runtimeMs / 1000) : 0, ops };
 }
 
-/** Operations a window finished (ok or failed), and how many of them were inserts. */
+/** Operations a window finished (ok or failed, as YCSB counts them), and how many were inserts. */
 export function windowProgress(totals: RunTotals): { done: number; inserted: number } {
-  const done = Object.values(totals.ops).reduce((n, t) => n + (t?.ok ?? 0) + (t?.failed ?? 0), 0);
-  return { done, inserted: totals.ops.INSERT?.ok ?? 0 };
+  return { done: ycsbOperations(totals.ops), inserted: totals.ops.INSERT?.ok ?? 0 };
 }
 
 /**
  * Appends a window's series. Each window's samples count elapsed seconds from its own start;
  * the phase's record counts them from the phase's origin (a host-clock time), so windows, events
- * and ramped clients share one axis.
+ * and ramped clients share one axis. Returns the samples as appended.
  */
-export function appendWindow(record: PhaseRecord, series: RunSeries, originMs: number): void {
-  for (const sample of series.samples) {
-    record.samples.push({ ...sample, elapsedS: Math.max(1, Math.round((sample.time - originMs) / 1000)) });
-  }
+export function appendWindow(record: PhaseRecord, series: RunSeries, originMs: number): Sample[] {
+  const samples = series.samples.map((sample) => ({ ...sample, elapsedS: Math.max(1, Math.round((sample.time - originMs) / 1000)) }));
+  record.samples.push(...samples);
   record.totals = addTotals(record.totals, series.totals);
+  return samples;
 }

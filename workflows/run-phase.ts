@@ -27,7 +27,8 @@ export interface CellContext {
   /** Every phase record of the cell, in order; a ramped client adds its own. */
   phases: PhaseRecord[];
   report(update: Partial<CellProgress>): void;
-  samples(samples: Sample[]): void;
+  /** Takes samples just appended to `record`: shows them in the progress and stores them. */
+  samples(record: PhaseRecord, samples: Sample[]): Promise<void>;
 }
 
 /** YCSB's operation count when a window is bounded by time only (it must be an int). */
@@ -99,8 +100,7 @@ async function runClient(ctx: CellContext, run: ClientRun): Promise<void> {
     const series = await load.ycsbRun.executeWithOptions(windowOptions(windowS, `${run.label} window ${window} (${windowS} s)`), [
       { fleet: cell.fleet, database: cell.database, settings, label: run.label },
     ]);
-    appendWindow(run.record, series, run.originMs);
-    ctx.samples(series.samples);
+    await ctx.samples(run.record, appendWindow(run.record, series, run.originMs));
     const progress = windowProgress(series.totals);
     inserted += progress.inserted;
     if (remaining !== undefined) {

@@ -4,10 +4,18 @@ import { CommandError, type ExecOptions, type ExecResult } from '../../core/exec
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
+/**
+ * A command run for this process dies with it (the kernel's parent-death signal, kept across
+ * exec): a worker killed mid-activity must not leave, say, a slot migration running beside the
+ * one its retry starts.
+ */
+const DIES_WITH_CALLER = ['setpriv', '--pdeathsig', 'KILL', '--'];
+
 /** Runs argv on this host (no shell), collecting output. The one place processes are run. */
 export function runHost(argv: string[], options: ExecOptions = {}, where = 'host'): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), {
+    const [program, ...args] = [...DIES_WITH_CALLER, ...argv];
+    const child = spawn(program, args, {
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -64,8 +64,11 @@ export function validateYcsbSettings(settings: YcsbSettings, where = 'settings')
   throwIfAny(errors);
 }
 
-/** argv for the client node: `java ... fragbench.ycsb.Main -load|-t ...`. */
-export function ycsbArgv(phase: YcsbPhase, settings: YcsbSettings, binding: YcsbBinding, home: string): string[] {
+/**
+ * argv for the client node: `java ... fragbench.ycsb.Main -load|-t ...`. With `exitWithCaller`
+ * (the runner's way) the client exits when its stdin closes, so the caller must hold it open.
+ */
+export function ycsbArgv(phase: YcsbPhase, settings: YcsbSettings, binding: YcsbBinding, home: string, exitWithCaller = true): string[] {
   const props: Record<string, string | number | undefined> = {
     'status.interval': 1,
     measurementtype: 'hdrhistogram',
@@ -87,6 +90,8 @@ export function ycsbArgv(phase: YcsbPhase, settings: YcsbSettings, binding: Ycsb
     '-cp',
     `${home}/target/fragbench-ycsb.jar:${home}/target/lib/*`,
     'fragbench.ycsb.Main',
+    // A crashed worker leaves no client behind: its end of the client's stdin closes.
+    ...(exitWithCaller ? ['--exit-with-caller'] : []),
     phase === 'load' ? '-load' : '-t',
     '-db',
     binding.dbClass,

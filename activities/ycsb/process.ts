@@ -20,7 +20,8 @@ const SIGNALS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2,
 
 export function spawnStreaming(target: ExecTarget, argv: string[], onStderrLine: (line: string) => void): StreamedProcess {
   const full = hostArgvFor(target, argv);
-  const child = spawn(full[0], full.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  // stdin is a pipe that is never written: it closes when this process dies, which the client watches.
+  const child = spawn(full[0], full.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   const lines = createInterface({ input: child.stderr, crlfDelay: Infinity });

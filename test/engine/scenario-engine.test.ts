@@ -5,11 +5,14 @@
  * - a run started with one JSON payload, exactly as the UI's Start Workflow form sends it, runs
  *   end to end (link cut and restore, a latency epoch, a ramped client), answers `progress`
  *   mid-run, records samples and events on one clock, and leaves the fleet clean;
- * - a cancelled run restores every link within 10 s.
+ * - a cancelled run restores every link within 10 s;
+ * - a worker process killed by SIGKILL mid-window leaves no YCSB client behind, and with a new
+ *   worker the run completes, repeating only the interrupted window.
  * Workflows are bundled once for the whole file (worker/worker.ts keeps the bundle).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -33,6 +36,8 @@ const resultsDir = mkdtempSync(path.join(tmpdir(), 'fb-engine-results-'));
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let workerDone: Promise<void>;
+/** Worker processes a test started; stopped in afterAll too, should the test time out. */
+const workerProcesses: ChildProcess[] = [];
 
 beforeAll(async () => {
   process.env.FRAGBENCH_RESULTS_DIR = resultsDir;
@@ -43,6 +48,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const w of workerProcesses) w.kill('SIGKILL');
+  await Promise.all(workerProcesses.map(exited));
   worker?.shutdown();
   await workerDone;
   await fleetDown();
@@ -64,13 +71,13 @@ function scenario(runPhase: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Starts the workflow the way the Temporal UI's form does: one `json/plain` payload. */
-async function startAsTheUiDoes(input: ScenarioInput): Promise<WorkflowHandle> {
+async function startAsTheUiDoes(input: ScenarioInput, taskQueue = TASK_QUEUE): Promise<WorkflowHandle> {
   const workflowId = `engine-test-${randomUUID().slice(0, 8)}`;
   await env.client.workflowService.startWorkflowExecution({
     namespace: 'default',
     workflowId,
     workflowType: { name: 'scenarioWorkflow' },
-    taskQueue: { name: TASK_QUEUE },
+    taskQueue: { name: taskQueue },
     input: { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(input)) }] },
     identity: 'temporal-ui-start-form',
     requestId: randomUUID(),
@@ -92,17 +99,46 @@ async function cutLinks(): Promise<string[]> {
   return (await fleetStatus()).links.filter((l) => l.cut).map((l) => l.id);
 }
 
-/** Redis servers still running in the fleet's data namespaces. */
-async function redisServers(): Promise<number[]> {
+/** PIDs of the processes named `comm…` running in the given nodes' namespaces. */
+async function processesIn(nodes: string[], comm: string): Promise<number[]> {
   const pids: number[] = [];
-  for (const node of DATA_NODES) {
+  for (const node of nodes) {
     const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${node}`]);
     for (const pid of stdout.split('\n').filter(Boolean)) {
-      const comm = existsSync(`/proc/${pid}/comm`) ? readFileSync(`/proc/${pid}/comm`, 'utf8').trim() : '';
-      if (comm.startsWith('redis-server')) pids.push(Number(pid));
+      const name = existsSync(`/proc/${pid}/comm`) ? readFileSync(`/proc/${pid}/comm`, 'utf8').trim() : '';
+      if (name.startsWith(comm)) pids.push(Number(pid));
     }
   }
   return pids;
+}
+
+/** Redis servers still running in the fleet's data namespaces. */
+const redisServers = () => processesIn(DATA_NODES, 'redis-server');
+
+/** YCSB clients (JVMs) running anywhere in the fleet. */
+async function ycsbClients(): Promise<number[]> {
+  return processesIn((await fleetStatus()).nodes.map((n) => n.name), 'java');
+}
+
+/** `fragbench worker` as its own process, polling `taskQueue` of the test's server. */
+async function startWorkerProcess(taskQueue: string, log: string): Promise<ChildProcess> {
+  const out = openSync(log, 'a');
+  const child = spawn(process.execPath, [path.join(__dirname, '../../bin/fragbench.js'), 'worker'], {
+    env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: 'default', FRAGBENCH_TASK_QUEUE: taskQueue },
+    stdio: ['ignore', out, out],
+  });
+  workerProcesses.push(child);
+  const polling = waitFor('the worker process to poll', 60_000, async () => (readFileSync(log, 'utf8').includes('worker: polling') ? true : undefined));
+  const died = exited(child).then(() => {
+    throw new Error(`the worker process exited: ${readFileSync(log, 'utf8').slice(-800)}`);
+  });
+  await Promise.race([polling, died]);
+  died.catch(() => undefined);
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 function readJson<T>(...parts: string[]): T {
@@ -195,4 +231,64 @@ test('cancelling a run restores every link within 10 s and stops the cluster', a
   expect(readJson<RunRecord>(handle.workflowId, 'run.json').status).toBe('cancelled');
   expect(readdirSync(path.join(resultsDir, handle.workflowId, 'cells'))).toEqual(['c1-lsf0.2.json']);
   expect(await redisServers()).toEqual([]);
+});
+
+test('a worker killed by SIGKILL mid-window: no client left behind, and a new worker completes the run repeating only that window', async () => {
+  const queue = 'fragbench-crash-test';
+  const log = path.join(resultsDir, 'crash-test-workers.log');
+  const workers: ChildProcess[] = [];
+  try {
+    workers.push(await startWorkerProcess(queue, log));
+    const handle = await startAsTheUiDoes({ scenario: { ...scenario({ duration: 45, events: [{ at: 3, cut: 'sydney-pune/0' }] }), windowSeconds: 15 } }, queue);
+    // The cell's child workflow runs the windows. Mid-way through the second: its client has run for a few seconds.
+    const cellRun = env.client.workflow.getHandle(`${handle.workflowId}.c1-lsf0.2`);
+    const windowsStarted = async () => {
+      const history = await cellRun.fetchHistory();
+      return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'ycsbRun').length;
+    };
+    await waitFor('the second load window', 180_000, async () => ((await windowsStarted()) >= 2 ? true : undefined));
+    const clients = await waitFor('its YCSB client', 20_000, async () => {
+      const pids = await ycsbClients();
+      return pids.length > 0 ? pids : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 4_000));
+
+    workers[0].kill('SIGKILL');
+    await exited(workers[0]);
+    // The client notices its caller is gone (its stdin closes) and exits by itself.
+    await waitFor('the orphaned client to exit', 10_000, async () => ((await ycsbClients()).some((pid) => clients.includes(pid)) ? undefined : true));
+    expect(await cutLinks()).toEqual(['sydney-pune/0']);
+
+    workers.push(await startWorkerProcess(queue, log));
+    const summary = (await handle.result()) as RunSummary;
+    expect(summary).toMatchObject({ status: 'completed', cells: [{ status: 'completed' }] });
+
+    // Exactly one activity ran twice, and it is a load window.
+    const history = await cellRun.fetchHistory();
+    const names = new Map<string, string>();
+    for (const e of history.events ?? []) {
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      if (scheduled) names.set(String(e.eventId), scheduled.activityType!.name!);
+    }
+    const retried = (history.events ?? [])
+      .map((e) => e.activityTaskStartedEventAttributes)
+      .filter((started) => started && started.attempt! > 1)
+      .map((started) => [names.get(String(started!.scheduledEventId)), started!.attempt]);
+    expect(retried).toEqual([['ycsbRun', 2]]);
+
+    // The samples hold the repeated window once: one per second, increasing, none past the phase.
+    const cell = readJson<CellRecord>(handle.workflowId, 'cells', `${summary.cells[0].cellId}.json`);
+    const seconds = cell.phases.find((p) => p.name === 'run')!.samples.map((s) => s.elapsedS);
+    expect(new Set(seconds).size).toBe(seconds.length);
+    expect([...seconds].sort((a, b) => a - b)).toEqual(seconds);
+    expect(seconds.length).toBeGreaterThanOrEqual(25);
+    expect(Math.max(...seconds)).toBeLessThanOrEqual(47);
+
+    expect(await cutLinks()).toEqual([]);
+    expect(await redisServers()).toEqual([]);
+    expect(await ycsbClients()).toEqual([]);
+  } finally {
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.all(workers.map(exited));
+  }
 });

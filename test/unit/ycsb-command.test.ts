@@ -30,7 +30,7 @@ function props(argv: string[]): Map<string, string> {
 describe('YCSB command line', () => {
   it('runs the workload file, record shape, threads and binding properties given', () => {
     const argv = ycsbArgv('run', settings, binding, '/opt/y');
-    expect(argv.slice(argv.indexOf('fragbench.ycsb.Main') + 1, argv.indexOf('-s'))).toEqual(['-t', '-db', 'fragbench.ycsb.RedisClient', '-P', '/opt/y/workloads/workloadb']);
+    expect(argv.slice(argv.indexOf('fragbench.ycsb.Main') + 1, argv.indexOf('-s'))).toEqual(['--exit-with-caller', '-t', '-db', 'fragbench.ycsb.RedisClient', '-P', '/opt/y/workloads/workloadb']);
     expect(argv).toContain('/opt/y/target/fragbench-ycsb.jar:/opt/y/target/lib/*');
     const p = props(argv);
     expect(Object.fromEntries(p)).toMatchObject({

@@ -16,13 +16,26 @@ import site.ycsb.Client;
  * YCSB writes those histograms when hdrhistogram.fileoutput is on; this class points the files
  * at a private temporary directory and tails them. It also prints its PID first
  * (FRAGBENCH-PID n), so a caller on another host can stop the client by PID.
+ *
+ * Given EXIT_WITH_CALLER as its first argument, the client exits when its stdin closes: the
+ * caller holds the other end of that pipe (through ssh or ip netns exec too), and a caller that
+ * dies, even by SIGKILL, closes it. An orphaned client would go on loading the database, unseen,
+ * beside the window the next worker repeats.
  */
 public final class Main {
+  static final String EXIT_WITH_CALLER = "--exit-with-caller";
+  /** Exit status of a client whose caller went away (128 + SIGHUP, as a shell would report it). */
+  private static final int ORPHANED_STATUS = 129;
+
   private Main() {
   }
 
   public static void main(String[] args) throws IOException {
     System.err.println("FRAGBENCH-PID " + ProcessHandle.current().pid());
+    if (args.length > 0 && args[0].equals(EXIT_WITH_CALLER)) {
+      args = Arrays.copyOfRange(args, 1, args.length);
+      exitWhenStdinCloses();
+    }
     Path dir = Files.createTempDirectory("fragbench-ycsb-");
     IntervalTailer tailer = new IntervalTailer(dir, System.err);
     // YCSB ends with System.exit after exporting: the last interval is printed from this hook.
@@ -38,6 +51,22 @@ public final class Main {
     withHistograms[args.length + 2] = "-p";
     withHistograms[args.length + 3] = "hdrhistogram.output.path=" + dir + "/";
     Client.main(withHistograms);
+  }
+
+  private static void exitWhenStdinCloses() {
+    Thread watcher = new Thread(() -> {
+      try {
+        while (System.in.read() >= 0) {
+          // the caller never writes: only the end of the stream matters
+        }
+      } catch (IOException closed) {
+        // a broken pipe is the same news as an end of file
+      }
+      System.err.println("FRAGBENCH-ORPHANED the caller closed stdin; stopping");
+      System.exit(ORPHANED_STATUS);
+    }, "fragbench-caller-watch");
+    watcher.setDaemon(true);
+    watcher.start();
   }
 
   private static void deleteTree(Path dir) {
