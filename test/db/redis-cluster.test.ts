@@ -2,6 +2,10 @@
  * Redis Cluster adapter against real redis-server processes in namespaces of a bridged LAN.
  * The steps build on each other (form, add, remove, flush), so they run in order on one cluster.
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { runHost } from '../../activities/exec/run';
 import { execFor } from '../../activities/exec/transports';
 import { RedisClusterAdapter } from '../../activities/databases/redis/redis-cluster';
@@ -92,6 +96,86 @@ test('a node whose port is taken fails with its name and the tail of its log', a
   } finally {
     await runHost(['kill', String(pid)]);
   }
+});
+
+describe('a resize whose caller dies part-way (a killed worker) is finished when asked again', () => {
+  const KEYS = 3000;
+  const masterAddress = (name: string) => `${node(name).overlayAddress}:6379`;
+
+  async function keyCount(): Promise<number> {
+    const client = execFor(node('tla1').exec);
+    let total = 0;
+    for (const address of (await slotsByMaster()).keys()) {
+      const [h, p] = address.split(':');
+      total += Number((await client.run(['redis-cli', '-h', h, '-p', p, 'DBSIZE'])).stdout.trim());
+    }
+    return total;
+  }
+
+  /** Starts the resize in a child process and SIGKILLs it once `partWay` holds for the slot counts. */
+  async function killPartWay(kind: 'add' | 'remove', name: string, partWay: (slots: number) => boolean): Promise<number> {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'fb-resize-')), 'inventory.json');
+    writeFileSync(file, JSON.stringify(lan.fleet.inventory));
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, '../support/resize-in-child.ts'), file, 'redis', kind, name], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`the ${kind} of ${name} ended (${child.exitCode}) before it could be killed part-way`);
+        const slots = (await slotsByMaster().catch(() => new Map<string, number>())).get(masterAddress(name));
+        if (slots !== undefined && partWay(slots)) {
+          child.kill('SIGKILL');
+          await exited;
+          return slots;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+
+  /** redis-cli processes left in the LAN: the killed caller's must have died with it. */
+  async function redisCli(): Promise<unknown[]> {
+    return (await lan.fleet.processes()).filter((p) => p.comm === 'redis-cli');
+  }
+
+  beforeAll(async () => {
+    const lines = Array.from({ length: KEYS }, (_, i) => `SET user${i} ${'x'.repeat(100)}`).join('\n');
+    await execFor(node('tla1').exec).run(['redis-cli', '-c', '-h', node('tla1').overlayAddress], { input: `${lines}\n`, timeoutMs: 60_000 });
+    expect(await keyCount()).toBe(KEYS);
+  });
+
+  test('add: the node keeps what it was given, the half-moved slot is settled, the rebalance completes', async () => {
+    const before = Date.now();
+    const slotsAtKill = await killPartWay('add', 'tla5', (slots) => slots > 0);
+    expect(slotsAtKill).toBeLessThan(16384 / 4 - 100);
+    expect(await redisCli()).toEqual([]);
+    const timing = await lan.adapter.addNode(node('tla5'));
+    // The timing is the resize's, from the first request on.
+    expect(timing.requestedAt).toBeGreaterThanOrEqual(before);
+    expect(timing.requestedAt).toBeLessThan(timing.acceptedAt);
+    expectOrdered(timing);
+    const slots = await slotsByMaster();
+    expect([...slots.values()].filter((s) => s > 0)).toHaveLength(4);
+    expect(slots.get(masterAddress('tla5'))).toBeGreaterThan(16384 / 4 - 100);
+    expect((await lan.adapter.status()).healthy).toBe(true);
+    expect(await keyCount()).toBe(KEYS);
+  });
+
+  test('remove: the rest of its slots move away, then it leaves', async () => {
+    const slotsAtKill = await killPartWay('remove', 'tla5', (slots) => slots < 16384 / 4 - 100);
+    expect(slotsAtKill).toBeGreaterThan(0);
+    expect(await redisCli()).toEqual([]);
+    // Another resize is refused while this one is unfinished.
+    await expect(lan.adapter.addNode(node('tla2'))).rejects.toThrow(/the remove of tla5 was interrupted and is unfinished/);
+    const timing = await lan.adapter.removeNode(node('tla5'));
+    expectOrdered(timing);
+    const slots = await slotsByMaster();
+    expect(slots.has(masterAddress('tla5'))).toBe(false);
+    expect([...slots.values()].reduce((a, b) => a + b, 0)).toBe(16384);
+    expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']), healthy: true });
+    expect(await keyCount()).toBe(KEYS);
+  });
 });
 
 test('stop leaves no redis process', async () => {

@@ -2,6 +2,9 @@
  * Redis Cluster: one redis-server per node bound to its overlay address; `redis-cli --cluster`
  * forms the cluster, adds a node (add-node, then rebalance onto it) and removes one (rebalance its
  * slots away with weight 0, then del-node). Replication is copies per key: 1 means masters only.
+ * A resize is recorded in the state as it goes, so that the same resize asked again after its
+ * caller died (a killed worker's retried activity) finishes it instead of failing: slots a killed
+ * reshard left half-moved are settled with `--cluster fix`, and the rebalance runs again.
  */
 import { join } from 'node:path';
 import type { DatabaseAdapter, YcsbBinding } from '../../../core/database';
@@ -18,11 +21,22 @@ interface RedisMember extends Member {
   id: string;
 }
 
+/** A resize under way: what the next attempt needs to finish it. */
+interface RedisResize {
+  kind: 'add' | 'remove';
+  node: string;
+  requestedAt: number;
+  acceptedAt?: number;
+  /** The server an add started, once it served. */
+  started?: RedisMember;
+}
+
 interface RedisState {
   port: number;
   replicas: number;
   version: string;
   members: RedisMember[];
+  resizing?: RedisResize;
 }
 
 const DEFAULT_PORT = 6379;
@@ -55,6 +69,7 @@ function redisConfig(address: string, port: number, dir: string): string {
     'cluster-enabled yes',
     `cluster-config-file ${join(dir, 'nodes.conf')}`,
     `dir ${dir}`,
+    `pidfile ${join(dir, 'redis.pid')}`,
     'daemonize no',
     'logfile ""',
     '',
@@ -87,6 +102,9 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
   private async startMember(node: InventoryNode, port: number): Promise<RedisMember> {
     const shell = this.shell(node);
     const dir = this.dirOf(node.name);
+    // A server an interrupted attempt started but never recorded.
+    const leftover = await shell.run(['cat', join(dir, 'redis.pid')], { allowFailure: true });
+    if (leftover.code === 0) await shell.stopProcess(Number(leftover.stdout.trim()), processTitle(node.overlayAddress, port));
     await shell.removeDir(dir);
     await shell.makeDir(dir);
     const conf = join(dir, 'redis.conf');
@@ -161,53 +179,96 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     });
   }
 
+  /**
+   * The resize of `node` an earlier attempt left unfinished, if that is what is asked again; a
+   * different unfinished resize is refused (the cluster is mid-way through it).
+   */
+  private unfinished(state: RedisState, kind: RedisResize['kind'], node: InventoryNode): RedisResize | undefined {
+    const pending = state.resizing;
+    if (!pending) return undefined;
+    if (pending.kind === kind && pending.node === node.name) return pending;
+    throw new InputError('node', `the ${pending.kind} of ${pending.node} was interrupted and is unfinished: ask for it again first (or stop the cluster)`);
+  }
+
+  private begin(state: RedisState, kind: RedisResize['kind'], node: InventoryNode): RedisResize {
+    state.resizing = { kind, node: node.name, requestedAt: Date.now() };
+    this.state.write(state);
+    return state.resizing;
+  }
+
+  /** Completes slot moves a killed reshard left open (a slot migrating on one node, importing on another). */
+  private async fixOpenSlots(state: RedisState, via: RedisMember): Promise<void> {
+    await this.clusterCommand(this.shell(via.node), ['fix', `${via.address}:${state.port}`, '--cluster-yes']);
+  }
+
   async addNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('redis addNode');
-    this.assertNotMember(state, node);
-    const requestedAt = Date.now();
-    const member = await this.startMember(node, state.port);
+    const resumed = this.unfinished(state, 'add', node);
+    if (!resumed) this.assertNotMember(state, node);
+    const resize = resumed ?? this.begin(state, 'add', node);
     const via = state.members[0];
     const viaShell = this.shell(via.node);
-    const acceptedAt = await this.admit(state, member, () =>
-      this.clusterCommand(viaShell, ['add-node', `${member.address}:${state.port}`, `${via.address}:${state.port}`]),
-    );
+    if (!state.members.some((m) => m.node === node.name)) {
+      try {
+        let member = resize.started;
+        if (!member || !(await this.shell(node).isOurs(member.pid, processTitle(member.address, state.port)))) {
+          member = await this.startMember(node, state.port);
+          resize.started = member;
+          this.state.write(state);
+        }
+        const started = member;
+        const known = (await this.clusterNodes(state, via)).some((l) => l.id === started.id);
+        resize.acceptedAt = await this.admit(state, started, async () => {
+          if (!known) await this.clusterCommand(viaShell, ['add-node', `${started.address}:${state.port}`, `${via.address}:${state.port}`]);
+        });
+      } catch (err) {
+        // Refused before the cluster took the node (which admit then stopped): nothing to finish.
+        state.resizing = undefined;
+        this.state.write(state);
+        throw err;
+      }
+      this.state.write(state);
+    }
+    if (resumed) await this.fixOpenSlots(state, via);
     // rebalance refuses to run until every node knows the newcomer.
     await this.waitSettled(state);
     await this.clusterCommand(viaShell, ['rebalance', `${via.address}:${state.port}`, '--cluster-use-empty-masters']);
     await this.waitSettled(state);
-    return { node: node.name, requestedAt, acceptedAt, completedAt: Date.now() };
+    state.resizing = undefined;
+    this.state.write(state);
+    return { node: node.name, requestedAt: resize.requestedAt, acceptedAt: resize.acceptedAt ?? resize.requestedAt, completedAt: Date.now() };
   }
 
   async removeNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('redis removeNode');
+    const resumed = this.unfinished(state, 'remove', node);
     const leaving = this.memberOf(state, node);
     const staying = state.members.filter((m) => m !== leaving);
-    const view = await this.clusterNodes(state, leaving);
-    const me = myself(view);
-    const mastersWithSlots = view.filter((l) => isMaster(l) && l.slots > 0);
-    if (me.slots > 0 && mastersWithSlots.length <= 1) {
-      throw new InputError('node', `${node.name} is the last Redis master serving slots; the cluster cannot give them to anyone`);
-    }
     const via = staying[0];
     const viaShell = this.shell(via.node);
-    const requestedAt = Date.now();
-    let acceptedAt: number | undefined;
-    if (me.slots > 0) {
-      const rebalance = this.clusterCommand(viaShell, [
-        'rebalance',
-        `${via.address}:${state.port}`,
-        '--cluster-weight',
-        `${leaving.id}=0`,
-      ]);
-      acceptedAt = await this.firstSlotMovedAt(state, leaving, me.slots, rebalance);
+    // As the staying nodes see it: an interrupted attempt may have shut the leaving node down.
+    const view = await this.clusterNodes(state, via);
+    const line = view.find((l) => l.id === leaving.id);
+    const slots = line?.slots ?? 0;
+    if (!resumed && slots > 0 && view.filter((l) => isMaster(l) && l.slots > 0).length <= 1) {
+      throw new InputError('node', `${node.name} is the last Redis master serving slots; the cluster cannot give them to anyone`);
     }
-    await this.clusterCommand(viaShell, ['del-node', `${via.address}:${state.port}`, leaving.id]);
-    acceptedAt ??= Date.now();
-    const remaining: RedisState = { ...state, members: staying };
-    await this.waitSettled(remaining);
+    const resize = resumed ?? this.begin(state, 'remove', node);
+    if (resumed) await this.fixOpenSlots(state, via);
+    const remaining = line ? myself(await this.clusterNodes(state, leaving)).slots : 0;
+    if (remaining > 0) {
+      const rebalance = this.clusterCommand(viaShell, ['rebalance', `${via.address}:${state.port}`, '--cluster-weight', `${leaving.id}=0`]);
+      const movedAt = await this.firstSlotMovedAt(state, leaving, remaining, rebalance);
+      resize.acceptedAt ??= movedAt;
+      this.state.write(state);
+    }
+    if (line) await this.clusterCommand(viaShell, ['del-node', `${via.address}:${state.port}`, leaving.id]);
+    resize.acceptedAt ??= Date.now();
+    await this.waitSettled({ ...state, members: staying });
     const completedAt = Date.now();
+    state.resizing = undefined;
     await this.retire(state, [leaving]);
-    return { node: node.name, requestedAt, acceptedAt, completedAt };
+    return { node: node.name, requestedAt: resize.requestedAt, acceptedAt: resize.acceptedAt, completedAt };
   }
 
   /**
