@@ -19,13 +19,13 @@ export function processArgv(pid: number): string[] | undefined {
 
 /**
  * True when `pid` is alive and still runs `program` (a recycled PID runs something else). Just
- * after a start it may still be the `ip netns exec` or `nice` about to become the program.
+ * after a start it may still be the `ip netns exec` or `chrt` about to become the program.
  */
 export function runs(pid: number, program: string): boolean {
   const argv = processArgv(pid);
   if (argv === undefined || argv.length === 0) return false;
   const name = basename(argv[0]);
-  return name === program || (['ip', 'nice'].includes(name) && argv.some((a) => basename(a) === program));
+  return name === program || (['ip', 'chrt'].includes(name) && argv.some((a) => basename(a) === program));
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -77,10 +77,12 @@ export async function waitFor<T>(what: string, timeoutMs: number, check: () => T
 }
 
 /**
- * Niceness of the fleet's network daemons: the emulated network must not slow down when the
- * databases sharing this host keep its cores busy (the emulator itself runs at real-time priority).
+ * The fleet's network daemons (WireGuard, tinc) run real-time (SCHED_RR), below the emulator's
+ * SCHED_FIFO 10: a packet crosses four of them each way, and at normal priority (even nice -20)
+ * their wake-ups added 1-2 ms to a ping's p99 on an idle 2-core host, 3-5 ms with three pairs
+ * pinging (measured with `npm run bench:network`). Databases sharing the host never delay them.
  */
-const NETWORK_NICENESS = '-20';
+const NETWORK_PRIORITY = ['chrt', '--rr', '5'];
 
 /**
  * Starts a long-lived fleet network daemon inside a namespace, at raised priority, its output
@@ -93,7 +95,7 @@ export async function startProcess(
   argv: string[],
   env?: Record<string, string>,
 ): Promise<FleetProcess> {
-  const pid = await new NetnsExec(namespace).spawnDetached(['nice', '-n', NETWORK_NICENESS, ...argv], fleetPaths.log(owner), { env });
+  const pid = await new NetnsExec(namespace).spawnDetached([...NETWORK_PRIORITY, ...argv], fleetPaths.log(owner), { env });
   return { kind, owner, pid, program: basename(argv[0]) };
 }
 
