@@ -1,10 +1,12 @@
 /**
- * `npm run bench:db`: databases on a bridged LAN of namespaces (test/support/lan-fleet.ts, tag h),
+ * `npm run bench:db`: databases on a bridged LAN of namespaces (infra/local/lan-fleet.ts, tag h),
  * YCSB from the client namespace through the load activities.
  *  - Redis Cluster, 3 masters: YCSB workload A throughput, and redis-benchmark (GET+SET) against
  *    the same nodes with as many connections as YCSB has threads; their ratio (target >= 0.3).
- *  - Cassandra, 3 nodes: formation time, YCSB load and workload A throughput, one join time and
- *    one decommission time (a 4th node joins with the data loaded, then leaves).
+ *  - Cassandra, 3 nodes: formation time, YCSB load and workload A throughput, cold (just started
+ *    JVMs) and after a warm-up run, one join time and one decommission time (a 4th node joins
+ *    with the data loaded, then leaves). On 2 cores the three server JVMs' JIT compilers take
+ *    about a quarter of a core each for the first minutes: a cold run measures that, not Cassandra.
  * Everything it starts it stops. Run as root.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,11 +19,13 @@ import { flushDatabase, ycsbLoad, ycsbRun } from '../activities/load';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';
 import type { FleetRef } from '../core/fleet-ref';
 import type { RunSeries } from '../core/samples';
-import { createLanFleet } from '../test/support/lan-fleet';
+import { createLanFleet } from '../infra/local/lan-fleet';
 
 const THREADS = 16;
 const RUN_SECONDS = 30;
 const BENCHMARK_REQUESTS = 200_000;
+/** Load run between Cassandra's cold and warm measurements, while the JIT compilers finish. */
+const WARM_UP_SECONDS = 90;
 
 const ycsb = (workload: YcsbSettings['workload'], recordCount: number, operationCount: number): YcsbSettings => ({
   workload,
@@ -85,7 +89,10 @@ async function benchCassandra(inventory: Inventory, fleet: FleetRef): Promise<vo
     const labels = Object.entries(info.nonDefaultSettings).map(([k, v]) => `${k}=${v}`).join(', ');
     console.log(`cassandra ${info.version}: 3-node cluster formed in ${seconds(info.formedInMs)} (non-default: ${labels})`);
     report('cassandra ycsb load', await ycsbLoad({ fleet, database: 'cassandra', settings: ycsb('a', 10_000, 0) }));
-    report('cassandra ycsb workload A', await ycsbRun({ fleet, database: 'cassandra', settings: ycsb('a', 10_000, 0) }));
+    const cold = report('cassandra ycsb workload A, cold', await ycsbRun({ fleet, database: 'cassandra', settings: ycsb('a', 10_000, 0) }));
+    await ycsbRun({ fleet, database: 'cassandra', settings: { ...ycsb('a', 10_000, 0), maxSeconds: WARM_UP_SECONDS } });
+    const warm = report(`cassandra ycsb workload A, after ${WARM_UP_SECONDS} s more`, await ycsbRun({ fleet, database: 'cassandra', settings: ycsb('a', 10_000, 0) }));
+    console.log(`cassandra warm / cold: ${(warm / cold).toFixed(2)}`);
     console.log(`cassandra join of a 4th node: ${resize(await adapter.addNode(fourth))}`);
     console.log(`cassandra decommission of the 4th node: ${resize(await adapter.removeNode(fourth))}`);
   } finally {

@@ -73,7 +73,8 @@ const STYLE = `
   main section { background: #fff; border: 1px solid #ddd; border-radius: 4px; padding: 12px 16px; margin-bottom: 18px; }
   main h2 { font-size: 15px; font-weight: 600; margin: 0 0 8px; }
   .chart { overflow-x: auto; }
-  .chart svg { display: block; }
+  /* Scaled down, not cropped, when the page is narrower than the figure (legends sit on the right). */
+  .chart svg { display: block; max-width: 100%; height: auto; }
   button[data-png] { margin-top: 6px; font-size: 12px; }
   aside { position: sticky; top: 12px; background: #fff; border: 1px solid #ddd; border-radius: 4px; padding: 12px 14px; font-size: 13px; max-height: calc(100vh - 40px); overflow: auto; }
   aside h2 { font-size: 14px; margin: 12px 0 6px; }
@@ -91,7 +92,7 @@ const STYLE = `
   th { background: #f3f3f3; font-weight: 600; white-space: normal; min-width: 60px; max-width: 130px; vertical-align: bottom; }
   td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   .notes, .figure-warning { color: #8a4b00; }
-  @media (max-width: 1000px) { .layout { grid-template-columns: 1fr; } aside { position: static; max-height: none; } }
+  @media (max-width: 1000px) { .layout { grid-template-columns: minmax(0, 1fr); } aside { position: static; max-height: none; } }
 `;
 
 /** stacked: each value under its name, for long setting names. */

@@ -117,6 +117,18 @@ describe.each(runs)('report of %s', (runId) => {
     const tables = await page.$$eval('section[id^="table-"] tbody tr', (rows) => rows.length);
     expect(tables).toBeGreaterThanOrEqual(run.cellIds.length);
     await page.screenshot({ path: path.join(SCREENSHOTS, `${runId}.png`), fullPage: true });
+
+    // On a narrow screen every figure shrinks to fit its section and the window: no legend cut off on the right.
+    await page.setViewportSize({ width: 760, height: 1000 });
+    const overflowing = await page.$$eval('section.figure', (sections) =>
+      sections
+        .filter((s) => {
+          const right = Math.min(s.getBoundingClientRect().right, document.documentElement.clientWidth);
+          return (s.querySelector('svg')?.getBoundingClientRect().right ?? 0) > right + 0.5;
+        })
+        .map((s) => s.id),
+    );
+    expect(overflowing).toEqual([]);
     await page.close();
 
     expect(problems).toEqual([]);

@@ -1,0 +1,153 @@
+/**
+ * Phase 3 of the hybrid cloud (SPEC.md §1): the WireGuard tunnel between the two brokers, set up
+ * over SSH in the published key-handling order, and the key pairs the VM manager holds for it.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import type * as networking from '@pulumi/openstack/networking';
+import type { Inventory } from '../../../core/inventory';
+import type { NodeVm } from '../cloud/vm';
+import { KeyPair } from '../keys/key-pair';
+import { wireguardKeyRing, type KeyRing } from '../keys/mesh-keys';
+import { interfaceKey, plannedNode } from '../plan';
+import { HYBRID_NODES, type HybridPlan } from '../plan-hybrid';
+import { writeFilesScript, type FileSpec } from '../render/files-script';
+import { wireguardConfig, wireguardConfigPath, wireguardPeers } from '../render/wireguard';
+import { remoteScript, type SshTarget } from '../remote';
+import type { HybridSettings } from '../settings';
+
+const { consumer, donor } = HYBRID_NODES;
+const WG = 'wg0';
+const TUNNEL_TYPE = 0;
+const START_TUNNEL = [`systemctl enable wg-quick@${WG}`, `systemctl restart wg-quick@${WG}`];
+
+/**
+ * The VM manager holds every key pair: the brokers' WireGuard keys and its own SSH key, which
+ * lets it reach the VMs that have no public address.
+ */
+export interface ManagerKeys {
+  tunnel: KeyRing;
+  managerSsh: KeyPair;
+}
+
+export function managerKeys(settings: HybridSettings, plan: HybridPlan, opts: pulumi.CustomResourceOptions): ManagerKeys {
+  return {
+    tunnel: wireguardKeyRing(plan, settings.keyRotation, opts),
+    managerSsh: new KeyPair('manager-ssh', { kind: 'ssh', rotation: settings.keyRotation, comment: `fragbench-manager@${settings.stack}` }, opts),
+  };
+}
+
+export interface TunnelArgs {
+  settings: HybridSettings;
+  plan: HybridPlan;
+  /** The operator's SSH private key (a secret), for the commands run on the VMs. */
+  sshPrivateKey: pulumi.Input<string>;
+  keys: ManagerKeys;
+  /** The tunnel's configs are rendered from it. */
+  inventory: pulumi.Output<Inventory>;
+  managerVm: NodeVm;
+  managerAddress: pulumi.Output<string>;
+  donorVm: NodeVm;
+  donorAddress: pulumi.Output<string>;
+  consumerVm: NodeVm;
+  /** The consumer broker's port on the shared network, and its attachment to the VM (phase 5). */
+  consumerSharedPort: networking.Port;
+  consumerSharedAttachment: pulumi.Resource;
+}
+
+/** What each step needs: the arguments, the SSH targets and the component to parent to. */
+interface Tunnel extends TunnelArgs {
+  parent: { parent: pulumi.Resource };
+  managerTarget: SshTarget;
+  donorTarget: SshTarget;
+}
+
+/** Phase 3: the WireGuard tunnel, in the published key-handling order. */
+export function configureTunnel(args: TunnelArgs, parent: { parent: pulumi.Resource }): void {
+  const user = args.settings.sshUser;
+  const t: Tunnel = { ...args, parent, managerTarget: { host: args.managerAddress, user }, donorTarget: { host: args.donorAddress, user } };
+  const keysOnManager = copyKeysToManager(t);
+  const donorTunnel = configureDonor(t);
+  const consumerTunnel = configureConsumer(t, [keysOnManager, donorTunnel]);
+  authoriseConsumer(t, [donorTunnel, consumerTunnel]);
+}
+
+function copyKeysToManager(t: Tunnel): pulumi.Resource {
+  const { sshUser } = t.settings;
+  const home = `/home/${sshUser}/.ssh`;
+  const keyFile = (node: string) => `/etc/fragbench/keys/${node}-${WG}.key`;
+  const { managerSsh } = t.keys;
+  return remoteScript('manager-keys', {
+    target: t.managerTarget, sshPrivateKey: t.sshPrivateKey,
+    script: pulumi.all([managerSsh.privateKey, managerSsh.publicKey, tunnelKey(t, consumer).privateKey, tunnelKey(t, donor).privateKey])
+      .apply(([sshKey, sshPub, consumerKey, donorKey]) => writeFilesScript({
+        [`${home}/id_ed25519`]: { content: sshKey, mode: '600', owner: sshUser },
+        [`${home}/id_ed25519.pub`]: { content: sshPub, mode: '644', owner: sshUser },
+        [keyFile(consumer)]: { content: consumerKey, mode: '600' },
+        [keyFile(donor)]: { content: donorKey, mode: '600' },
+      })),
+  }, { ...t.parent, dependsOn: [t.managerVm.resource] });
+}
+
+/** (i)-(ii) The donor's config, with no peer yet; its VM is up and takes it. */
+function configureDonor(t: Tunnel): pulumi.Resource {
+  return remoteScript('donor-broker-wireguard', {
+    target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
+    script: tunnelConfig(t, donor, [consumer]).apply((conf) => writeFilesScript(tunnelConfigFile(conf), START_TUNNEL)),
+  }, { ...t.parent, dependsOn: [t.donorVm.resource] });
+}
+
+/**
+ * (iii)-(iv) The consumer's config from the donor's public key and address, pushed by the manager;
+ * its second (shared) interface is brought up here too. It cannot connect until (v).
+ */
+function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.Resource {
+  return remoteScript('consumer-broker-wireguard', {
+    target: { host: plannedNode(t.plan, consumer).privateAddress, user: t.settings.sshUser, jump: t.managerTarget }, sshPrivateKey: t.sshPrivateKey,
+    script: pulumi.all([tunnelConfig(t, consumer, []), t.consumerSharedPort.macAddress]).apply(([conf, mac]) =>
+      writeFilesScript({ ...tunnelConfigFile(conf), ...sharedInterfaceNetplan(mac) }, ['netplan apply', ...START_TUNNEL]),
+    ),
+  }, { ...t.parent, dependsOn: [t.consumerVm.resource, t.consumerSharedAttachment, ...after] });
+}
+
+/** (v) Authorise: the donor learns the consumer's key and networks, once both ends exist. */
+function authoriseConsumer(t: Tunnel, after: pulumi.Resource[]): void {
+  const consumerPeer = t.inventory.apply((inventory) => {
+    const peerOfDonor = wireguardPeers(inventory, donor, TUNNEL_TYPE, t.plan.routedPrefixes).find((p) => p.node === consumer);
+    if (!peerOfDonor) throw new Error(`the inventory has no ${consumer}-${donor} link`);
+    return peerOfDonor;
+  });
+  remoteScript('authorise-consumer', {
+    target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
+    script: consumerPeer.apply((p) => `wg set ${WG} peer ${p.publicKey} allowed-ips ${p.allowedIps.join(',')}\nwg-quick save ${WG}\n`),
+    onDelete: consumerPeer.apply((p) => `wg set ${WG} peer ${p.publicKey} remove && wg-quick save ${WG}`),
+    triggers: [t.consumerVm.id, consumerPeer.publicKey],
+  }, { ...t.parent, dependsOn: after });
+}
+
+function tunnelKey(t: Tunnel, node: string): KeyPair {
+  return t.keys.tunnel[interfaceKey(node, TUNNEL_TYPE)];
+}
+
+function tunnelConfig(t: Tunnel, node: string, without: string[]): pulumi.Output<string> {
+  return pulumi.all([t.inventory, tunnelKey(t, node).privateKey]).apply(([inventory, privateKey]) =>
+    wireguardConfig({ mesh: inventory, node, type: TUNNEL_TYPE, privateKey, routedPrefixes: t.plan.routedPrefixes, without, forward: true }),
+  );
+}
+
+function tunnelConfigFile(conf: string): Record<string, FileSpec> {
+  return { [wireguardConfigPath(WG)]: { content: conf, mode: '600' } };
+}
+
+/** Netplan for the consumer broker's hot-plugged shared interface: an address, no default route. */
+function sharedInterfaceNetplan(mac: string): Record<string, FileSpec> {
+  const yaml = [
+    'network:',
+    '  version: 2',
+    '  ethernets:',
+    '    fbshared:',
+    `      match: { macaddress: "${mac}" }`,
+    '      dhcp4: true',
+    '      dhcp4-overrides: { use-routes: false, use-dns: false }',
+  ].join('\n');
+  return { '/etc/netplan/60-fragbench-shared.yaml': { content: yaml, mode: '600' } };
+}
