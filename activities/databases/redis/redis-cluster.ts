@@ -2,6 +2,9 @@
  * Redis Cluster: one redis-server per node bound to its overlay address; `redis-cli --cluster`
  * forms the cluster, adds a node (add-node, then rebalance onto it) and removes one (rebalance its
  * slots away with weight 0, then del-node). Replication is copies per key: 1 means masters only.
+ * redis-cli moves the slots one by one, about seven round trips each (importing, migrating, keys,
+ * then the new owner announced to every master), so a reshard runs from the node whose end of
+ * those round trips is local.
  * A resize is recorded in the state as it goes, so that the same resize asked again after its
  * caller died (a killed worker's retried activity) finishes it instead of failing: slots a killed
  * reshard left half-moved are settled with `--cluster fix`, and the rebalance runs again.
@@ -232,7 +235,8 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     if (resumed) await this.fixOpenSlots(state, via);
     // rebalance refuses to run until every node knows the newcomer.
     await this.waitSettled(state);
-    await this.clusterCommand(viaShell, ['rebalance', `${via.address}:${state.port}`, '--cluster-use-empty-masters']);
+    // Run from the newcomer: every slot's commands to it (the target) are then local.
+    await this.clusterCommand(this.shell(node), ['rebalance', `${via.address}:${state.port}`, '--cluster-use-empty-masters']);
     await this.waitSettled(state);
     state.resizing = undefined;
     this.state.write(state);
@@ -257,7 +261,8 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     if (resumed) await this.fixOpenSlots(state, via);
     const remaining = line ? myself(await this.clusterNodes(state, leaving)).slots : 0;
     if (remaining > 0) {
-      const rebalance = this.clusterCommand(viaShell, ['rebalance', `${via.address}:${state.port}`, '--cluster-weight', `${leaving.id}=0`]);
+      // Run from the leaving node: every slot's commands to it (the source) are then local.
+      const rebalance = this.clusterCommand(this.shell(leaving.node), ['rebalance', `${via.address}:${state.port}`, '--cluster-weight', `${leaving.id}=0`]);
       const movedAt = await this.firstSlotMovedAt(state, leaving, remaining, rebalance);
       resize.acceptedAt ??= movedAt;
       this.state.write(state);
