@@ -25,6 +25,17 @@ async function slotsByMaster(): Promise<Map<string, number>> {
   return new Map(parseClusterNodes(stdout).filter(isMaster).map((l) => [l.address, l.slots]));
 }
 
+/** Keys held by all masters together. */
+async function keyCount(): Promise<number> {
+  const client = execFor(node('tla1').exec);
+  let total = 0;
+  for (const address of (await slotsByMaster()).keys()) {
+    const [h, p] = address.split(':');
+    total += Number((await client.run(['redis-cli', '-h', h, '-p', p, 'DBSIZE'])).stdout.trim());
+  }
+  return total;
+}
+
 function expectOrdered(t: ResizeTiming): void {
   expect(t.requestedAt).toBeLessThanOrEqual(t.acceptedAt);
   expect(t.acceptedAt).toBeLessThanOrEqual(t.completedAt);
@@ -68,17 +79,9 @@ test('flush empties every master', async () => {
   const client = execFor(node('tla1').exec);
   const host = node('tla1').overlayAddress;
   for (let i = 0; i < 50; i++) await client.run(['redis-cli', '-c', '-h', host, 'SET', `user${i}`, 'x']);
-  const keys = async () => {
-    let total = 0;
-    for (const address of (await slotsByMaster()).keys()) {
-      const [h, p] = address.split(':');
-      total += Number((await client.run(['redis-cli', '-h', h, '-p', p, 'DBSIZE'])).stdout.trim());
-    }
-    return total;
-  };
-  expect(await keys()).toBe(50);
+  expect(await keyCount()).toBe(50);
   await lan.adapter.flush();
-  expect(await keys()).toBe(0);
+  expect(await keyCount()).toBe(0);
 });
 
 test('refuses to remove a node that is not a member and leaves the cluster as it was', async () => {
@@ -101,16 +104,6 @@ test('a node whose port is taken fails with its name and the tail of its log', a
 describe('a resize whose caller dies part-way (a killed worker) is finished when asked again', () => {
   const KEYS = 3000;
   const masterAddress = (name: string) => `${node(name).overlayAddress}:6379`;
-
-  async function keyCount(): Promise<number> {
-    const client = execFor(node('tla1').exec);
-    let total = 0;
-    for (const address of (await slotsByMaster()).keys()) {
-      const [h, p] = address.split(':');
-      total += Number((await client.run(['redis-cli', '-h', h, '-p', p, 'DBSIZE'])).stdout.trim());
-    }
-    return total;
-  }
 
   /** Starts the resize in a child process and SIGKILLs it once `partWay` holds for the slot counts. */
   async function killPartWay(kind: 'add' | 'remove', name: string, partWay: (slots: number) => boolean): Promise<number> {

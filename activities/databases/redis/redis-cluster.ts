@@ -269,6 +269,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     }
     if (line) await this.clusterCommand(viaShell, ['del-node', `${via.address}:${state.port}`, leaving.id]);
     resize.acceptedAt ??= Date.now();
+    this.state.write(state);
     await this.waitSettled({ ...state, members: staying });
     const completedAt = Date.now();
     state.resizing = undefined;
