@@ -16,6 +16,7 @@ module.exports = {
     project('unit', ['<rootDir>/test/unit/**/*.test.ts']),
     project('netns', ['<rootDir>/test/netns/**/*.test.ts']),
     project('db', ['<rootDir>/test/db/**/*.test.ts']),
+    project('workflow', ['<rootDir>/test/workflow/**/*.test.ts']),
     project('engine', ['<rootDir>/test/engine/**/*.test.ts']),
     project('infra', ['<rootDir>/test/infra/**/*.test.ts']),
     project('report', ['<rootDir>/test/report/**/*.test.ts']),

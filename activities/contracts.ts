@@ -50,8 +50,10 @@ export interface ResizeTiming {
   requestedAt: number;
   /** The cluster confirmed the request. */
   acceptedAt: number;
-  /** Data moved and the node serving (or gone). */
+  /** Data moved and the node serving (or gone), as the database's adapter defines it. */
   completedAt: number;
+  /** Set when the phase's workload ended (this many seconds into it) before the resize completed. */
+  stillMovingAtPhaseEndS?: number;
 }
 
 export interface ClusterSettings {
@@ -104,8 +106,11 @@ export interface LoadActivities {
   /** Empties the database (YCSB flush phase); tables are re-made for the record shape's field count. */
   flushDatabase(input: { fleet: FleetRef; database: DatabaseName; fieldCount?: number }): Promise<void>;
   ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries>;
-  /** Heartbeats every second with the latest sample; returns the whole series. */
-  ycsbRun(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; label?: string }): Promise<RunSeries>;
+  /**
+   * One client for a whole run phase: stores each second as it arrives, heartbeats the latest,
+   * resumes from the stored seconds when retried; returns the totals, not the samples.
+   */
+  ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & import('./ycsb/phase-client').PhaseClientInput): Promise<import('./ycsb/phase-client').PhaseClientResult>;
 }
 
 // ------------------------------------------------------------- results (activities/results.ts)
@@ -114,12 +119,19 @@ export interface ResultsActivities {
   /** Creates the run's directory and writes run.json (status running). */
   recordRunStart(input: { record: import('../core/run-record').RunRecord }): Promise<{ dir: string }>;
   /**
-   * Stores part `part` of phase `phaseIndex`'s samples as the cell runs (a load window's worth),
-   * so that recordCell's input does not grow with the phase. Storing a part again replaces it.
+   * Adds samples to phase `phaseIndex`'s stream (the load phase's, which its activity returns), so
+   * that recordCell's input does not grow with the phase. Storing a second again replaces it.
    */
-  recordSamples(input: { runId: string; cellId: string; phaseIndex: number; part: number; samples: import('../core/samples').Sample[] }): Promise<void>;
-  /** Writes one finished cell with its samples (joining the parts stored before) and events. */
-  recordCell(input: { runId: string; cell: import('../core/run-record').CellRecord }): Promise<void>;
+  recordSamples(input: { runId: string; cellId: string; phaseIndex: number; samples: import('../core/samples').Sample[] }): Promise<void>;
+  /**
+   * Writes one finished cell: its phases joined with the samples, telemetry and probes streamed
+   * while it ran; computes and returns the cell's summary (against the reference cell's, if given).
+   */
+  recordCell(input: {
+    runId: string;
+    cell: Omit<import('../core/run-record').CellRecord, 'summary'>;
+    reference?: Pick<import('../core/run-record').CellSummary, 'throughputOpsPerS' | 'bytesTransferred'>;
+  }): Promise<import('../core/run-record').CellSummary>;
   /** Marks the run finished and renders its report; returns the report's path. */
   finishRun(input: {
     runId: string;

@@ -10,7 +10,11 @@ import type { RunSeries } from '../core/samples';
 import type { DatabaseName, LoadActivities, YcsbSettings } from './contracts';
 import { adapterFor } from './databases/registry';
 import { validateYcsbSettings, type YcsbPhase } from './ycsb/command';
-import { runYcsbReporting } from './ycsb/reporting';
+import { activityAttempt, runYcsbReporting } from './ycsb/reporting';
+import { runPhaseClient, type PhaseClientInput, type PhaseClientResult } from './ycsb/phase-client';
+import { ResultsStore } from './results-store';
+import type { ExecTarget } from '../core/inventory';
+import type { YcsbBinding } from '../core/database';
 
 export type { LoadProgress } from './ycsb/reporting';
 
@@ -20,31 +24,40 @@ export async function flushDatabase(input: { fleet: FleetRef; database: Database
 }
 
 export function ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries> {
-  return ycsbPhase('load', input);
+  return runYcsbOnce('load', input);
 }
 
-/** Heartbeats every second with the latest sample; cancelling the activity stops the client. */
-export function ycsbRun(input: {
-  fleet: FleetRef;
-  database: DatabaseName;
-  settings: YcsbSettings;
-  label?: string;
-}): Promise<RunSeries> {
-  return ycsbPhase('run', input);
-}
-
-async function ycsbPhase(
-  phase: YcsbPhase,
-  input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; label?: string },
-): Promise<RunSeries> {
+/**
+ * One client for a whole run phase (see ycsb/phase-client.ts): heartbeats every second with the
+ * latest sample, stores every second as it arrives, and resumes from the store when retried.
+ */
+export async function ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & PhaseClientInput): Promise<PhaseClientResult> {
   validateYcsbSettings(input.settings, 'settings');
+  const { target, binding } = await clientFor(input);
+  return runPhaseClient(input, {
+    store: new ResultsStore(),
+    attempt: activityAttempt(),
+    run: ({ settings, onSample }) => runYcsbReporting({ target, phase: 'run', settings, binding, onSample }, input.label),
+  });
+}
+
+async function clientFor(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<{ target: ExecTarget; binding: YcsbBinding }> {
   const inventory = await loadInventory(input.fleet);
   const binding = await adapterFor(input.database, inventory).ycsbBinding({
     timeoutMs: input.settings.timeoutMs,
     retries: input.settings.retries,
   });
-  const client = findNode(inventory, inventory.clientNode);
-  return runYcsbReporting({ target: client.exec, phase, settings: input.settings, binding }, input.label);
+  return { target: findNode(inventory, inventory.clientNode).exec, binding };
+}
+
+/** One YCSB process for one phase, its whole series returned (the load phase; benchmarks). Not an activity. */
+export async function runYcsbOnce(
+  phase: YcsbPhase,
+  input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; label?: string },
+): Promise<RunSeries> {
+  validateYcsbSettings(input.settings, 'settings');
+  const { target, binding } = await clientFor(input);
+  return runYcsbReporting({ target, phase, settings: input.settings, binding }, input.label);
 }
 
 // This module implements the contract exactly (checked here, not exported: the worker registers

@@ -9,7 +9,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../core/errors';
 import type { CellRecord, RunRecord } from '../core/run-record';
-import type { Sample } from '../core/samples';
+import { latestPerSecond, type Sample } from '../core/samples';
+
+/** What a phase streams while it runs: load samples, host telemetry, in-run RTT probes. */
+export type PhaseStream = 'samples' | 'telemetry' | 'probes';
 
 /** $FRAGBENCH_RESULTS_DIR, or ./results in the working directory. */
 export function defaultResultsDir(): string {
@@ -107,42 +110,61 @@ export class ResultsStore {
     await writeFileAtomic(file, `${JSON.stringify(cell)}\n`);
   }
 
-  private partsDir(runId: string, cellId: string): string {
+  private streamsDir(runId: string, cellId: string): string {
     return path.join(this.runDir(runId), 'cells', `${checkPathSegment(cellId, 'cellId')}.parts`);
   }
 
-  private partFile(runId: string, cellId: string, phaseIndex: number, part: number): string {
-    for (const [field, value] of [['phaseIndex', phaseIndex], ['part', part]] as const) {
-      if (!Number.isInteger(value) || value < 0) throw new InputError(field, `${JSON.stringify(value)} is not a whole number ≥ 0`);
-    }
-    return path.join(this.partsDir(runId, cellId), `${phaseIndex}-${part}.json`);
+  private streamFile(runId: string, cellId: string, phaseIndex: number, stream: PhaseStream): string {
+    if (!Number.isInteger(phaseIndex) || phaseIndex < 0) throw new InputError('phaseIndex', `${JSON.stringify(phaseIndex)} is not a whole number ≥ 0`);
+    return path.join(this.streamsDir(runId, cellId), `${phaseIndex}.${stream}.jsonl`);
   }
 
-  /** One part of a phase's samples, kept as it arrives; writing a part again replaces it. */
-  async writeSamplePart(runId: string, cellId: string, phaseIndex: number, part: number, samples: Sample[]): Promise<void> {
-    const file = this.partFile(runId, cellId, phaseIndex, part);
+  /**
+   * Appends records to one of a phase's streams as they arrive (a line each, flushed to disk
+   * before returning), so a worker that dies loses at most the second it was writing.
+   */
+  async appendStream(runId: string, cellId: string, phaseIndex: number, stream: PhaseStream, records: unknown[]): Promise<void> {
+    const file = this.streamFile(runId, cellId, phaseIndex, stream);
+    if (records.length === 0) return;
     await fs.mkdir(path.dirname(file), { recursive: true });
-    await writeFileAtomic(file, `${JSON.stringify(samples)}\n`);
+    const handle = await fs.open(file, 'a');
+    try {
+      await handle.appendFile(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
   }
 
-  /** Parts 0..count-1 of a phase's samples, joined in order. */
-  async readSampleParts(runId: string, cellId: string, phaseIndex: number, count: number): Promise<Sample[]> {
-    const samples: Sample[] = [];
-    for (let part = 0; part < count; part++) {
-      const file = this.partFile(runId, cellId, phaseIndex, part);
+  /** Every whole record of a stream in the order written; a torn last line (a crash mid-write) is skipped. */
+  async readStream<T>(runId: string, cellId: string, phaseIndex: number, stream: PhaseStream): Promise<T[]> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.streamFile(runId, cellId, phaseIndex, stream), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const records: T[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
       try {
-        samples.push(...(await readJson<Sample[]>(file)));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        throw new Error(`samples part ${part} of phase ${phaseIndex} of cell ${cellId} was never stored (${file})`);
+        records.push(JSON.parse(line) as T);
+      } catch {
+        // Only the line being written when a writer died can be partial.
       }
     }
-    return samples;
+    return records;
   }
 
-  /** Drops a cell's sample parts once its record holds them. */
-  async removeSampleParts(runId: string, cellId: string): Promise<void> {
-    await fs.rm(this.partsDir(runId, cellId), { recursive: true, force: true });
+  /** A phase's streamed samples, one per second: a later record of the same second replaces an earlier one. */
+  async readSampleStream(runId: string, cellId: string, phaseIndex: number): Promise<Sample[]> {
+    return latestPerSecond(await this.readStream<Sample>(runId, cellId, phaseIndex, 'samples'));
+  }
+
+  /** Drops a cell's streams once its record holds them. */
+  async removeStreams(runId: string, cellId: string): Promise<void> {
+    await fs.rm(this.streamsDir(runId, cellId), { recursive: true, force: true });
   }
 
   async readCell(runId: string, cellId: string): Promise<CellRecord> {

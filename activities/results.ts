@@ -4,9 +4,10 @@
  * renders the report. Every write is atomic and every step may be retried.
  */
 import { InputError } from '../core/errors';
-import type { CellRecord, RunRecord } from '../core/run-record';
+import type { CellRecord, PhaseRecord, RunRecord } from '../core/run-record';
+import { latestPerSecond, totalsFromSamples } from '../core/samples';
 import { runReference } from '../report/build-report';
-import { normalizeCells } from '../report/summary';
+import { normalizeCells, summarizeCell } from '../report/summary';
 import { writeReport } from '../report/write-report';
 import type { ResultsActivities } from './contracts';
 import { ResultsStore, checkPathSegment, defaultResultsDir } from './results-store';
@@ -39,6 +40,17 @@ function clusterFacts(run: RunRecord, cell: CellRecord): Pick<RunRecord, 'nonDef
   };
 }
 
+/**
+ * A phase as the workflow recorded it, joined with what its activities streamed to the store:
+ * samples (one per second), and totals made from them where no client's summary came back.
+ */
+async function withStreams(results: ResultsStore, runId: string, cellId: string, phaseIndex: number, phase: PhaseRecord): Promise<PhaseRecord> {
+  const streamed = await results.readSampleStream(runId, cellId, phaseIndex);
+  if (streamed.length === 0) return phase;
+  const samples = latestPerSecond([...streamed, ...phase.samples]);
+  return { ...phase, samples, totals: phase.totals ?? totalsFromSamples(samples) };
+}
+
 /** root: the results directory; by default $FRAGBENCH_RESULTS_DIR or ./results, read at each call. */
 export function createResultsActivities(root?: string): ResultsActivities {
   const store = () => new ResultsStore(root ?? defaultResultsDir());
@@ -57,24 +69,23 @@ export function createResultsActivities(root?: string): ResultsActivities {
       return { dir: await results.writeRun({ ...record, status: 'running' }) };
     },
 
-    async recordSamples({ runId, cellId, phaseIndex, part, samples }) {
-      await store().writeSamplePart(runId, cellId, phaseIndex, part, samples);
+    async recordSamples({ runId, cellId, phaseIndex, samples }) {
+      await store().appendStream(runId, cellId, phaseIndex, 'samples', samples);
     },
 
-    async recordCell({ runId, cell }: { runId: string; cell: CellRecord }) {
+    async recordCell({ runId, cell, reference }) {
       checkPathSegment(runId, 'runId');
       checkPathSegment(cell.cellId, 'cell.cellId');
       const results = store();
-      await oneAtATime(runId, async () => {
+      return oneAtATime(runId, async () => {
         const run = await results.readRun(runId);
-        const phases = await Promise.all(
-          cell.phases.map(async ({ sampleParts, ...phase }, i) =>
-            sampleParts ? { ...phase, samples: [...(await results.readSampleParts(runId, cell.cellId, i, sampleParts)), ...phase.samples] } : phase,
-          ),
-        );
-        await results.writeCell(runId, { ...cell, phases });
+        const phases = await Promise.all(cell.phases.map((phase, i) => withStreams(results, runId, cell.cellId, i, phase)));
+        const summary = summarizeCell(phases, reference);
+        const whole: CellRecord = { ...cell, phases, summary };
+        await results.writeCell(runId, whole);
         const cellIds = run.cellIds.includes(cell.cellId) ? run.cellIds : [...run.cellIds, cell.cellId];
-        await results.writeRun({ ...run, cellIds, ...clusterFacts(run, cell) });
+        await results.writeRun({ ...run, cellIds, ...clusterFacts(run, whole) });
+        return summary;
       });
     },
 
@@ -89,7 +100,7 @@ export function createResultsActivities(root?: string): ResultsActivities {
           if (JSON.stringify(cell.summary) !== JSON.stringify(cells[i].summary)) await results.writeCell(runId, cell);
         }
         // Every cell's record holds its samples now.
-        for (const cellId of run.cellIds) await results.removeSampleParts(runId, cellId);
+        for (const cellId of run.cellIds) await results.removeStreams(runId, cellId);
         await results.writeRun({ ...run, status, finishedAt });
       });
       const { reportPath } = await writeReport(results, runId, { png: 'auto' });

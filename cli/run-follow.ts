@@ -6,6 +6,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { LoadProgress } from '../activities/load';
+import type { ResizeSummary } from '../core/run-record';
 import type { Sample } from '../core/samples';
 import { progressQuery, type CellProgress, type CellResult, type RunProgress, type RunSummary } from '../workflows/definitions';
 
@@ -20,7 +21,7 @@ function latestOf(details: unknown): Sample | undefined {
 }
 
 /** The newest sample a running ycsbRun has heartbeated, if the cell is in a load window. */
-async function liveSample(client: Client, cellWorkflowId: string): Promise<Sample | undefined> {
+export async function liveSample(client: Client, cellWorkflowId: string): Promise<Sample | undefined> {
   const { raw } = await client.workflow.getHandle(cellWorkflowId).describe();
   const samples = (raw.pendingActivities ?? [])
     .filter((a) => a.activityType?.name === 'ycsbRun')
@@ -72,14 +73,25 @@ export async function follow(client: Client, handle: WorkflowHandle, print: (lin
 
 const fixed = (n: number | undefined, digits: number) => (n === undefined ? '-' : n.toFixed(digits));
 
-/** The cells as a table: throughput, normalized throughput, failures, zero seconds, settle times. */
+/** `remove seoul: accepted 1.4 s, completed 214 s (still moving when the phase ended at 120 s)` */
+export function describeResize(r: ResizeSummary): string {
+  const at = (s: number | undefined) => (s === undefined ? 'never' : `${s} s`);
+  const still = r.stillMovingAtPhaseEndS === undefined ? '' : ` (still moving when the phase ended at ${r.stillMovingAtPhaseEndS} s)`;
+  return `${r.label}: accepted ${at(r.acceptedAfterS)}, completed ${at(r.completedAfterS)}${still}`;
+}
+
+/**
+ * The cells as a table: throughput, normalized throughput, failures, zero seconds, then each
+ * resize's acceptance and completion and, separately, when throughput settled after it.
+ */
 export function summaryTable(cells: CellResult[]): string {
-  const header = ['cell', 'status', 'ops/s', 'normalized', 'ok', 'failed', 'error %', 'zero s', 'settle s'];
+  const header = ['cell', 'status', 'ops/s', 'normalized', 'ok', 'failed', 'error %', 'zero s', 'resizes (after request)', 'throughput settled s'];
   const rows = cells.map((c) => {
     const s = c.summary;
     const settle = s ? Object.entries(s.settleSeconds).map(([label, sec]) => `${label}: ${sec}`).join(', ') : '';
+    const resizes = (s?.resizes ?? []).map(describeResize).join('; ');
     return [c.cellId, c.status, fixed(s?.throughputOpsPerS, 1), fixed(s?.normalizedThroughput, 3), String(s?.okOps ?? '-'),
-      String(s?.failedOps ?? '-'), fixed(s?.errorPercent, 2), String(s?.zeroSeconds ?? '-'), settle || '-'];
+      String(s?.failedOps ?? '-'), fixed(s?.errorPercent, 2), String(s?.zeroSeconds ?? '-'), resizes || '-', settle || '-'];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { loadScenario, readScenarioFile } from '../activities/scenario';
@@ -34,14 +34,15 @@ function scenarioPath(arg: string): string {
   return found;
 }
 
-function planOptions(opts: { timeScale?: string; window?: string }): PlanOptions {
-  const number = (value: string | undefined, flag: string) => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (!(n > 0)) throw new InputError(flag, `"${value}" is not a number above 0`);
-    return n;
-  };
-  return { timeScale: number(opts.timeScale, '--time-scale'), windowSeconds: number(opts.window, '--window') };
+/** commander's parser for a factor above 0; its error names the option. */
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError(`"${value}" is not a number above 0`);
+  return n;
+}
+
+function planOptions(opts: { timeScale?: number }): PlanOptions {
+  return { timeScale: opts.timeScale };
 }
 
 async function connectClient(settings: TemporalSettings): Promise<Client> {
@@ -120,7 +121,7 @@ async function followToEnd(client: Client, handle: WorkflowHandle): Promise<numb
   }
 }
 
-async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?: boolean; timeScale?: string; window?: string }) {
+async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?: boolean; timeScale?: number }) {
   const file = scenarioPath(scenarioArg);
   const options = planOptions(opts);
   if (opts.dryRun) {
@@ -146,7 +147,7 @@ async function fleetCommand(args: string[]): Promise<void> {
   console.log(`fleet ${args.join(' ')}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-async function quickstart(opts: { timeScale?: string }) {
+async function quickstart(opts: { timeScale?: number }) {
   const options = planOptions(opts);
   const { file } = await loadScenario(readScenarioFile(QUICKSTART_SCENARIO), 'offline', options);
   if (!('local' in file.fleet)) throw new InputError(`${QUICKSTART_SCENARIO}: fleet`, 'quickstart runs on a local fleet');
@@ -213,8 +214,7 @@ export function registerRunCommands(program: Command): void {
     .command('run <scenario>')
     .description('validate a scenario against its fleet, then start it as a workflow')
     .option('-f, --follow', 'print a live line per second and the summary at the end; Ctrl-C cancels the run')
-    .option('--time-scale <factor>', 'shrink every interval, e.g. 0.1 to rehearse ten times faster')
-    .option('--window <seconds>', 'longest single load window (what a crashed worker repeats)')
+    .option('--time-scale <factor>', 'shrink every interval, e.g. 0.1 to rehearse ten times faster', positiveNumber)
     .option('--dry-run', 'validate and print the plan; start nothing')
     .action(runCommand);
 
@@ -225,12 +225,12 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('abort <run>')
-    .description('stop a run gracefully after its current load window, keeping what ran')
+    .description('stop a run gracefully: its clients stop, no further event or cell starts, what ran is kept')
     .action((run: string) => signalRun(run, 'abort'));
 
   program
     .command('quickstart')
     .description('the local demo: dev server + worker, a small local fleet, Redis Cluster, YCSB through latency epochs, a resize and a link cut')
-    .option('--time-scale <factor>', 'shrink every interval')
+    .option('--time-scale <factor>', 'shrink every interval', positiveNumber)
     .action(quickstart);
 }

@@ -12,6 +12,8 @@ export type EventKind =
   | 'link-restore'
   | 'client-start'
   | 'client-stop'
+  /** A client the tool lost (worker died, client crashed) started again where its stored samples end. */
+  | 'client-restart'
   | 'server-start'
   | 'server-stop'
   | 'measure-rtt'

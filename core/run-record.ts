@@ -2,8 +2,9 @@
  * What a scenario run leaves behind, as stored on disk by activities/results-store.ts:
  *   <resultsDir>/<runId>/run.json            RunRecord (no samples)
  *   <resultsDir>/<runId>/cells/<cellId>.json CellRecord (with its samples and events)
- *   <resultsDir>/<runId>/cells/<cellId>.parts/ samples stored window by window while the cell
- *                                            runs; joined into the cell's record, removed at the end
+ *   <resultsDir>/<runId>/cells/<cellId>.parts/<phase>.<stream>.jsonl samples, telemetry and probes
+ *                                            streamed second by second while the cell runs; joined
+ *                                            into the cell's record, removed when the run finishes
  *   <resultsDir>/<runId>/report/index.html   the report, and one PNG per figure beside it
  * resultsDir is $FRAGBENCH_RESULTS_DIR, or ./results in the working directory.
  */
@@ -50,11 +51,8 @@ export interface PhaseRecord {
   /** e.g. `load`, `run`. */
   name: string;
   samples: Sample[];
-  /**
-   * Only in the engine's recordCell input: this many parts of the phase's samples were stored
-   * before (recordSamples), and `samples` holds only those that came after them.
-   */
-  sampleParts?: number;
+  /** A warm-up phase: recorded and shown, but left out of summaries and ratios. */
+  warmup?: boolean;
   /** YCSB's final summary for the phase (summed over windows/clients where it was split). */
   totals?: RunTotals;
   events: RecordedEvent[];
@@ -74,10 +72,25 @@ export interface CellSummary {
   avgLatencyUs: Record<string, number>;
   /** Seconds of the run with no successful operation. */
   zeroSeconds: number;
-  /** Seconds after each resize until throughput settled, by event label. */
+  /**
+   * Seconds after each resize until throughput settled, by event label: how the workload
+   * recovered, which is not when the resize completed (see `resizes`).
+   */
   settleSeconds: Record<string, number>;
+  /** Each resize's acceptance and completion, seconds after its request. */
+  resizes?: ResizeSummary[];
   bytesTransferred?: number;
   normalizedBytes?: number;
+}
+
+export interface ResizeSummary {
+  /** The event's label, made unique within the cell. */
+  label: string;
+  acceptedAfterS?: number;
+  /** Data moved and the node serving (or gone); absent when it never completed. */
+  completedAfterS?: number;
+  /** The workload ended this many seconds into its phase while the resize was still moving data. */
+  stillMovingAtPhaseEndS?: number;
 }
 
 export interface CellRecord {

@@ -67,3 +67,51 @@ export function ycsbOperations(ops: RunTotals['ops']): number {
   }
   return n;
 }
+
+/**
+ * One sample per elapsed second, in order: where a second was recorded more than once (a client's
+ * final series after its per-second stream, or a retried write), the last record wins.
+ */
+export function latestPerSecond(samples: Sample[]): Sample[] {
+  const bySecond = new Map<number, Sample>();
+  for (const sample of samples) bySecond.set(sample.elapsedS, sample);
+  return [...bySecond.values()].sort((a, b) => a.elapsedS - b.elapsedS);
+}
+
+/** A phase's totals made from its samples, for a phase whose client never printed YCSB's summary (killed, cancelled). */
+export function totalsFromSamples(samples: Sample[]): RunTotals {
+  const ops: RunTotals['ops'] = {};
+  const weight: Partial<Record<OpType, number>> = {};
+  for (const sample of samples) {
+    for (const [op, s] of Object.entries(sample.ops) as [OpType, OpSample][]) {
+      const t = (ops[op] ??= { ok: 0, failed: 0, avgLatencyUs: null });
+      t.ok += s.ok;
+      t.failed += s.failed;
+      if (s.latencyUs) weight[op] = (weight[op] ?? 0) + s.latencyUs.avg * s.ok;
+    }
+  }
+  for (const [op, t] of Object.entries(ops) as [OpType, NonNullable<RunTotals['ops'][OpType]>][]) {
+    t.avgLatencyUs = t.ok > 0 && weight[op] !== undefined ? weight[op]! / t.ok : null;
+  }
+  const runtimeMs = samples.length * 1000;
+  return { runtimeMs, throughputOpsPerS: runtimeMs > 0 ? ycsbOperations(ops) / (runtimeMs / 1000) : 0, ops };
+}
+
+type OpTotals = NonNullable<RunTotals['ops'][OpType]>;
+
+function addOp(a: OpTotals | undefined, b: OpTotals): OpTotals {
+  if (!a) return b;
+  const ok = a.ok + b.ok;
+  const weighted = (a.avgLatencyUs ?? 0) * a.ok + (b.avgLatencyUs ?? 0) * b.ok;
+  return { ok, failed: a.failed + b.failed, avgLatencyUs: ok > 0 ? weighted / ok : (a.avgLatencyUs ?? b.avgLatencyUs) };
+}
+
+/** Totals of two consecutive windows: counts add, latency averages weighted by ok count. */
+export function addTotals(a: RunTotals | undefined, b: RunTotals): RunTotals {
+  if (!a) return b;
+  const ops: RunTotals['ops'] = { ...a.ops };
+  for (const [op, t] of Object.entries(b.ops) as [OpType, OpTotals][]) ops[op] = addOp(ops[op], t);
+  const runtimeMs = a.runtimeMs + b.runtimeMs;
+  return { runtimeMs, throughputOpsPerS: runtimeMs > 0 ? ycsbOperations(ops) / (runtimeMs / 1000) : 0, ops };
+}
+

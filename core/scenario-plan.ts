@@ -9,7 +9,6 @@ import type { InventoryNode } from './inventory';
 import { coordinateRecord, expandMatrix, type MatrixCell } from './scenario-matrix';
 import { expandEvents } from './scenario-events';
 import {
-  DEFAULT_WINDOW_SECONDS,
   YCSB_DEFAULTS,
   type CellPlan,
   type DatabaseSpec,
@@ -41,7 +40,6 @@ export type FleetLookup = (spec: FleetSpec) => ResolvedFleet;
 export interface PlanOptions {
   /** Overrides the scenario's timeScale (e.g. `fragbench run --time-scale 0.1`). */
   timeScale?: number;
-  windowSeconds?: number;
 }
 
 /** Nodes a database needs to form a cluster at all. */
@@ -75,7 +73,9 @@ export function planScenario(file: ScenarioFile, lookup: FleetLookup, options: P
   const errors: InputError[] = [];
   const timeScale = options.timeScale ?? file.timeScale ?? 1;
   if (!(timeScale > 0)) errors.push(new InputError('timeScale', 'must be a number above 0 (1 = real time, 0.1 = ten times faster)'));
-  const windowS = options.windowSeconds ?? file.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
+  if (file.windowSeconds !== undefined) {
+    errors.push(new InputError('windowSeconds', 'was removed: each client now runs as one process for its whole phase (no load windows); delete this setting'));
+  }
   const cells = expandMatrix(file, errors);
   throwIfAny(errors);
 
@@ -83,7 +83,7 @@ export function planScenario(file: ScenarioFile, lookup: FleetLookup, options: P
   const problems = new Map<string, { error: InputError; cells: string[] }>();
   const plans = cells.map((cell) => {
     const cellErrors: InputError[] = [];
-    const plan = planCell(file, cell, lookup, timeScale, windowS, cellErrors);
+    const plan = planCell(file, cell, lookup, timeScale, cellErrors);
     for (const e of cellErrors) {
       const seen = problems.get(e.message) ?? { error: e, cells: [] };
       seen.cells.push(cell.cellId);
@@ -130,7 +130,7 @@ function mergedSettings(file: ScenarioFile, cell: MatrixCell) {
   return { fleet, database, client, ycsb: { ...YCSB_DEFAULTS, ...ycsb }, latencyScale, bandwidthScale };
 }
 
-function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, timeScale: number, windowS: number, errors: InputError[]): CellPlan {
+function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, timeScale: number, errors: InputError[]): CellPlan {
   const s = mergedSettings(file, cell);
   const { ref, view } = lookup(s.fleet);
   const dataNodes = view.nodes.filter((n) => n.role === 'data').map((n) => n.name);
@@ -164,7 +164,8 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
       durationS: phase.duration === undefined ? undefined : phase.duration * timeScale,
       operations,
       ycsb,
-      windowS,
+      warmup: phase.warmup ?? false,
+      waitForResizes: phase.waitForResizes ?? false,
       measure: phase.measure ?? [],
       events: expandEvents(phase.events ?? [], path, timeScale, phase.duration, errors),
     };

@@ -64,8 +64,12 @@ export type PhaseSpec =
       /** Seconds; the phase ends then or when `operations` are done, whichever first. */
       duration?: number;
       operations?: number;
+      /** A warm-up phase: recorded and shown, left out of summaries, ratios and verdicts. */
+      warmup?: boolean;
+      /** Keep the workload running past `duration` until every resize the phase requested completed. */
+      waitForResizes?: boolean;
       ycsb?: YcsbSpec;
-      /** Taken just before the first and just after the last load window. */
+      /** Taken just before the workload starts and just after it ends. */
       measure?: Measurement[];
       events?: EventSpec[];
     };
@@ -94,8 +98,8 @@ export interface ScenarioFile extends CellOverrides {
   reference?: Record<string, string | number>;
   /** Multiplies every interval (offsets, durations); 0.1 rehearses a 6000 s run in 600 s. */
   timeScale?: number;
-  /** Longest single load activity in seconds; a crashed worker repeats at most one window. */
-  windowSeconds?: number;
+  /** Removed (each client runs as one process for its whole phase); rejected with that message. */
+  windowSeconds?: unknown;
   phases: PhaseSpec[];
 }
 
@@ -131,7 +135,8 @@ export type PlannedPhase =
       durationS?: number;
       operations?: number;
       ycsb: YcsbSettings;
-      windowS: number;
+      warmup: boolean;
+      waitForResizes: boolean;
       measure: Measurement[];
       /** Sorted by atS. */
       events: PlannedEvent[];
@@ -161,7 +166,6 @@ export interface RunPlan {
   cells: CellPlan[];
 }
 
-export const DEFAULT_WINDOW_SECONDS = 60;
 export const DEFAULT_PING_COUNT = 10;
 
 /** YCSB settings a scenario need not repeat. The hybrid works used 10 x 8-byte fields instead. */

@@ -25,7 +25,7 @@
  * +-1 op/s. An event with no such moment is "not settled" and is left out of `settleSeconds`.
  */
 import type { RecordedEvent } from '../core/events';
-import type { CellRecord, CellSummary, PhaseRecord } from '../core/run-record';
+import type { CellRecord, CellSummary, PhaseRecord, ResizeSummary } from '../core/run-record';
 import type { OpType } from '../core/samples';
 import { defaultReference, referenceCellFor, type Reference } from './matrix';
 import { cellTimeline, isDisturbance, isResize, measuredPhases } from './timeline';
@@ -191,6 +191,26 @@ function totalsOnly(phases: PhaseRecord[]): Pick<CellSummary, 'throughputOpsPerS
   };
 }
 
+/**
+ * Every resize with the published distinction: seconds from the request until the cluster
+ * accepted it and until its data had moved (each adapter defines "complete"), and whether the
+ * workload had already ended when it completed. Warm-up phases count too: a resize is one.
+ */
+export function resizeTimeline(phases: PhaseRecord[]): ResizeSummary[] {
+  const events = phases.flatMap((p) => p.events.filter((e) => isResize(e.kind)));
+  const labels = uniqueLabels(events.map((e) => e.label));
+  return events.map((event, i) => {
+    const after = (ms: number | undefined) => (ms === undefined ? undefined : round((ms - event.requestedAt) / 1000, 1));
+    const still = event.detail.stillMovingAtPhaseEndS;
+    return {
+      label: labels[i],
+      acceptedAfterS: after(event.acceptedAt),
+      completedAfterS: after(event.completedAt),
+      ...(typeof still === 'number' ? { stillMovingAtPhaseEndS: still } : {}),
+    };
+  });
+}
+
 export function summarizeCell(phases: PhaseRecord[], reference?: ReferenceSummary): CellSummary {
   const measured = measuredPhases(phases);
   const seconds = cellTimeline(phases).points.map((p) => p.sample);
@@ -214,6 +234,8 @@ export function summarizeCell(phases: PhaseRecord[], reference?: ReferenceSummar
     zeroSeconds: seconds.filter((s) => s.okPerS === 0).length,
     settleSeconds,
   };
+  const resizes = resizeTimeline(phases);
+  if (resizes.length > 0) summary.resizes = resizes;
   if (hasTraffic(phases)) summary.bytesTransferred = pairBytes(phases).reduce((n, p) => n + p.bytes, 0);
   return { ...summary, ...normalizedAgainst(summary, reference) };
 }

@@ -11,9 +11,12 @@ import type { OpSample, OpType, Sample } from '../core/samples';
 /** The engine names setup phases `flush` and `load` (`load2`... where a kind repeats). */
 const SETUP_PHASE = /^(flush|load)\d*$/;
 
-/** Phases that measure the workload: every phase but the setup ones, unless setup is all there is. */
+/**
+ * Phases that measure the workload: every phase but the setup and warm-up ones, unless setup is
+ * all there is.
+ */
 export function measuredPhases(phases: PhaseRecord[]): PhaseRecord[] {
-  const measured = phases.filter((p) => !SETUP_PHASE.test(p.name));
+  const measured = phases.filter((p) => !SETUP_PHASE.test(p.name) && !p.warmup);
   return measured.length > 0 ? measured : phases;
 }
 

@@ -23,13 +23,15 @@ export interface WorkerOptions {
   connection?: NativeConnection;
   namespace?: string;
   taskQueue?: string;
+  /** Activities to register instead of the real ones (workflow tests mock them). */
+  activities?: object;
 }
 
 export async function createWorker(options: WorkerOptions = {}): Promise<Worker> {
   const settings = options.settings ?? temporalSettings();
   const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(settings)));
   // Loaded here, not at the top: a process that only bundles or connects needs none of them.
-  const activities = require('../activities') as Record<string, unknown>;
+  const activities = options.activities ?? (require('../activities') as Record<string, unknown>);
   return Worker.create({
     connection,
     namespace: options.namespace ?? settings.namespace,

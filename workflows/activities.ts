@@ -46,14 +46,19 @@ export const load = proxyActivities<LoadActivities>({
 /** YCSB's load phase heartbeats every second like its run phase; the flush does not. */
 export const loadOptions: ActivityOptions = { startToCloseTimeout: '2 h', heartbeatTimeout: '30s', retry: retrying(2, '1 min'), ...abandonOnCancel };
 
-/** One load window: a crashed worker is noticed within the heartbeat timeout and repeats only this window. */
-export function windowOptions(windowS: number, summary: string): ActivityOptions {
+/**
+ * One client for a whole phase. A crashed worker is noticed within the heartbeat timeout, and the
+ * retry resumes from the seconds already stored. A stopped client is waited for, so that its last
+ * seconds are stored before the cell records itself.
+ */
+export function clientOptions(label: string, originMs: number, untilMs?: number): ActivityOptions {
+  const timeout = untilMs === undefined ? '2 h' : untilMs - originMs + 300_000;
   return {
-    startToCloseTimeout: `${Math.ceil(windowS) + 120}s`,
+    startToCloseTimeout: timeout,
     heartbeatTimeout: '10s',
-    retry: retrying(3, '10s'),
-    summary,
-    ...abandonOnCancel,
+    retry: retrying(4, '5s'),
+    summary: `client ${label}`,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
 }
 

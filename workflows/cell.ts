@@ -10,9 +10,8 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CellRecord, PhaseRecord } from '../core/run-record';
+import type { CellRecord, CellSummary, PhaseRecord } from '../core/run-record';
 import type { Sample } from '../core/samples';
-import { summarizeCell } from '../report/summary';
 import { cluster, load, loadOptions, network, results } from './activities';
 import {
   abortSignal,
@@ -25,29 +24,28 @@ import {
   type CellStatus,
 } from './definitions';
 import { emptyPhase } from './phase-record';
-import { SampleParts } from './sample-parts';
 import { runPhase, type CellContext } from './run-phase';
 
 export async function cellWorkflow(input: CellInput): Promise<CellResult> {
   const { runId, cell } = input;
   const { fleet, database } = cell;
-  const progress: CellProgress = { cellId: cell.cellId, step: 'starting', latestSamples: [] };
+  const progress: CellProgress = { cellId: cell.cellId, seq: 0, step: 'starting', latestSamples: [] };
   const parent = workflowInfo().parent;
   const phases: PhaseRecord[] = [];
-  const parts = new SampleParts(runId, cell.cellId, phases);
   const ctx: CellContext = {
+    runId,
     cell,
     progress,
     phases,
     aborted: () => aborted,
     report(update) {
-      Object.assign(progress, update);
-      // Best effort: the run's progress query shows the cell's; losing one update is harmless.
-      if (parent) getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(cellProgressSignal, progress).catch(() => undefined);
+      Object.assign(progress, update, { seq: progress.seq + 1 });
+      // Best effort: the run's progress query shows the cell's; losing one update is harmless,
+      // and the run keeps only updates newer than the one it has (signals may overtake).
+      if (parent) getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(cellProgressSignal, { ...progress }).catch(() => undefined);
     },
-    async samples(record: PhaseRecord, samples: Sample[]) {
+    showSamples(samples: Sample[]) {
       ctx.report({ latestSamples: [...progress.latestSamples, ...samples].slice(-LATEST_SAMPLES) });
-      await parts.store(record, samples);
     },
   };
   setHandler(progressQuery, () => progress);
@@ -84,9 +82,10 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
         const record = emptyPhase(phase.name);
         ctx.phases.push(record);
         const series = await load.ycsbLoad.executeWithOptions(loadOptions, [{ fleet, database, settings: phase.ycsb }]);
-        record.samples.push(...series.samples);
         record.totals = series.totals;
-        await ctx.samples(record, series.samples);
+        // Stored, not kept: the workflow's history and recordCell's input stay small.
+        await results.recordSamples({ runId, cellId: cell.cellId, phaseIndex: ctx.phases.indexOf(record), samples: series.samples });
+        ctx.showSamples(series.samples);
       } else {
         await runPhase(ctx, phase);
       }
@@ -110,8 +109,11 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
     };
     await attempt(() => network.resetNetwork({ fleet }));
     if (clusterStarted) await attempt(() => cluster.stopCluster({ fleet, database }));
-    const cellSummary = summarizeCell(ctx.phases, input.reference);
-    await attempt(() => results.recordCell({ runId, cell: { cellId: cell.cellId, coordinates: cell.coordinates, cluster: clusterFacts, phases: parts.forRecordCell(), summary: cellSummary } }));
+    let cellSummary: CellSummary | undefined;
+    await attempt(async () => {
+      const record: Omit<CellRecord, 'summary'> = { cellId: cell.cellId, coordinates: cell.coordinates, cluster: clusterFacts, phases: ctx.phases };
+      cellSummary = await results.recordCell({ runId, cell: record, reference: input.reference });
+    });
     ctx.report({ step: status });
     return cellSummary;
   });

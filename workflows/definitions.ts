@@ -18,8 +18,6 @@ export interface ScenarioInput {
   options?: {
     /** Overrides the scenario's timeScale (0.1 rehearses ten times faster). */
     timeScale?: number;
-    /** Overrides the scenario's windowSeconds. */
-    windowSeconds?: number;
   };
 }
 
@@ -51,6 +49,8 @@ export interface RunSummary {
 /** What a cell is doing now. */
 export interface CellProgress {
   cellId: string;
+  /** Grows by one with every update: a reader keeps the newest and never goes back. */
+  seq: number;
   /** e.g. `start cluster`, `load`, `run` */
   step: string;
   /** The last event that finished, with its label and requested time. */
@@ -62,7 +62,7 @@ export interface CellProgress {
   /** Host-clock start of the current run phase (the origin of its samples' elapsedS). */
   phaseStartedAt?: number;
   phaseDurationS?: number;
-  /** The most recent per-second samples from finished load windows. */
+  /** The most recent per-second samples a finished client returned (running ones heartbeat theirs). */
   latestSamples: Sample[];
 }
 
@@ -80,7 +80,7 @@ export interface RunProgress {
 }
 
 export const progressQuery = defineQuery<RunProgress | CellProgress>('progress');
-/** Stops gracefully: the running load window ends, no further event or cell starts, cleanup runs, results are kept. */
+/** Stops gracefully: the clients stop, no further event or cell starts, cleanup runs, results are kept. */
 export const abortSignal = defineSignal<[reason?: string]>('abort');
 /** A cell tells its run what it is doing, so the run's `progress` query shows it. */
 export const cellProgressSignal = defineSignal<[CellProgress]>('cellProgress');

@@ -1,18 +1,19 @@
 /**
- * A run phase: the workload runs in load windows while the timeline's events fire on durable
- * timers. Events run in lanes by what they touch (cluster membership, network, clients,
- * measurements): each lane fires its events in order, so a slow removal delays the next resize
- * but never a link cut. Offsets count from the phase's origin, a time read on the activity host.
+ * A run phase: each YCSB client runs as one activity (one process) for the whole phase while the
+ * timeline's events fire on durable timers. Events run in lanes by what they touch (cluster
+ * membership, network, clients, measurements): each lane fires its events in order, so a slow
+ * removal delays the next resize but never a link cut. Offsets count from the phase's origin, a
+ * time read on the activity host; samples are stored by the client activities as they arrive.
  */
-import { CancellationScope, condition } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { YcsbSettings } from '../activities/contracts';
 import type { RecordedEvent } from '../core/events';
 import type { PhaseRecord } from '../core/run-record';
 import type { EventAction, Measurement, PlannedEvent, PlannedPhase } from '../core/scenario';
 import { clientPhaseName, DEFAULT_PING_COUNT } from '../core/scenario';
 import type { Sample } from '../core/samples';
-import { eventOptions, load, scenario, windowOptions } from './activities';
-import { appendWindow, emptyPhase, windowProgress } from './phase-record';
+import { clientOptions, eventOptions, load, scenario } from './activities';
+import { emptyPhase } from './phase-record';
 import type { CellProgress } from './definitions';
 import type { CellPlan } from '../core/scenario';
 
@@ -20,21 +21,22 @@ type RunPhasePlan = Extract<PlannedPhase, { kind: 'run' }>;
 
 /** What a phase needs from its cell. */
 export interface CellContext {
+  runId: string;
   cell: CellPlan;
   progress: CellProgress;
-  /** True once the run was asked to stop gracefully: no new window or event starts. */
+  /** True once the run was asked to stop gracefully: clients stop, no new event starts. */
   aborted(): boolean;
-  /** Every phase record of the cell, in order; a ramped client adds its own. */
+  /** Every phase record of the cell, in order (the index is the phase's place in the store). */
   phases: PhaseRecord[];
   report(update: Partial<CellProgress>): void;
-  /** Takes samples just appended to `record`: shows them in the progress and stores them. */
-  samples(record: PhaseRecord, samples: Sample[]): Promise<void>;
+  /** Shows the newest samples in the progress. */
+  showSamples(samples: Sample[]): void;
 }
 
-/** YCSB's operation count when a window is bounded by time only (it must be an int). */
+/** YCSB's operation count when a client is bounded by time only (it must be an int). */
 const UNBOUNDED_OPERATIONS = 2_000_000_000;
-/** A window shorter than this would be mostly JVM start-up. */
-const MIN_WINDOW_S = 3;
+/** How long `waitForResizes` may keep a phase's workload running past its duration. */
+const RESIZE_WAIT_LIMIT_S = 30 * 60;
 
 const LANE: Record<EventAction['kind'], string> = {
   'resize-add': 'cluster',
@@ -49,6 +51,8 @@ const LANE: Record<EventAction['kind'], string> = {
   'measure-traffic': 'measure',
 };
 
+const isResize = (action: EventAction) => action.kind === 'resize-add' || action.kind === 'resize-remove';
+
 /** Runs `event` and adds what it returned to `record`. */
 async function fire(ctx: CellContext, record: PhaseRecord, event: PlannedEvent): Promise<RecordedEvent> {
   const { cell } = ctx;
@@ -60,7 +64,9 @@ async function fire(ctx: CellContext, record: PhaseRecord, event: PlannedEvent):
   if (done.rtt) record.rtt.push(done.rtt);
   if (done.traffic) record.traffic.push(done.traffic);
   if (done.resize) record.resizes.push(done.resize);
-  ctx.report({ lastEvent: { label: event.label, requestedAt: done.event.requestedAt } });
+  const last = ctx.progress.lastEvent;
+  // Lanes finish out of order (a resize ends after later cuts): the live view never goes back.
+  if (!last || done.event.requestedAt >= last.requestedAt) ctx.report({ lastEvent: { label: event.label, requestedAt: done.event.requestedAt } });
   return done.event;
 }
 
@@ -74,40 +80,38 @@ interface ClientRun {
   ycsb: YcsbSettings;
   /** Host-clock origin of the phase. */
   originMs: number;
-  /** Workflow time at which to stop starting windows; none = until the operations are done. */
+  /** Host-clock time the client stops; none = when its operations are done. */
   untilMs?: number;
   operations?: number;
-  windowS: number;
   label: string;
 }
 
-/** One YCSB client: consecutive load windows until its time is up or its operations are done. */
-async function runClient(ctx: CellContext, run: ClientRun): Promise<void> {
+/**
+ * One YCSB client for its whole time: a single activity, retried from its stored samples if the
+ * worker dies. Stopping it early (abort, resizes done) cancels it; what it stored is kept.
+ */
+async function runClient(ctx: CellContext, run: ClientRun, stopping: () => boolean): Promise<number | undefined> {
   const { cell } = ctx;
-  let remaining = run.operations;
-  let inserted = 0;
-  for (let window = 1; !ctx.aborted(); window++) {
-    const leftS = run.untilMs === undefined ? run.windowS : Math.floor((run.untilMs - Date.now()) / 1000);
-    if (leftS < MIN_WINDOW_S) return;
-    const windowS = Math.min(run.windowS, leftS);
-    // Inserts of earlier windows extend the key space, so a later window neither re-inserts nor misses them.
-    const settings: YcsbSettings = {
-      ...run.ycsb,
-      recordCount: run.ycsb.recordCount + inserted,
-      operationCount: remaining ?? UNBOUNDED_OPERATIONS,
-      maxSeconds: windowS,
-    };
-    const series = await load.ycsbRun.executeWithOptions(windowOptions(windowS, `${run.label} window ${window} (${windowS} s)`), [
-      { fleet: cell.fleet, database: cell.database, settings, label: run.label },
+  const settings: YcsbSettings = { ...run.ycsb, operationCount: run.operations ?? UNBOUNDED_OPERATIONS };
+  try {
+    const result = await load.ycsbRun.executeWithOptions(clientOptions(run.label, run.originMs, run.untilMs), [
+      {
+        fleet: cell.fleet,
+        database: cell.database,
+        settings,
+        label: run.label,
+        sink: { runId: ctx.runId, cellId: cell.cellId, phaseIndex: ctx.phases.indexOf(run.record) },
+        originMs: run.originMs,
+        untilMs: run.untilMs,
+      },
     ]);
-    await ctx.samples(run.record, appendWindow(run.record, series, run.originMs));
-    const progress = windowProgress(series.totals);
-    inserted += progress.inserted;
-    if (remaining !== undefined) {
-      remaining -= progress.done;
-      // A window that finished nothing would repeat forever: the cluster is gone.
-      if (remaining <= 0 || progress.done === 0) return;
-    }
+    run.record.totals = result.totals;
+    run.record.events.push(...result.restarts);
+    ctx.showSamples(result.latest);
+    return result.latest.at(-1)?.time;
+  } catch (err) {
+    if (!(isCancellation(err) && stopping())) throw err;
+    return undefined;
   }
 }
 
@@ -117,7 +121,7 @@ function clientStopOffset(events: PlannedEvent[], start: PlannedEvent, name: str
 }
 
 export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<void> {
-  const record = emptyPhase(phase.name);
+  const record = emptyPhase(phase.name, phase.warmup);
   ctx.phases.push(record);
   ctx.report({ step: `${phase.name}: measuring before`, nextEvent: undefined });
   for (const m of phase.measure) await fire(ctx, record, measurementEvent(m, 0, 'before'));
@@ -125,13 +129,16 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   const originMs = await scenario.readClock();
   const startedAt = Date.now();
   const endsAt = phase.durationS === undefined ? undefined : startedAt + phase.durationS * 1000;
+  const hostTime = (workflowMs: number) => originMs + (workflowMs - startedAt);
   const due = (event: PlannedEvent) => startedAt + event.atS * 1000;
   ctx.report({ step: phase.name, phaseStartedAt: originMs, phaseDurationS: phase.durationS });
 
   const pending = [...phase.events];
   const showNext = () => ctx.report({ nextEvent: pending[0] && { label: pending[0].label, atS: pending[0].atS } });
   showNext();
-  const clients = new Map<string, { done: Promise<void>; record: PhaseRecord }>();
+  const clients = new Map<string, { done: Promise<void>; lastSampleAt?: number }>();
+  const resizing = new Set<PlannedEvent>();
+  let workloadEndS: number | undefined;
   // The first failure stops every other part of the phase; the parts' own promises never reject,
   // so nothing is left rejected and unobserved while the rest still runs.
   let failure: unknown;
@@ -141,24 +148,39 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     stopAll();
   });
 
+  // Clients run in a scope of their own (made below, inside the phase's): stopping them early
+  // (abort, the resizes they waited for are done) cancels only them, never a resize or a link
+  // change under way; a failure elsewhere cancels the phase's scope, and so them too.
+  let clientScope: CancellationScope | undefined;
+  let clientsStopping = false;
+  const stopClients = () => {
+    clientsStopping = true;
+    clientScope?.cancel();
+  };
+  const startClient = (run: ClientRun) => clientScope!.run(() => runClient(ctx, run, () => clientsStopping));
+
+
   const handle = async (event: PlannedEvent) => {
     const a = event.action;
-    const fired = await fire(ctx, record, event);
+    if (isResize(a)) resizing.add(event);
+    const fired = await fire(ctx, record, event).finally(() => resizing.delete(event));
+    if (isResize(a) && workloadEndS !== undefined) markStillMoving(record, fired, workloadEndS);
     if (a.kind === 'client-stop') {
-      // The client's last window was sized to end now, but YCSB starts up first: it ends a few
-      // seconds late, and the event says when it really did (its last sample, same clock).
+      // The client was given this stop time; it ends within a second of it. The event says when
+      // it really did (its last sample, same clock).
       const client = clients.get(a.name);
       await client?.done;
-      fired.completedAt = client?.record.samples.at(-1)?.time ?? fired.requestedAt;
+      fired.completedAt = client?.lastSampleAt ?? fired.requestedAt;
     }
     if (a.kind === 'client-start') {
-      const extra = emptyPhase(clientPhaseName(phase.name, a.client.name));
+      const extra = emptyPhase(clientPhaseName(phase.name, a.client.name), phase.warmup);
       ctx.phases.push(extra);
       const stopS = clientStopOffset(phase.events, event, a.client.name);
       const ycsb = { ...phase.ycsb, threads: a.client.threads ?? phase.ycsb.threads, target: a.client.target ?? phase.ycsb.target };
-      const untilMs = stopS === undefined ? endsAt : startedAt + stopS * 1000;
-      const done = track(runClient(ctx, { record: extra, ycsb, originMs, untilMs, windowS: phase.windowS, label: extra.name }));
-      clients.set(a.client.name, { done, record: extra });
+      const untilMs = stopS === undefined ? (endsAt === undefined ? undefined : hostTime(endsAt)) : originMs + stopS * 1000;
+      const client: { done: Promise<void>; lastSampleAt?: number } = { done: Promise.resolve() };
+      client.done = track(startClient({ record: extra, ycsb, originMs, untilMs, label: extra.name }).then((at) => void (client.lastSampleAt = at)));
+      clients.set(a.client.name, client);
     }
   };
 
@@ -169,22 +191,38 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
       if (wait > 0 && (await condition(ctx.aborted, wait))) return;
       if (ctx.aborted()) return;
       pending.splice(pending.indexOf(event), 1);
+      showNext();
       // Behind schedule past the phase's end (a resize that ran long): the phase is over.
       if (endsAt !== undefined && Date.now() >= endsAt) continue;
       await handle(event);
-      showNext();
     }
   };
 
   const lanes = new Map<string, PlannedEvent[]>();
   for (const event of phase.events) lanes.set(LANE[event.action.kind], [...(lanes.get(LANE[event.action.kind]) ?? []), event]);
 
+  // With waitForResizes the main client runs on past the duration until no resize is moving data.
+  const waitsForResizes = phase.waitForResizes && endsAt !== undefined;
+  const mainUntil = endsAt === undefined ? undefined : hostTime(endsAt) + (waitsForResizes ? RESIZE_WAIT_LIMIT_S * 1000 : 0);
+  const stopper = async () => {
+    const done = () => ctx.aborted() || (waitsForResizes && Date.now() >= endsAt! && resizing.size === 0);
+    // Resizes only start before endsAt: once past it with none moving, none will start.
+    await condition(() => done() || clientsStopping);
+    if (!clientsStopping) stopClients();
+  };
+
   await CancellationScope.cancellable(async () => {
     const scope = CancellationScope.current();
     stopAll = () => scope.cancel();
-    const main = runClient(ctx, { record, ycsb: phase.ycsb, originMs, untilMs: endsAt, operations: phase.operations, windowS: phase.windowS, label: phase.name });
+    clientScope = new CancellationScope();
+    const main = startClient({ record, ycsb: phase.ycsb, originMs, untilMs: mainUntil, operations: phase.operations, label: phase.name })
+      // Resizes requested before this and still running are marked as they finish.
+      .then(() => void (workloadEndS = (Date.now() - startedAt) / 1000));
+    const stop = stopper();
     await Promise.all([main, ...[...lanes.values()].map(lane)].map(track));
     await Promise.all([...clients.values()].map((c) => c.done));
+    clientsStopping = true;
+    await stop;
   });
   if (failure !== undefined) throw failure;
 
@@ -192,4 +230,15 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   ctx.report({ step: `${phase.name}: measuring after`, nextEvent: undefined });
   const endS = (Date.now() - startedAt) / 1000;
   for (const m of phase.measure) await fire(ctx, record, measurementEvent(m, endS, 'after'));
+}
+
+/**
+ * A resize that completed after the phase's workload ended: its record says so, so no table
+ * reads its settle time as complete within the phase.
+ */
+function markStillMoving(record: PhaseRecord, event: RecordedEvent, workloadEndS: number): void {
+  const endS = Math.round(workloadEndS);
+  event.detail = { ...event.detail, stillMovingAtPhaseEndS: endS };
+  const resize = record.resizes.at(-1);
+  if (resize && resize.requestedAt === event.requestedAt) resize.stillMovingAtPhaseEndS = endS;
 }

@@ -58,8 +58,9 @@ export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary
   let currentCellId: string | undefined;
   setHandler(progressQuery, () => progress);
   setHandler(cellProgressSignal, (cell) => {
-    // A late update from a finished cell must not overwrite the running one's.
-    if (cell.cellId === currentCellId) progress.cell = cell;
+    // A late update from a finished cell must not overwrite the running one's, nor an older
+    // update of the running cell a newer one (signals may arrive out of order).
+    if (cell.cellId === currentCellId && cell.seq > (progress.cell?.seq ?? -1)) progress.cell = cell;
   });
   setHandler(abortSignal, () => {
     progress.aborted = true;

@@ -65,17 +65,20 @@ export class NodeShell {
   }
 
   /**
-   * True when `pid` runs with `marker` as one of its arguments, or as the start of the process
-   * title it rewrote itself (redis-server does), so that a reused PID is never taken for ours.
+   * True when `pid` runs with a marker as one of its arguments, or as the start of the process
+   * title it rewrote itself, so that a reused PID is never taken for ours. A server that renames
+   * itself (redis-server) needs two markers: one of its arguments for the moments before the
+   * rename, and the title after it; with only the title a slow start reads as an exit.
    */
-  async isOurs(pid: number, marker: string): Promise<boolean> {
+  async isOurs(pid: number, marker: ProcessMarker): Promise<boolean> {
+    const markers = typeof marker === 'string' ? [marker] : marker;
     const result = await this.run(['cat', `/proc/${pid}/cmdline`], { allowFailure: true });
     if (result.code !== 0) return false;
-    return result.stdout.split('\0').some((arg) => arg === marker || arg.startsWith(`${marker} `));
+    return result.stdout.split('\0').some((arg) => markers.some((m) => arg === m || arg.startsWith(`${m} `)));
   }
 
   /** SIGTERM, then SIGKILL after a grace period; only if the PID is still ours. */
-  async stopProcess(pid: number, marker: string, graceMs = STOP_GRACE_MS): Promise<void> {
+  async stopProcess(pid: number, marker: ProcessMarker, graceMs = STOP_GRACE_MS): Promise<void> {
     if (!(await this.isOurs(pid, marker))) return;
     await this.run(['kill', '-TERM', String(pid)], { allowFailure: true });
     const deadline = Date.now() + graceMs;
@@ -99,6 +102,9 @@ export class NodeShell {
     return `${this.node.name} (${this.exec.where})`;
   }
 }
+
+/** What identifies a process as ours in its command line: one argument, or any of several. */
+export type ProcessMarker = string | readonly string[];
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -151,7 +157,7 @@ export async function startFailure(shell: NodeShell, database: string, logFile: 
  */
 export async function startServer(
   shell: NodeShell,
-  spec: { database: string; argv: string[]; logFile: string; marker: string },
+  spec: { database: string; argv: string[]; logFile: string; marker: ProcessMarker },
   ready: () => Promise<boolean>,
   timeoutMs: number,
 ): Promise<number> {

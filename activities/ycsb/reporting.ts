@@ -1,3 +1,8 @@
+/** The attempt of the running activity (1 outside one). */
+export function activityAttempt(): number {
+  return asyncLocalStorage.getStore()?.info.attempt ?? 1;
+}
+
 /**
  * runYcsb as a Temporal activity step: heartbeats every second (the latest per-second sample, or
  * none yet while the client connects) and stops the client when the activity is cancelled.
@@ -17,7 +22,7 @@ export interface LoadProgress {
   latest: Sample | null;
 }
 
-export async function runYcsbReporting(options: Omit<YcsbRunOptions, 'signal' | 'onSample'>, label?: string): Promise<RunSeries> {
+export async function runYcsbReporting(options: Omit<YcsbRunOptions, 'signal'>, label?: string): Promise<RunSeries> {
   const activity = asyncLocalStorage.getStore();
   if (!activity) return runYcsb(options);
   const progress: LoadProgress = { phase: options.phase, label, latest: null };
@@ -27,6 +32,7 @@ export async function runYcsbReporting(options: Omit<YcsbRunOptions, 'signal' | 
       ...options,
       signal: activity.cancellationSignal,
       onSample: (sample) => {
+        options.onSample?.(sample);
         progress.latest = sample;
         activity.heartbeat(progress);
       },

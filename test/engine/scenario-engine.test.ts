@@ -6,8 +6,9 @@
  *   end to end (link cut and restore, a latency epoch, a ramped client), answers `progress`
  *   mid-run, records samples and events on one clock, and leaves the fleet clean;
  * - a cancelled run restores every link within 10 s;
- * - a worker process killed by SIGKILL mid-window leaves no YCSB client behind, and with a new
- *   worker the run completes, repeating only the interrupted window.
+ * - a worker process killed by SIGKILL mid-phase leaves no YCSB client behind, and with a new
+ *   worker the run completes: the client resumes where its stored seconds end, losing at most
+ *   5 s of samples, and the restart is recorded as an event.
  * Workflows are bundled once for the whole file (worker/worker.ts keeps the bundle).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -25,6 +26,7 @@ import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { fleetStatus } from '../../infra/local/status';
 import { temporalBinary } from '../../worker/dev-server';
 import { createWorker } from '../../worker/worker';
+import { liveSample } from '../../cli/run-follow';
 import { progressQuery, type RunProgress, type RunSummary, type ScenarioInput } from '../../workflows/definitions';
 
 jest.setTimeout(240_000);
@@ -65,7 +67,6 @@ function scenario(runPhase: Record<string, unknown>): Record<string, unknown> {
     database: { name: 'redis', nodes: DATA_NODES },
     ycsb: { workload: 'a', recordCount: 500, threads: 4, fieldCount: 10, fieldLength: 8, timeoutMs: 2000, retries: 1 },
     matrix: { latencyScale: [0.2] },
-    windowSeconds: 20,
     phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', ...runPhase }],
   };
 }
@@ -141,6 +142,12 @@ function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/** How many `name` activities a workflow has scheduled so far. */
+async function scheduledActivities(handle: WorkflowHandle, name: string): Promise<number> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name).length;
+}
+
 function readJson<T>(...parts: string[]): T {
   return JSON.parse(readFileSync(path.join(resultsDir, ...parts), 'utf8')) as T;
 }
@@ -176,14 +183,18 @@ test('a run started with one JSON object runs end to end, answers progress mid-r
   ];
   const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 40, events }) });
 
-  // Mid-run: the progress query names the cell and step, and has samples once a window finished.
-  const mid = await waitFor('a finished load window', 150_000, async () => {
+  // Mid-run: the progress query names the cell and step, and the client heartbeats its latest second.
+  const mid = await waitFor('the run phase', 150_000, async () => {
     const p = (await handle.query(progressQuery)) as RunProgress;
-    return p.cell?.step === 'run' && p.cell.latestSamples.length > 0 ? p : undefined;
+    return p.cell?.step === 'run' ? p : undefined;
   });
   expect(mid).toMatchObject({ status: 'running', cellIndex: 1, cellCount: 1, cell: { cellId: 'c1-lsf0.2' } });
   const origin = mid.cell!.phaseStartedAt!;
-  expect(mid.cell!.latestSamples.at(-1)!.okPerS).toBeGreaterThan(0);
+  const live = await waitFor('a live sample', 30_000, async () => {
+    const sample = await liveSample(env.client, mid.cellWorkflowId!);
+    return sample && sample.okPerS > 0 ? sample : undefined;
+  });
+  expect(live.time).toBeGreaterThan(origin);
 
   const summary = (await handle.result()) as RunSummary;
   expect(summary).toMatchObject({ runId: handle.workflowId, status: 'completed', cells: [{ cellId: 'c1-lsf0.2', status: 'completed' }] });
@@ -195,7 +206,8 @@ test('a run started with one JSON object runs end to end, answers progress mid-r
   const cell = readJson<CellRecord>(handle.workflowId, 'cells', 'c1-lsf0.2.json');
   expect(cell.phases.map((p) => p.name)).toEqual(['flush', 'load', 'run', 'run:extra']);
   const [, , main, extra] = cell.phases;
-  // Samples of consecutive windows share the phase's axis: seconds since its origin, increasing.
+  // One client for the whole phase: one activity, its samples on the phase's axis, increasing.
+  expect(await scheduledActivities(env.client.workflow.getHandle(`${handle.workflowId}.c1-lsf0.2`), 'ycsbRun')).toBe(2);
   const seconds = main.samples.map((s) => s.elapsedS);
   expect(seconds.length).toBeGreaterThanOrEqual(25);
   expect([...seconds].sort((a, b) => a - b)).toEqual(seconds);
@@ -233,26 +245,24 @@ test('cancelling a run restores every link within 10 s and stops the cluster', a
   expect(await redisServers()).toEqual([]);
 });
 
-test('a worker killed by SIGKILL mid-window: no client left behind, and a new worker completes the run repeating only that window', async () => {
+test('a worker killed by SIGKILL mid-phase: no client left behind, and a new worker completes the run, losing at most 5 s of samples', async () => {
   const queue = 'fragbench-crash-test';
   const log = path.join(resultsDir, 'crash-test-workers.log');
   const workers: ChildProcess[] = [];
   try {
     workers.push(await startWorkerProcess(queue, log));
-    const handle = await startAsTheUiDoes({ scenario: { ...scenario({ duration: 45, events: [{ at: 3, cut: 'sydney-pune/0' }] }), windowSeconds: 15 } }, queue);
-    // The cell's child workflow runs the windows. Mid-way through the second: its client has run for a few seconds.
+    const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 45, events: [{ at: 3, cut: 'sydney-pune/0' }] }) }, queue);
+    // The cell's child workflow runs the client. Kill the worker once the client has stored seconds for a while.
     const cellRun = env.client.workflow.getHandle(`${handle.workflowId}.c1-lsf0.2`);
-    const windowsStarted = async () => {
-      const history = await cellRun.fetchHistory();
-      return (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'ycsbRun').length;
-    };
-    await waitFor('the second load window', 180_000, async () => ((await windowsStarted()) >= 2 ? true : undefined));
+    await waitFor('the run phase\'s client', 180_000, async () => ((await scheduledActivities(cellRun, 'ycsbRun')) >= 1 ? true : undefined));
     const clients = await waitFor('its YCSB client', 20_000, async () => {
       const pids = await ycsbClients();
       return pids.length > 0 ? pids : undefined;
     });
-    await new Promise((r) => setTimeout(r, 4_000));
+    await waitFor('12 s of live samples', 60_000, async () => ((await liveSample(env.client, cellRun.workflowId))?.okPerS ?? 0) > 0 ? true : undefined);
+    await new Promise((r) => setTimeout(r, 12_000));
 
+    const killedAt = Date.now();
     workers[0].kill('SIGKILL');
     await exited(workers[0]);
     // The client notices its caller is gone (its stdin closes) and exits by itself.
@@ -263,7 +273,7 @@ test('a worker killed by SIGKILL mid-window: no client left behind, and a new wo
     const summary = (await handle.result()) as RunSummary;
     expect(summary).toMatchObject({ status: 'completed', cells: [{ status: 'completed' }] });
 
-    // Exactly one activity ran twice, and it is a load window.
+    // Exactly one activity ran twice, and it is the client.
     const history = await cellRun.fetchHistory();
     const names = new Map<string, string>();
     for (const e of history.events ?? []) {
@@ -276,13 +286,19 @@ test('a worker killed by SIGKILL mid-window: no client left behind, and a new wo
       .map((started) => [names.get(String(started!.scheduledEventId)), started!.attempt]);
     expect(retried).toEqual([['ycsbRun', 2]]);
 
-    // The samples hold the repeated window once: one per second, increasing, none past the phase.
+    // The samples: one per second, increasing, none past the phase; the seconds before the kill
+    // are all there but the last few; the restart is an event saying how long no client ran.
     const cell = readJson<CellRecord>(handle.workflowId, 'cells', `${summary.cells[0].cellId}.json`);
-    const seconds = cell.phases.find((p) => p.name === 'run')!.samples.map((s) => s.elapsedS);
+    const run = cell.phases.find((p) => p.name === 'run')!;
+    const seconds = run.samples.map((s) => s.elapsedS);
     expect(new Set(seconds).size).toBe(seconds.length);
     expect([...seconds].sort((a, b) => a - b)).toEqual(seconds);
-    expect(seconds.length).toBeGreaterThanOrEqual(25);
     expect(Math.max(...seconds)).toBeLessThanOrEqual(47);
+    const lastBeforeKill = run.samples.filter((s) => s.time <= killedAt).at(-1)!;
+    expect(killedAt - lastBeforeKill.time).toBeLessThanOrEqual(5_000);
+    const restart = run.events.find((e) => e.kind === 'client-restart')!;
+    expect(restart.detail).toMatchObject({ attempt: 2, lastStoredElapsedS: lastBeforeKill.elapsedS });
+    expect(run.samples.filter((s) => s.time > restart.requestedAt).length).toBeGreaterThan(0);
 
     expect(await cutLinks()).toEqual([]);
     expect(await redisServers()).toEqual([]);

@@ -1,5 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { totalsFromSamples } from '../../core/samples';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../core/errors';
@@ -123,30 +124,32 @@ describe('results activities', () => {
     expect(await rejectedField(activities().recordCell({ runId: 'ghost', cell: cells()[0] }))).toBe('runId');
   });
 
-  it('joins samples stored window by window with the ones recordCell carries, in order; a stored part rewritten replaces it', async () => {
+  it('joins the samples streamed while the cell ran (a second stored again replaces it) and computes the summary', async () => {
     await activities().recordRunStart({ record: runRecord('r5', []) });
     const [whole] = cells();
     const samples = whole.phases[0].samples;
-    await activities().recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, part: 0, samples: samples.slice(0, 1) });
-    await activities().recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, part: 1, samples: samples.slice(1, 2) });
-    // A retried activity writes its part again.
-    await activities().recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, part: 1, samples: samples.slice(1, 2) });
-    const withoutStored = { ...whole, phases: [{ ...whole.phases[0], samples: samples.slice(2), sampleParts: 2 }] };
-    await activities().recordCell({ runId: 'r5', cell: withoutStored });
+    await activities().recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(0, 2) });
+    // A retried activity stores its seconds again.
+    await activities().recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(1, 2) });
+    const withoutStored = { ...whole, phases: [{ ...whole.phases[0], samples: samples.slice(2) }] };
+    const summary = await activities().recordCell({ runId: 'r5', cell: withoutStored });
     const stored = await new ResultsStore(dir).readCell('r5', whole.cellId);
-    expect(stored).toEqual(whole);
+    // No client summary came back for this phase: its totals are made from the samples.
+    expect(stored).toEqual({ ...whole, phases: [{ ...whole.phases[0], totals: totalsFromSamples(samples) }] });
+    expect(summary).toEqual(whole.summary);
 
     await activities().finishRun({ runId: 'r5', status: 'completed', finishedAt: T0 });
     expect(readdirSync(path.join(dir, 'r5', 'cells'))).toEqual([`${whole.cellId}.json`]);
   }, 60_000);
 
-  it('refuses a cell whose stored parts are missing, naming the part', async () => {
+  it('skips a torn last line (a writer killed mid-line) and refuses a bad phase index', async () => {
     await activities().recordRunStart({ record: runRecord('r6', []) });
     const [whole] = cells();
-    await expect(activities().recordCell({ runId: 'r6', cell: { ...whole, phases: [{ ...whole.phases[0], sampleParts: 1 }] } })).rejects.toThrow(
-      /samples part 0 of phase 0 of cell c1-lsf1 was never stored/,
-    );
-    expect(await rejectedField(activities().recordSamples({ runId: 'r6', cellId: whole.cellId, phaseIndex: -1, part: 0, samples: [] }))).toBe('phaseIndex');
+    const samples = whole.phases[0].samples;
+    await activities().recordSamples({ runId: 'r6', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(0, 2) });
+    appendFileSync(path.join(dir, 'r6', 'cells', `${whole.cellId}.parts`, '0.samples.jsonl'), '{"time":1,"elaps');
+    expect(await new ResultsStore(dir).readSampleStream('r6', whole.cellId, 0)).toEqual(samples.slice(0, 2));
+    expect(await rejectedField(activities().recordSamples({ runId: 'r6', cellId: whole.cellId, phaseIndex: -1, samples: [] }))).toBe('phaseIndex');
   });
 
   it('finishes a run: status and time recorded, normalization completed, report written and its path returned', async () => {

@@ -15,7 +15,7 @@ import { InputError } from '../../../core/errors';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
-import { defaultExecProvider, NodeShell, sleep, startServer, waitFor, type ExecProvider } from '../node-shell';
+import { defaultExecProvider, NodeShell, sleep, startServer, waitFor, type ExecProvider, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import { HASH_SLOTS, isMaster, myself, parseClusterInfo, parseClusterNodes, type ClusterNodeLine } from './cluster-nodes';
 
@@ -58,9 +58,12 @@ const REDIS_REPOSITORY = {
   disableServices: ['redis-server'],
 };
 
-/** redis-server rewrites its process title to "redis-server <bind>:<port> [cluster]". */
-function processTitle(address: string, port: number): string {
-  return `redis-server ${address}:${port}`;
+/**
+ * How a member's process is recognised: redis-server starts as `redis-server <conf>` and then
+ * rewrites its title to "redis-server <bind>:<port> [cluster]"; either means it is ours.
+ */
+function redisMarker(address: string, port: number, dir: string): ProcessMarker {
+  return [`redis-server ${address}:${port}`, join(dir, 'redis.conf')];
 }
 
 function redisConfig(address: string, port: number, dir: string): string {
@@ -107,7 +110,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     const dir = this.dirOf(node.name);
     // A server an interrupted attempt started but never recorded.
     const leftover = await shell.run(['cat', join(dir, 'redis.pid')], { allowFailure: true });
-    if (leftover.code === 0) await shell.stopProcess(Number(leftover.stdout.trim()), processTitle(node.overlayAddress, port));
+    if (leftover.code === 0) await shell.stopProcess(Number(leftover.stdout.trim()), redisMarker(node.overlayAddress, port, dir));
     await shell.removeDir(dir);
     await shell.makeDir(dir);
     const conf = join(dir, 'redis.conf');
@@ -115,7 +118,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     const address = node.overlayAddress;
     const pid = await startServer(
       shell,
-      { database: 'redis', argv: ['redis-server', conf], logFile: join(dir, 'redis.log'), marker: processTitle(address, port) },
+      { database: 'redis', argv: ['redis-server', conf], logFile: join(dir, 'redis.log'), marker: redisMarker(address, port, dir) },
       async () => (await this.cli(shell, address, port, ['PING'], true)).stdout.trim() === 'PONG',
       START_TIMEOUT_MS,
     );
@@ -125,7 +128,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
 
   protected async stopMember(member: RedisMember, state: Pick<RedisState, 'port'>): Promise<void> {
     const shell = this.shell(member.node);
-    await shell.stopProcess(member.pid, processTitle(member.address, state.port));
+    await shell.stopProcess(member.pid, redisMarker(member.address, state.port, member.dir));
     await shell.removeDir(member.dir);
   }
 
@@ -214,7 +217,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     if (!state.members.some((m) => m.node === node.name)) {
       try {
         let member = resize.started;
-        if (!member || !(await this.shell(node).isOurs(member.pid, processTitle(member.address, state.port)))) {
+        if (!member || !(await this.shell(node).isOurs(member.pid, redisMarker(member.address, state.port, member.dir)))) {
           member = await this.startMember(node, state.port);
           resize.started = member;
           this.state.write(state);

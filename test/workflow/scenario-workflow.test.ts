@@ -1,0 +1,228 @@
+/**
+ * The scenario workflows' own logic, with every activity mocked (Temporal's recommended way to
+ * test workflow branches), against the real Temporal dev server binary. No fleet, no database:
+ * each test takes seconds. What is checked here is what the workflows decide:
+ * - one client activity per phase, bounded by the phase's end on the host clock;
+ * - a resize still moving when the workload ends is marked so; `waitForResizes` keeps the
+ *   workload running until it completes, then stops the client;
+ * - a client retried after a failure resumes (its restart event is kept in the phase);
+ * - abort stops the client at once and keeps what ran; warm-up phases are marked;
+ * - the progress query never goes back: its sequence grows, the last event never moves to an
+ *   older one, and "next" lists only events that have not fired.
+ */
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { PhaseClientInput, PhaseClientResult } from '../../activities/ycsb/phase-client';
+import type { InjectEventInput, InjectedEvent, PreparedRun } from '../../activities/scenario';
+import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
+import type { CellPlan, PlannedEvent, PlannedPhase } from '../../core/scenario';
+import { YCSB_DEFAULTS } from '../../core/scenario';
+import type { Sample } from '../../core/samples';
+import { temporalBinary } from '../../worker/dev-server';
+import { createWorker } from '../../worker/worker';
+import { abortSignal, progressQuery, type CellProgress, type RunProgress, type RunSummary } from '../../workflows/definitions';
+
+jest.setTimeout(120_000);
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+type RunPhase = Extract<PlannedPhase, { kind: 'run' }>;
+
+function runPhase(over: Partial<RunPhase>): RunPhase {
+  return { kind: 'run', name: 'run', durationS: 4, ycsb: { ...YCSB_DEFAULTS }, warmup: false, waitForResizes: false, measure: [], events: [], ...over };
+}
+
+function plan(phases: PlannedPhase[]): PreparedRun {
+  const cell: CellPlan = {
+    cellId: 'c1',
+    coordinates: {},
+    fleet: { kind: 'local' },
+    database: 'redis',
+    nodes: ['a', 'b', 'c'],
+    client: 'client',
+    settings: {},
+    phases,
+  };
+  const record = { runId: 'r', scenario: 's', experiment: 'quickstart', startedAt: 0, status: 'running', settings: {}, nonDefaultSettings: {}, versions: {}, cellIds: ['c1'] } as unknown as RunRecord;
+  return { plan: { scenario: 's', experiment: 'quickstart', timeScale: 1, cells: [cell] }, record };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function sample(time: number): Sample {
+  return { time, elapsedS: 1, ops: { READ: { ok: 10, failed: 0, latencyUs: { avg: 100, p95: 200, p99: 300 } } }, okPerS: 10, failedPerS: 0 };
+}
+
+interface Recorded {
+  cells: Omit<CellRecord, 'summary'>[];
+  clients: { input: PhaseClientInput; attempt: number; startedAt: number; endedAt?: number; cancelled: boolean }[];
+}
+
+const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} };
+
+/**
+ * Activities as the workflows see them, doing nothing but record what they were asked and take
+ * the time a real one would: a client runs until its stop time (or until cancelled), a resize
+ * takes `resizeMs`.
+ */
+function mockActivities(prepared: PreparedRun, options: { resizeMs?: number; failFirstClient?: boolean } = {}) {
+  const recorded: Recorded = { cells: [], clients: [] };
+  const noop = async () => ({ appliedAt: Date.now() });
+  const activities = {
+    prepareRun: async () => prepared,
+    recordRunStart: async () => ({ dir: '/nonexistent' }),
+    resetNetwork: noop,
+    applyLatencyEpoch: noop,
+    applyBandwidthEpoch: noop,
+    stopCluster: async () => undefined,
+    startCluster: async () => ({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
+    flushDatabase: async () => undefined,
+    recordSamples: async () => undefined,
+    readClock: async () => Date.now(),
+    recordCell: async ({ cell }: { cell: Omit<CellRecord, 'summary'> }) => {
+      recorded.cells.push(cell);
+      return SUMMARY;
+    },
+    finishRun: async () => ({ reportPath: '/nonexistent/index.html' }),
+    async ycsbRun(input: PhaseClientInput): Promise<PhaseClientResult> {
+      const ctx = Context.current();
+      const entry = { input, attempt: ctx.info.attempt, startedAt: Date.now(), cancelled: false } as Recorded['clients'][number];
+      recorded.clients.push(entry);
+      if (options.failFirstClient && ctx.info.attempt === 1) {
+        await sleep(500);
+        throw ApplicationFailure.retryable('the client died', 'ClientDied');
+      }
+      const restarts = ctx.info.attempt > 1
+        ? [{ kind: 'client-restart' as const, label: `${input.label} client restarted`, scheduledOffsetS: 0, requestedAt: Date.now(), detail: { attempt: ctx.info.attempt } }]
+        : [];
+      try {
+        while (input.untilMs === undefined || Date.now() < input.untilMs) {
+          ctx.heartbeat();
+          await Promise.race([sleep(100), ctx.cancelled]);
+        }
+      } catch (err) {
+        entry.cancelled = err instanceof CancelledFailure;
+        entry.endedAt = Date.now();
+        throw err;
+      }
+      entry.endedAt = Date.now();
+      return { totals: { runtimeMs: 1000, throughputOpsPerS: 10, ops: {} }, seconds: 1, restarts, latest: [sample(Date.now())] };
+    },
+    async injectEvent({ event }: InjectEventInput): Promise<InjectedEvent> {
+      const requestedAt = Date.now();
+      const base = { kind: event.action.kind, label: event.label, scheduledOffsetS: event.atS, requestedAt, detail: {} };
+      if (event.action.kind === 'resize-remove' || event.action.kind === 'resize-add') {
+        await sleep(options.resizeMs ?? 0);
+        const resize = { node: event.action.node, requestedAt, acceptedAt: requestedAt + 10, completedAt: Date.now() };
+        return { event: { ...base, acceptedAt: resize.acceptedAt, completedAt: resize.completedAt }, resize };
+      }
+      return { event: { ...base, completedAt: requestedAt } };
+    },
+  };
+  return { activities, recorded };
+}
+
+async function run(prepared: PreparedRun, options: Parameters<typeof mockActivities>[1], during?: (handle: ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>) => Promise<void>) {
+  const { activities, recorded } = mockActivities(prepared, options);
+  const taskQueue = `wf-test-${randomUUID().slice(0, 8)}`;
+  const worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, activities });
+  const summary = await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('scenarioWorkflow', { taskQueue, workflowId: `wf-${randomUUID().slice(0, 8)}`, args: [{ scenario: {} }] });
+    await during?.(handle);
+    return (await handle.result()) as RunSummary;
+  });
+  return { summary, recorded };
+}
+
+const resizeAt = (atS: number): PlannedEvent => ({ atS, label: 'remove c', path: 'phases[0].events[0]', action: { kind: 'resize-remove', node: 'c' } });
+
+test('one client per phase, bounded by the phase; a resize still moving when the workload ended is marked so', async () => {
+  const { summary, recorded } = await run(plan([runPhase({ durationS: 3, events: [resizeAt(1)] })]), { resizeMs: 4000 });
+  expect(summary.status).toBe('completed');
+  expect(recorded.clients).toHaveLength(1);
+  const [client] = recorded.clients;
+  expect(client.input.untilMs! - client.input.originMs).toBe(3000);
+  expect(client.endedAt! - client.startedAt).toBeLessThan(3500);
+  const phase = recorded.cells[0].phases[0];
+  expect(phase.resizes).toHaveLength(1);
+  expect(phase.resizes[0].stillMovingAtPhaseEndS).toBe(3);
+  expect(phase.events[0].detail).toMatchObject({ stillMovingAtPhaseEndS: 3 });
+});
+
+test('waitForResizes keeps the workload running until the resize completed, then stops the client', async () => {
+  const { summary, recorded } = await run(plan([runPhase({ durationS: 2, waitForResizes: true, events: [resizeAt(1)] })]), { resizeMs: 3000 });
+  expect(summary.status).toBe('completed');
+  const [client] = recorded.clients;
+  expect(client.cancelled).toBe(true);
+  const resize = recorded.cells[0].phases[0].resizes[0];
+  expect(client.endedAt!).toBeGreaterThanOrEqual(resize.completedAt);
+  expect(client.endedAt! - resize.completedAt).toBeLessThan(2000);
+  expect(resize.stillMovingAtPhaseEndS).toBeUndefined();
+});
+
+test('a client that failed is retried, and the retry\'s restart event stays in the phase', async () => {
+  const { summary, recorded } = await run(plan([runPhase({ durationS: 4 })]), { failFirstClient: true });
+  expect(summary.status).toBe('completed');
+  expect(recorded.clients.map((c) => c.attempt)).toEqual([1, 2]);
+  // The retry got the same stop time: it resumes the phase, it does not start it again.
+  expect(recorded.clients[1].input.untilMs).toBe(recorded.clients[0].input.untilMs);
+  expect(recorded.cells[0].phases[0].events.map((e) => e.kind)).toEqual(['client-restart']);
+});
+
+test('abort stops the client at once and keeps what ran; warm-up phases are marked', async () => {
+  const phases = [runPhase({ name: 'warm', durationS: 1, warmup: true }), runPhase({ name: 'run', durationS: 60 })];
+  const { summary, recorded } = await run(plan(phases), {}, async (handle) => {
+    for (;;) {
+      const p = (await handle.query(progressQuery)) as RunProgress;
+      if (p.cell?.step === 'run') break;
+      await sleep(100);
+    }
+    await sleep(500);
+    await handle.signal(abortSignal);
+  });
+  expect(summary.status).toBe('aborted');
+  expect(recorded.clients).toHaveLength(2);
+  const measured = recorded.clients[1];
+  expect(measured.cancelled).toBe(true);
+  expect(measured.endedAt! - measured.startedAt).toBeLessThan(5000);
+  expect(recorded.cells[0].phases.map((p) => [p.name, p.warmup ?? false])).toEqual([['warm', true], ['run', false]]);
+});
+
+test('progress never goes back: the sequence grows, the last event never gets older, next lists only what has not fired', async () => {
+  const events: PlannedEvent[] = [
+    resizeAt(0.5),
+    { atS: 1, label: 'cut x', path: 'e1', action: { kind: 'link-cut', link: 'x' } },
+    { atS: 1.5, label: 'restore x', path: 'e2', action: { kind: 'link-restore', link: 'x' } },
+    { atS: 2, label: 'LSF 0.4', path: 'e3', action: { kind: 'latency-epoch', scale: 0.4 } },
+  ];
+  const seen: CellProgress[] = [];
+  await run(plan([runPhase({ durationS: 4, events })]), { resizeMs: 2500 }, async (handle) => {
+    for (;;) {
+      const p = (await handle.query(progressQuery)) as RunProgress;
+      if (p.cell) seen.push(p.cell);
+      if (p.status === 'finished' || p.status === 'cleaning up') break;
+      await sleep(50);
+    }
+  });
+  expect(seen.length).toBeGreaterThan(20);
+  for (let i = 1; i < seen.length; i++) {
+    expect(seen[i].seq).toBeGreaterThanOrEqual(seen[i - 1].seq);
+    expect(seen[i].lastEvent?.requestedAt ?? 0).toBeGreaterThanOrEqual(seen[i - 1].lastEvent?.requestedAt ?? 0);
+  }
+  // The resize finished after the cut, restore and epoch: the last event shown stayed the epoch.
+  expect(seen.at(-1)!.lastEvent?.label).toBe('LSF 0.4');
+  // "next" never shows an event that already ran or is running.
+  for (const p of seen) {
+    if (p.nextEvent && p.running) expect(p.running).not.toContain(p.nextEvent.label);
+  }
+  const nexts = seen.map((p) => p.nextEvent?.atS).filter((x): x is number => x !== undefined);
+  expect([...nexts].sort((a, b) => a - b)).toEqual(nexts);
+});
