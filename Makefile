@@ -14,7 +14,11 @@ quickstart: setup
 typecheck:
 	npx tsc --noEmit -p tsconfig.json
 
+# Where each short benchmark's pass/fail line goes (CI counts it); empty = terminal only.
+BENCH_RESULTS ?=
+
 test: setup
 	npx tsc --noEmit -p tsconfig.json
 	@GO_TEST_JSON="$(GO_TEST_JSON)" bash scripts/run-test-scripts.sh
 	npx jest --runInBand $(JEST_ARGS)
+	@BENCH_RESULTS="$(BENCH_RESULTS)" bash scripts/run-benchmarks.sh
