@@ -111,6 +111,11 @@ export interface LoadActivities {
    * resumes from the stored seconds when retried; returns the totals, not the samples.
    */
   ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & import('./ycsb/phase-client').PhaseClientInput): Promise<import('./ycsb/phase-client').PhaseClientResult>;
+  /**
+   * Host telemetry and in-run RTT probes for a phase, stored beside its samples every second,
+   * until cancelled (activities/monitor.ts).
+   */
+  monitorPhase(input: import('./monitor').MonitorInput): Promise<void>;
 }
 
 // ------------------------------------------------------------- results (activities/results.ts)

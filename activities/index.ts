@@ -9,7 +9,7 @@ export const {
   applyLatencyEpoch, applyBandwidthEpoch, cutLink, restoreLink, resetNetwork, measureRtt, measureBandwidth, readTraffic, overlayRoute,
 } = networkActivities;
 export { startCluster, addNode, removeNode, clusterStatus, stopCluster } from './database';
-export { flushDatabase, ycsbLoad, ycsbRun } from './load';
+export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase } from './load';
 export const { recordRunStart, recordSamples, recordCell, finishRun } = resultsActivities;
 export { prepareRun, readClock } from './scenario';
 export const injectEvent = eventInjector({ ...networkActivities, ...database });

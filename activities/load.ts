@@ -13,6 +13,9 @@ import { validateYcsbSettings, type YcsbPhase } from './ycsb/command';
 import { activityAttempt, runYcsbReporting } from './ycsb/reporting';
 import { runPhaseClient, type PhaseClientInput, type PhaseClientResult } from './ycsb/phase-client';
 import { ResultsStore } from './results-store';
+import { monitorPhase } from './monitor';
+
+export { monitorPhase };
 import type { ExecTarget } from '../core/inventory';
 import type { YcsbBinding } from '../core/database';
 
@@ -62,4 +65,4 @@ export async function runYcsbOnce(
 
 // This module implements the contract exactly (checked here, not exported: the worker registers
 // every export of activities/ as an activity).
-({ flushDatabase, ycsbLoad, ycsbRun }) satisfies LoadActivities;
+({ flushDatabase, ycsbLoad, ycsbRun, monitorPhase }) satisfies LoadActivities;

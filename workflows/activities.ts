@@ -62,6 +62,14 @@ export function clientOptions(label: string, originMs: number, untilMs?: number)
   };
 }
 
+/** The phase's monitor: noticed within its heartbeat timeout if the worker dies, and then started again. */
+export const monitor = proxyActivities<Pick<LoadActivities, 'monitorPhase'>>({
+  startToCloseTimeout: '24 h',
+  heartbeatTimeout: '10s',
+  retry: retrying(10, '5s'),
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
+
 export const results = proxyActivities<ResultsActivities>({
   startToCloseTimeout: '5 min',
   retry: retrying(10, '1 min'),

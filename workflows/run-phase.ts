@@ -12,7 +12,7 @@ import type { PhaseRecord } from '../core/run-record';
 import type { EventAction, Measurement, PlannedEvent, PlannedPhase } from '../core/scenario';
 import { clientPhaseName, DEFAULT_PING_COUNT } from '../core/scenario';
 import type { Sample } from '../core/samples';
-import { clientOptions, eventOptions, load, scenario } from './activities';
+import { clientOptions, eventOptions, load, monitor, scenario } from './activities';
 import { emptyPhase } from './phase-record';
 import type { CellProgress } from './definitions';
 import type { CellPlan } from '../core/scenario';
@@ -211,6 +211,15 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     if (!clientsStopping) stopClients();
   };
 
+  // Telemetry and probes for as long as any client runs; stopped (cancelled) once they are done.
+  const monitorScope = new CancellationScope();
+  const sink = { runId: ctx.runId, cellId: ctx.cell.cellId, phaseIndex: ctx.phases.indexOf(record) };
+  const monitoring = monitorScope
+    .run(() => monitor.monitorPhase({ fleet: ctx.cell.fleet, sink, nodes: ctx.cell.nodes }))
+    .catch((err) => {
+      if (!isCancellation(err)) throw err;
+    });
+
   await CancellationScope.cancellable(async () => {
     const scope = CancellationScope.current();
     stopAll = () => scope.cancel();
@@ -223,7 +232,8 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     await Promise.all([...clients.values()].map((c) => c.done));
     clientsStopping = true;
     await stop;
-  });
+  }).finally(() => monitorScope.cancel());
+  await monitoring.catch((err) => void (failure ??= err));
   if (failure !== undefined) throw failure;
 
   if (ctx.aborted()) return;

@@ -63,6 +63,7 @@ function sample(time: number): Sample {
 
 interface Recorded {
   cells: Omit<CellRecord, 'summary'>[];
+  monitors: number;
   clients: { input: PhaseClientInput; attempt: number; startedAt: number; endedAt?: number; cancelled: boolean }[];
 }
 
@@ -74,7 +75,7 @@ const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, e
  * takes `resizeMs`.
  */
 function mockActivities(prepared: PreparedRun, options: { resizeMs?: number; failFirstClient?: boolean } = {}) {
-  const recorded: Recorded = { cells: [], clients: [] };
+  const recorded: Recorded = { cells: [], clients: [], monitors: 0 };
   const noop = async () => ({ appliedAt: Date.now() });
   const activities = {
     prepareRun: async () => prepared,
@@ -116,6 +117,15 @@ function mockActivities(prepared: PreparedRun, options: { resizeMs?: number; fai
       entry.endedAt = Date.now();
       return { totals: { runtimeMs: 1000, throughputOpsPerS: 10, ops: {} }, seconds: 1, restarts, latest: [sample(Date.now())] };
     },
+    /** Runs until cancelled, as the real monitor does; cancellation arrives with a heartbeat's answer. */
+    async monitorPhase(): Promise<void> {
+      const ctx = Context.current();
+      recorded.monitors++;
+      for (;;) {
+        ctx.heartbeat();
+        await Promise.race([sleep(100), ctx.cancelled]);
+      }
+    },
     async injectEvent({ event }: InjectEventInput): Promise<InjectedEvent> {
       const requestedAt = Date.now();
       const base = { kind: event.action.kind, label: event.label, scheduledOffsetS: event.atS, requestedAt, detail: {} };
@@ -148,6 +158,7 @@ test('one client per phase, bounded by the phase; a resize still moving when the
   const { summary, recorded } = await run(plan([runPhase({ durationS: 3, events: [resizeAt(1)] })]), { resizeMs: 4000 });
   expect(summary.status).toBe('completed');
   expect(recorded.clients).toHaveLength(1);
+  expect(recorded.monitors).toBe(1);
   const [client] = recorded.clients;
   expect(client.input.untilMs! - client.input.originMs).toBe(3000);
   expect(client.endedAt! - client.startedAt).toBeLessThan(3500);
