@@ -68,6 +68,11 @@ function mergeSamples(a: Sample, b: Sample): Sample {
   return { ...a, ops, okPerS: a.okPerS + b.okPerS, failedPerS: a.failedPerS + b.failedPerS };
 }
 
+/** The whole second of the timeline a sample closes (samples of concurrent clients share it). */
+export function sampleSecond(originMs: number, sample: Sample): number {
+  return Math.max(1, Math.round((sample.time - originMs) / 1000));
+}
+
 export function cellTimeline(phases: PhaseRecord[]): CellTimeline {
   const measured = measuredPhases(phases);
   const samples = measured.flatMap((p) => p.samples).sort((a, b) => a.time - b.time);
@@ -76,7 +81,7 @@ export function cellTimeline(phases: PhaseRecord[]): CellTimeline {
   const at = (ms: number) => (ms - originMs) / 1000;
   const bySecond = new Map<number, Sample>();
   for (const sample of samples) {
-    const t = Math.max(1, Math.round(at(sample.time)));
+    const t = sampleSecond(originMs, sample);
     const seen = bySecond.get(t);
     bySecond.set(t, seen ? mergeSamples(seen, sample) : sample);
   }
