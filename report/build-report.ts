@@ -6,7 +6,7 @@
  * records to a model; html.ts draws it.
  */
 import type { CellRecord, RunRecord } from '../core/run-record';
-import { hasSamples, runContents, type RunContents } from './contents';
+import { hasRtt, hasSamples, runContents, type RunContents } from './contents';
 import { categoryFigures } from './figures/by-category';
 import { clientShares } from './figures/clients';
 import { undrawable } from './figures/drawable';
@@ -68,7 +68,7 @@ function epochFigures(cells: CellRecord[], axis: string | undefined, at: number 
 function timelineCells(cells: CellRecord[], contents: RunContents, otherFigures: number): CellRecord[] {
   const eventful = contents.eventKinds.length > 0 || contents.rampedCells > 0 || contents.rttCells > 0;
   if (!eventful && otherFigures > 0) return [];
-  return cells.filter(hasSamples).slice(0, MAX_TIMELINES);
+  return cells.filter((c) => hasSamples(c) || hasRtt(c)).slice(0, MAX_TIMELINES);
 }
 
 function timelineFigures(cells: CellRecord[], axes: string[]): Figure[] {
@@ -78,8 +78,8 @@ function timelineFigures(cells: CellRecord[], axes: string[]): Figure[] {
 /** What the reader should know about cells and figures the report does not show. */
 function coverageNotes(run: RunRecord, contents: RunContents, timelines: number, leftOut: [Figure, string][]): string[] {
   const notes = leftOut.map(([figure, problem]) => `A figure is left out (${figure.heading.split('?')[0]}?): ${problem}.`);
-  if (timelines > 0 && contents.sampledCells > timelines) {
-    notes.push(`Per-second timelines are drawn for the first ${timelines} of ${contents.sampledCells} cells; the tables cover all of them.`);
+  if (timelines === MAX_TIMELINES && contents.cellCount > timelines) {
+    notes.push(`Per-second timelines are drawn for the first ${timelines} of ${contents.cellCount} cells; the tables cover all of them.`);
   }
   const unsampled = contents.cellCount - contents.sampledCells;
   if (unsampled > 0 && unsampled === contents.cellCount) notes.push('No cell recorded per-second samples in a measured phase: there is no timeline to draw, only the tables.');

@@ -76,8 +76,9 @@ export function sampleSecond(originMs: number, sample: Sample): number {
 export function cellTimeline(phases: PhaseRecord[]): CellTimeline {
   const measured = measuredPhases(phases);
   const samples = measured.flatMap((p) => p.samples).sort((a, b) => a.time - b.time);
-  const firstEvent = Math.min(...measured.flatMap((p) => p.events.map((e) => e.requestedAt)));
-  const originMs = samples.length > 0 ? samples[0].time - samples[0].elapsedS * 1000 : Number.isFinite(firstEvent) ? firstEvent : 0;
+  // Without samples the clock starts at the first thing recorded: an event or an RTT reading.
+  const firstMark = Math.min(...measured.flatMap((p) => [...p.events.map((e) => e.requestedAt), ...p.rtt.map((m) => m.time)]));
+  const originMs = samples.length > 0 ? samples[0].time - samples[0].elapsedS * 1000 : Number.isFinite(firstMark) ? firstMark : 0;
   const at = (ms: number) => (ms - originMs) / 1000;
   const bySecond = new Map<number, Sample>();
   for (const sample of samples) {
