@@ -48,11 +48,10 @@ export function removalEffects(cell: CellRecord): RemovalEffect[] {
   });
 }
 
-/** The cut whose RTT change prints largest (either way); none when every change prints as 0. */
+/** The cut whose RTT change is largest, either way. */
 function largestChange(changes: { t: number; before: number; after: number }[]) {
   const size = (c: { before: number; after: number }) => Math.abs(c.after - c.before);
-  const largest = changes.reduce<(typeof changes)[number] | undefined>((a, b) => (!a || size(b) > size(a) ? b : a), undefined);
-  return largest && !printsEqual(largest.before, largest.after, 1) ? largest : undefined;
+  return changes.reduce<(typeof changes)[number] | undefined>((a, b) => (!a || size(b) > size(a) ? b : a), undefined);
 }
 
 /**
@@ -76,7 +75,8 @@ export function rttTimeline(cell: CellRecord, axes: string[]): Figure[] {
   const largest = largestChange(changes);
   const first = measurements[0].meanMs;
   const last = measurements[measurements.length - 1].meanMs;
-  const over = effects.length > 0 ? ` over ${effects.length} link cut${effects.length === 1 ? '' : 's'}` : measurements.length > 1 ? ' over the run' : '';
+  const cuts = `${effects.length} link cut${effects.length === 1 ? '' : 's'}`;
+  const over = measurements.length === 1 ? (effects.length > 0 ? `, with ${cuts}` : '') : effects.length > 0 ? ` over ${cuts}` : ' over the run';
   const largestText = largest
     ? `; the largest single change, ${formatNumber(largest.after - largest.before, 1)} ms, came with ${effects.find((e) => e.t === largest.t)?.label}`
     : '';
