@@ -17,8 +17,12 @@ export interface RunRecord {
   runId: string;
   /** Scenario name, e.g. `latency-epochs`. */
   scenario: string;
-  /** Kind of experiment, which decides the report's figures. */
-  experiment: ExperimentKind;
+  /**
+   * The scenario's title for its experiment: free text (older runs hold one of the shipped
+   * names, e.g. `latency-epochs`). Shown in the report; it chooses nothing: the report picks its
+   * figures and words from what the cells recorded.
+   */
+  experiment: string;
   startedAt: number;
   finishedAt?: number;
   status: 'running' | 'completed' | 'failed' | 'cancelled';
@@ -31,21 +35,6 @@ export interface RunRecord {
   inventory: Inventory;
   cellIds: string[];
 }
-
-export type ExperimentKind =
-  | 'latency-epochs'
-  | 'bandwidth-epochs'
-  | 'traffic'
-  | 'single-resize'
-  | 'resize-on-the-fly'
-  | 'link-removal'
-  | 'bursting'
-  | 'distance'
-  | 'horizontal-scaling'
-  | 'vertical-scaling'
-  | 'vm-packing'
-  | 'timed-events'
-  | 'quickstart';
 
 export interface PhaseRecord {
   /** e.g. `load`, `run`. */

@@ -4,7 +4,6 @@
  * expansion and time scaling. Times in a scenario file are seconds.
  */
 import type { FleetRef } from './fleet-ref';
-import type { ExperimentKind } from './run-record';
 import type { ClusterSettings, DatabaseName, Workload, YcsbSettings } from '../activities/contracts';
 
 // ------------------------------------------------------------------- as written
@@ -90,7 +89,8 @@ export type KnownDimension = (typeof KNOWN_DIMENSIONS)[number];
 
 export interface ScenarioFile extends CellOverrides {
   name: string;
-  experiment: ExperimentKind;
+  /** A title in the user's words; the report shows it and chooses nothing by it. */
+  experiment: string;
   description?: string;
   fleet: FleetSpec;
   matrix?: Record<string, MatrixValue[]>;
@@ -160,7 +160,7 @@ export interface CellPlan {
 
 export interface RunPlan {
   scenario: string;
-  experiment: ExperimentKind;
+  experiment: string;
   timeScale: number;
   /** Reference cells come before the cells normalized by them. */
   cells: CellPlan[];

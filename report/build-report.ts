@@ -1,38 +1,28 @@
 /**
- * What a run's report holds: the scenario's question, the figures its experiment kind calls
- * for, and the tables. Pure: from the stored records to a model; html.ts draws it.
+ * What a run's report holds: the question its data answers, the figures its data supports, and
+ * the tables. The scenario's title chooses nothing: what the cells recorded (matrix axes,
+ * events, resizes, ramped clients, RTT and traffic measurements) decides which figures appear,
+ * and a figure with nothing finite to draw is left out with a note. Pure: from the stored
+ * records to a model; html.ts draws it.
  */
-import type { CellRecord, ExperimentKind, RunRecord } from '../core/run-record';
+import type { CellRecord, RunRecord } from '../core/run-record';
+import { hasRtt, hasSamples, runContents, type RunContents } from './contents';
 import { categoryFigures } from './figures/by-category';
+import { clientShares } from './figures/clients';
+import { undrawable } from './figures/drawable';
 import type { Figure } from './figures/figure';
 import { rttTimeline } from './figures/link-removal';
 import { resizeTimings } from './figures/resize-timings';
 import { normalizedVsScale, throughputAtEnds } from './figures/scaling';
 import { throughputTimeline } from './figures/throughput-timeline';
 import { trafficGraphs } from './figures/traffic-graph';
-import { defaultReference, scaleAxis, varyingAxes, type Reference } from './matrix';
+import { defaultReference, varyingAxes, type Reference } from './matrix';
+import { reportQuestion } from './question';
 import { normalizeCells } from './summary';
 import { cellSummaryTable, removalTable, resizeTable, type Table } from './tables';
 
 /** Per-second timelines beyond this many cells would bury the report; the tables cover the rest. */
 export const MAX_TIMELINES = 24;
-
-/** The question each kind of experiment asks: the report's first line. */
-export const QUESTIONS: Record<ExperimentKind, string> = {
-  'latency-epochs': 'How does each database’s throughput change as every link’s latency is scaled from X (0.2) to 5X (1.0)?',
-  'bandwidth-epochs': 'How does each database’s throughput change as every link’s bandwidth is scaled down?',
-  traffic: 'How much data do the nodes of each database exchange, between which pairs, and how does that change with latency?',
-  'single-resize': 'How long does each database take to accept and to complete removing or adding one node, at low and high latency?',
-  'resize-on-the-fly': 'How does throughput behave while the cluster shrinks node by node and grows back, and how long does it take to settle after each step?',
-  'link-removal': 'How do round-trip times and throughput change as links of the mesh are removed one by one?',
-  bursting: 'How do throughput, latency and errors change as the cluster bursts from the private cloud into the public one (layouts n_m)?',
-  distance: 'How does the distance to the public cloud region change throughput and latency across layouts?',
-  'horizontal-scaling': 'How do throughput and latency change as public nodes are added to one private node?',
-  'vertical-scaling': 'How do throughput and latency change with the number of cores of the public node?',
-  'vm-packing': 'Is it better to add many small public VMs or a few large ones?',
-  'timed-events': 'How do successful and failed operations per second respond as clients and servers start and stop?',
-  quickstart: 'How does throughput respond to latency epochs, a resize and a link cut on a small local fleet?',
-};
 
 export interface ReportModel {
   run: RunRecord;
@@ -54,41 +44,67 @@ export function runReference(run: RunRecord, cells: CellRecord[]): Reference | u
   return defaultReference(cells);
 }
 
-const TIMELINE_KINDS: ExperimentKind[] = ['single-resize', 'resize-on-the-fly', 'link-removal', 'timed-events', 'quickstart'];
-const CATEGORY_KINDS: ExperimentKind[] = ['bursting', 'distance', 'horizontal-scaling', 'vertical-scaling', 'vm-packing'];
+/** The scaling factor cells are normalized against (5X by default), when the run has one. */
+function scaleReference(contents: RunContents, reference: Reference | undefined): number | undefined {
+  const value = contents.scale ? reference?.[contents.scale.axis] : undefined;
+  return typeof value === 'number' ? value : undefined;
+}
 
-function epochFigures(run: RunRecord, cells: CellRecord[], reference: Reference | undefined): Figure[] {
-  const axis = scaleAxis(cells);
+/** Cells along a scaling factor: normalized values against it, and throughput at its two ends. */
+function epochFigures(cells: CellRecord[], axis: string | undefined, at: number | undefined): Figure[] {
   if (!axis) return [];
-  const refValue = reference?.[axis];
-  const at5x = typeof refValue === 'number' ? refValue : undefined;
-  const throughput = [...normalizedVsScale(cells, axis, 'normalizedThroughput'), ...(at5x !== undefined ? throughputAtEnds(cells, axis, at5x) : [])];
-  const traffic = [...trafficGraphs(run.inventory, cells, axis, at5x), ...normalizedVsScale(cells, axis, 'normalizedBytes')];
-  return run.experiment === 'traffic' ? [...traffic, ...throughput] : [...throughput, ...traffic];
+  return [
+    ...normalizedVsScale(cells, axis, 'normalizedThroughput', at),
+    ...(at !== undefined ? throughputAtEnds(cells, axis, at) : []),
+    ...normalizedVsScale(cells, axis, 'normalizedBytes', at),
+  ];
+}
+
+/**
+ * Per-second views of cells: wanted when something happens during a cell (events, ramped
+ * clients) or RTT was measured over it, and for a run that nothing else would show. When some
+ * cell has events, every cell is drawn, so a baseline sits beside the cells it is compared with.
+ */
+function timelineCells(cells: CellRecord[], contents: RunContents, otherFigures: number): CellRecord[] {
+  const eventful = contents.eventKinds.length > 0 || contents.rampedCells > 0 || contents.rttCells > 0;
+  if (!eventful && otherFigures > 0) return [];
+  return cells.filter((c) => hasSamples(c) || hasRtt(c)).slice(0, MAX_TIMELINES);
 }
 
 function timelineFigures(cells: CellRecord[], axes: string[]): Figure[] {
-  return cells.slice(0, MAX_TIMELINES).flatMap((cell) => [...rttTimeline(cell, axes), throughputTimeline(cell, axes)]);
+  return cells.flatMap((cell) => [...rttTimeline(cell, axes), ...throughputTimeline(cell, axes), ...clientShares(cell, axes)]);
+}
+
+/** What the reader should know about cells and figures the report does not show. */
+function coverageNotes(run: RunRecord, contents: RunContents, timelines: number, leftOut: [Figure, string][]): string[] {
+  const notes = leftOut.map(([figure, problem]) => `A figure is left out (${figure.heading.split('?')[0]}?): ${problem}.`);
+  if (timelines === MAX_TIMELINES && contents.cellCount > timelines) {
+    notes.push(`Per-second timelines are drawn for the first ${timelines} of ${contents.cellCount} cells; the tables cover all of them.`);
+  }
+  const unsampled = contents.cellCount - contents.sampledCells;
+  if (unsampled > 0 && unsampled === contents.cellCount) notes.push('No cell recorded per-second samples in a measured phase: there is no timeline to draw, only the tables.');
+  else if (unsampled > 0) notes.push(`${unsampled} of ${contents.cellCount} cells recorded no per-second samples in a measured phase: they appear only in the tables.`);
+  const missing = run.cellIds.length - contents.cellCount;
+  if (missing > 0) notes.push(`${missing} of ${run.cellIds.length} planned cells have no results (run ${run.status}).`);
+  return notes;
 }
 
 export function buildReport(run: RunRecord, recorded: CellRecord[]): ReportModel {
   const reference = runReference(run, recorded);
   const cells = normalizeCells(recorded, reference);
   const axes = varyingAxes(cells);
-  const kind = run.experiment;
-  const figures: Figure[] = [];
-  if (kind === 'single-resize') figures.push(...resizeTimings(cells, axes));
-  if (CATEGORY_KINDS.includes(kind)) figures.push(...categoryFigures(cells));
-  if (!TIMELINE_KINDS.includes(kind)) figures.push(...epochFigures(run, cells, reference));
-  const withTimelines = TIMELINE_KINDS.includes(kind) || figures.length === 0;
-  if (withTimelines) figures.push(...timelineFigures(cells, axes));
-  if (kind !== 'single-resize') figures.push(...resizeTimings(cells, axes));
-
-  const notes: string[] = [];
-  if (withTimelines && cells.length > MAX_TIMELINES) {
-    notes.push(`Per-second timelines are drawn for the first ${MAX_TIMELINES} of ${cells.length} cells; the tables cover all of them.`);
-  }
-  if (cells.length < run.cellIds.length) notes.push(`${run.cellIds.length - cells.length} of ${run.cellIds.length} planned cells have no results (run ${run.status}).`);
+  const contents = runContents(cells);
+  const at = scaleReference(contents, reference);
+  const overview = [
+    ...categoryFigures(cells),
+    ...epochFigures(cells, contents.scale?.axis, at),
+    ...trafficGraphs(run.inventory, cells, at === undefined ? undefined : contents.scale?.axis, at),
+    ...resizeTimings(cells, axes),
+  ];
+  const timelines = timelineCells(cells, contents, overview.length);
+  const candidates = [...overview, ...timelineFigures(timelines, axes)].map((f): [Figure, string | undefined] => [f, undrawable(f)]);
+  const figures = candidates.filter(([, problem]) => problem === undefined).map(([f]) => f);
+  const leftOut = candidates.filter((c): c is [Figure, string] => c[1] !== undefined);
   const tables = [cellSummaryTable(cells, axes), resizeTable(cells, axes), removalTable(cells, axes)].filter((t): t is Table => t !== undefined);
-  return { run, question: QUESTIONS[kind], figures, tables, notes, cells };
+  return { run, question: reportQuestion(contents), figures, tables, notes: coverageNotes(run, contents, timelines.length, leftOut), cells };
 }

@@ -165,7 +165,7 @@ export function renderHtml(model: ReportModel, rendered: Map<string, RenderedFig
 </head>
 <body>
 <header>
-  <h1>${escapeHtml(run.scenario)} <small>(${escapeHtml(run.experiment)})</small></h1>
+  <h1>${escapeHtml(run.experiment)}${run.experiment === run.scenario ? '' : ` <small>(scenario ${escapeHtml(run.scenario)})</small>`}</h1>
   <p class="question">${escapeHtml(model.question)}</p>
   <p class="meta">Run ${escapeHtml(run.runId)} · ${escapeHtml(run.status)} · started ${iso(run.startedAt)} · ${duration(run)} · ${model.cells.length} cell${model.cells.length === 1 ? '' : 's'}</p>
 </header>

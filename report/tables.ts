@@ -1,6 +1,6 @@
 /**
  * The report's tables: per cell (throughput, error percentage, seconds with no successful
- * operation, average latency per operation type), per resize, and per link removal.
+ * operation, average latency per operation type), per resize, and per link cut.
  */
 import type { CellRecord } from '../core/run-record';
 import { removalEffects } from './figures/link-removal';
@@ -109,10 +109,10 @@ export function removalTable(cells: CellRecord[], axes: string[]): Table | undef
     ]),
   );
   if (rows.length === 0) return undefined;
-  const columns = ['Cell', 'Removal', 'At (s)', 'RTT before (ms)', 'RTT after (ms)', 'RTT change (ms)', 'Ops/s before', 'Ops/s after'];
+  const columns = ['Cell', 'Cut', 'At (s)', 'RTT before (ms)', 'RTT after (ms)', 'RTT change (ms)', 'Ops/s before', 'Ops/s after'];
   return {
     id: 'removals',
-    heading: 'Per link removal: the mean round-trip time between data nodes and the throughput in the windows before and after it (up to 60 s, or to the neighbouring removal).',
+    heading: 'Per link cut: the mean round-trip time between data nodes and the throughput in the windows before and after it (up to 60 s, or to the neighbouring cut).',
     columns,
     numeric: columns.map((_, i) => i >= 2),
     rows,

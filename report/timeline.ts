@@ -71,15 +71,21 @@ function mergeSamples(a: Sample, b: Sample): Sample {
   return { ...a, ops, okPerS: a.okPerS + b.okPerS, failedPerS: a.failedPerS + b.failedPerS };
 }
 
+/** The whole second of the timeline a sample closes (samples of concurrent clients share it). */
+export function sampleSecond(originMs: number, sample: Sample): number {
+  return Math.max(1, Math.round((sample.time - originMs) / 1000));
+}
+
 export function cellTimeline(phases: PhaseRecord[]): CellTimeline {
   const measured = measuredPhases(phases);
   const samples = measured.flatMap((p) => p.samples).sort((a, b) => a.time - b.time);
-  const firstEvent = Math.min(...measured.flatMap((p) => p.events.map((e) => e.requestedAt)));
-  const originMs = samples.length > 0 ? samples[0].time - samples[0].elapsedS * 1000 : Number.isFinite(firstEvent) ? firstEvent : 0;
+  // Without samples the clock starts at the first thing recorded: an event or an RTT reading.
+  const firstMark = Math.min(...measured.flatMap((p) => [...p.events.map((e) => e.requestedAt), ...p.rtt.map((m) => m.time)]));
+  const originMs = samples.length > 0 ? samples[0].time - samples[0].elapsedS * 1000 : Number.isFinite(firstMark) ? firstMark : 0;
   const at = (ms: number) => (ms - originMs) / 1000;
   const bySecond = new Map<number, Sample>();
   for (const sample of samples) {
-    const t = Math.max(1, Math.round(at(sample.time)));
+    const t = sampleSecond(originMs, sample);
     const seen = bySecond.get(t);
     bySecond.set(t, seen ? mergeSamples(seen, sample) : sample);
   }

@@ -5,7 +5,7 @@
  */
 import type { CellRecord } from '../../core/run-record';
 import { scaleAxis, varyingAxes } from '../matrix';
-import { BASE_CONFIG, axisPhrase, axisTitle, figureId, formatNumber, type Figure } from './figure';
+import { BASE_CONFIG, axisPhrase, axisTitle, figureId, formatNumber, printsEqual, sentence, type Figure } from './figure';
 
 const PREFERRED_X = ['layout', 'publicNodes', 'cores', 'packing', 'region'];
 
@@ -66,16 +66,17 @@ function panelFigure(cells: CellRecord[], x: string, row: string | undefined, pa
   const spec = Object.keys(facet).length > 0 ? { facet, spec: unit } : unit;
   return {
     id: figureId(panel.id, x),
-    heading: `${panel.question} ${panel.finding}.`,
+    heading: `${panel.question} ${sentence(panel.finding)}.`,
     spec: { config: BASE_CONFIG, data: { values: panel.rows }, ...spec } as Figure['spec'],
   };
 }
 
-function extremes(rows: { value: number; label: string }[], unit: string, digits: number): string {
-  if (rows.length === 0) return 'no data';
+/** `what` ranges from its lowest to its highest value, or is one value throughout when they print the same. */
+function extremes(what: string, rows: { value: number; label: string }[], unit: string, digits: number): string {
   const lo = rows.reduce((a, b) => (b.value < a.value ? b : a));
   const hi = rows.reduce((a, b) => (b.value > a.value ? b : a));
-  return `from ${formatNumber(lo.value, digits)}${unit} (${lo.label}) to ${formatNumber(hi.value, digits)}${unit} (${hi.label})`;
+  if (printsEqual(lo.value, hi.value, digits)) return `${what} is ${formatNumber(lo.value, digits)}${unit} in every cell`;
+  return `${what} ranges from ${formatNumber(lo.value, digits)}${unit} (${lo.label}) to ${formatNumber(hi.value, digits)}${unit} (${hi.label})`;
 }
 
 export function categoryFigures(cells: CellRecord[]): Figure[] {
@@ -93,17 +94,22 @@ export function categoryFigures(cells: CellRecord[]): Figure[] {
       question: `How does throughput change with the ${along}?`,
       yTitle: 'Throughput (ops/s)',
       rows: throughput,
-      finding: `It ranges ${extremes(cells.map((c) => ({ value: c.summary.throughputOpsPerS, label: label(c) })), ' ops/s', 1)}`,
-    }),
-    panelFigure(cells, x, row, {
-      id: 'latency-by',
-      question: `How do read and write latencies change with the ${along}?`,
-      yTitle: 'Average latency (ms)',
-      rows: latency,
-      dash: 'op',
-      finding: `Average latency ranges ${extremes(latency, ' ms', 1)}`,
+      finding: extremes('throughput', cells.map((c) => ({ value: c.summary.throughputOpsPerS, label: label(c) })), ' ops/s', 1),
     }),
   ];
+  // Cells that recorded no latency (no successful operation, or YCSB totals without it) have no line.
+  if (latency.length > 0) {
+    figures.push(
+      panelFigure(cells, x, row, {
+        id: 'latency-by',
+        question: `How do read and write latencies change with the ${along}?`,
+        yTitle: 'Average latency (ms)',
+        rows: latency,
+        dash: 'op',
+        finding: extremes('average latency', latency, ' ms', 1),
+      }),
+    );
+  }
   if (cells.some((c) => c.summary.errorPercent > 0)) {
     figures.push(
       panelFigure(cells, x, row, {
@@ -111,7 +117,7 @@ export function categoryFigures(cells: CellRecord[]): Figure[] {
         question: `How many operations fail as the ${along} changes?`,
         yTitle: 'Failed operations (%)',
         rows: errors,
-        finding: `Failures range ${extremes(cells.map((c) => ({ value: c.summary.errorPercent, label: label(c) })), '%', 2)}`,
+        finding: extremes('the share of failed operations', cells.map((c) => ({ value: c.summary.errorPercent, label: label(c) })), '%', 2),
       }),
     );
   }

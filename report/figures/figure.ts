@@ -86,6 +86,15 @@ export const SCALE_LABEL_EXPR = "datum.value == 0.2 ? 'X' : format(datum.value /
 export const formatNumber = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 
+/** Whether two values print the same at `digits` decimals: then no sentence may call it a change. */
+export const printsEqual = (a: number, b: number, digits: number) => formatNumber(a, digits) === formatNumber(b, digits);
+
+/** A value's change in words (`went from 6.7 ms to 9.1 ms`), or `stayed at 6.7 ms` when it prints the same. */
+export function changeText(before: number, after: number, unit: string, digits: number): string {
+  const [a, b] = [formatNumber(before, digits), formatNumber(after, digits)];
+  return printsEqual(before, after, digits) ? `stayed at ${a}${unit}` : `went from ${a}${unit} to ${b}${unit}`;
+}
+
 export function formatBytes(bytes: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB'];
   let value = bytes;

@@ -6,7 +6,7 @@
 import type { CellRecord } from '../../core/run-record';
 import { cellLabel, scaleAxis, scaleLabel } from '../matrix';
 import { isResize } from '../timeline';
-import { BASE_CONFIG, figureId, formatNumber, sentence, type Figure } from './figure';
+import { BASE_CONFIG, axisTitle, figureId, formatNumber, sentence, type Figure } from './figure';
 
 export interface ResizeRow {
   cell: string;
@@ -74,7 +74,7 @@ export function resizeTimings(cells: CellRecord[], axes: string[]): Figure[] {
     ? {
         facet: {
           column: { field: 'op', type: 'nominal', title: null, sort: ['remove', 'add', 'resize'], header: { labelExpr: "datum.value == 'add' ? 'adding a node' : datum.value == 'remove' ? 'removing a node' : 'resize'" } },
-          ...(rows.some((r) => r.factor) ? { row: { field: 'factor', type: 'nominal', title: 'Latency scaling factor', sort: factorOrder(rows) } } : {}),
+          ...(rows.some((r) => r.factor) ? { row: { field: 'factor', type: 'nominal', title: axisTitle(scaleAxis(cells) ?? ''), sort: factorOrder(rows) } } : {}),
         },
         spec: {
           width: { step: 26 },

@@ -1,6 +1,7 @@
 /**
- * Epoch experiments: each value normalized by its 5X cell against the scaling factor (a line per
- * database, a panel per workload), and absolute throughput at the two ends, X and 5X.
+ * Epochs (cells along a latency or bandwidth scaling factor): each value normalized by its
+ * reference cell (5X by default) against the factor (a line per database, a panel per workload),
+ * and absolute throughput at the two ends, X and 5X.
  */
 import type { CellRecord } from '../../core/run-record';
 import { scaleLabel } from '../matrix';
@@ -9,8 +10,8 @@ import { BASE_CONFIG, SCALE_LABEL_EXPR, axisTitle, figureId, formatNumber, type 
 type Measure = 'normalizedThroughput' | 'normalizedBytes';
 
 const MEASURES: Record<Measure, { what: string; yTitle: string }> = {
-  normalizedThroughput: { what: 'throughput', yTitle: 'Throughput (5X = 1)' },
-  normalizedBytes: { what: 'transferred data', yTitle: 'Transferred data (5X = 1)' },
+  normalizedThroughput: { what: 'throughput', yTitle: 'Throughput' },
+  normalizedBytes: { what: 'transferred data', yTitle: 'Transferred data' },
 };
 
 const coordinate = (cell: CellRecord, key: string) => (key in cell.coordinates ? String(cell.coordinates[key]) : 'all');
@@ -35,8 +36,11 @@ function meanBy<T>(rows: T[], key: (row: T) => string, value: (row: T) => number
   return new Map([...sums].map(([k, { sum, n }]) => [k, sum / n]));
 }
 
-/** Normalized throughput or transferred data against the scaling factor; none when no cell has it. */
-export function normalizedVsScale(cells: CellRecord[], axis: string, measure: Measure): Figure[] {
+/**
+ * Normalized throughput or transferred data against the scaling factor, relative to the cells at
+ * `reference`; none when no cell has the value or only one factor was run (nothing to compare).
+ */
+export function normalizedVsScale(cells: CellRecord[], axis: string, measure: Measure, reference = 1): Figure[] {
   const rows = cells
     .filter((c) => c.summary[measure] !== undefined)
     .map((c) => ({
@@ -45,26 +49,29 @@ export function normalizedVsScale(cells: CellRecord[], axis: string, measure: Me
       scale: c.coordinates[axis] as number,
       value: c.summary[measure] as number,
     }));
-  if (rows.length === 0) return [];
-  const smallest = Math.min(...rows.map((r) => r.scale));
-  const atSmallest = meanBy(rows.filter((r) => r.scale === smallest), (r) => r.database, (r) => r.value);
+  const scales = [...new Set(rows.map((r) => r.scale))].sort((a, b) => a - b);
+  if (scales.length < 2) return [];
+  // The far end from the reference says the most: the smallest factor, or the largest when the reference is the smallest.
+  const far = scales[0] === reference ? scales[scales.length - 1] : scales[0];
+  const atFar = meanBy(rows.filter((r) => r.scale === far), (r) => r.database, (r) => r.value);
   const { what, yTitle } = MEASURES[measure];
-  const finding = [...atSmallest]
+  const finding = [...atFar]
     .sort((a, b) => b[1] - a[1])
     .map(([db, v]) => `${db} ${formatNumber(v, 2)}x`)
     .join(', ');
-  const scales = [...new Set(rows.map((r) => r.scale))].sort((a, b) => a - b);
+  const [from, to, at, ref] = [scales[0], scales[scales.length - 1], far, reference].map(scaleLabel);
+  const mean = new Set(rows.map((r) => r.workload)).size > 1 ? ' (mean over workloads)' : '';
   return [
     {
       id: figureId(measure === 'normalizedThroughput' ? 'normalized-throughput' : 'normalized-bytes', axis),
-      heading: `How does ${what} change as the ${axisTitle(axis).toLowerCase()} goes from X to 5X? At ${scaleLabel(smallest)}, relative to 5X (mean over workloads): ${finding}.`,
+      heading: `How does ${what} change as the ${axisTitle(axis).toLowerCase()} goes from ${from} to ${to}? At ${at}, relative to ${ref}${mean}: ${finding}.`,
       spec: panelsByWorkload(rows, {
         width: 230,
         height: 190,
         mark: { type: 'line', point: true, strokeWidth: 2 },
         encoding: {
           x: { field: 'scale', type: 'quantitative', title: axisTitle(axis), axis: { values: scales, labelExpr: SCALE_LABEL_EXPR }, scale: { domain: [0, Math.max(...scales) + 0.1] } },
-          y: { field: 'value', type: 'quantitative', title: yTitle },
+          y: { field: 'value', type: 'quantitative', title: `${yTitle} (${ref} = 1)` },
           color: { field: 'database', type: 'nominal', title: 'Database' },
         },
       }),
@@ -88,7 +95,7 @@ export function throughputAtEnds(cells: CellRecord[], axis: string, reference: n
   return [
     {
       id: figureId('throughput-at-ends', axis),
-      heading: `What throughput does each database reach at ${order[0]} and ${order[1]}? The highest is ${best.database} on workload ${best.workload} at ${best.factor}: ${formatNumber(best.throughput, 1)} ops/s.`,
+      heading: `What throughput does each database reach at ${order[0]} and ${order[1]}? The highest is ${best.database}${best.workload === 'all' ? '' : ` on workload ${best.workload}`} at ${best.factor}: ${formatNumber(best.throughput, 1)} ops/s.`,
       spec: panelsByWorkload(rows, {
         width: { step: 30 },
         height: 190,

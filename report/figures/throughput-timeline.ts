@@ -4,6 +4,7 @@
  * settling period after each resize shaded (see SETTLE_RULE in summary.ts).
  */
 import type { CellRecord } from '../../core/run-record';
+import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
 import { settleTimes } from '../summary';
 import { cellTimeline, isDisturbance } from '../timeline';
@@ -26,9 +27,20 @@ function finding(cell: CellRecord, settles: ReturnType<typeof settleTimes>): str
   return parts.join('; ');
 }
 
-export function throughputTimeline(cell: CellRecord, axes: string[]): Figure {
+/** Below this many seconds each one is marked: a line through one or two points is hard to see. */
+const MARKED_POINTS = 3;
+
+/** The question fits what happened in the cell: events, clients joining, or nothing at all. */
+function question(events: number, cell: CellRecord): string {
+  if (events > 0) return `How did throughput respond to ${events === 1 ? 'the event' : 'each event'}?`;
+  return isRamped(cell) ? 'How did throughput change as clients joined?' : 'How steady was throughput over the run?';
+}
+
+/** None for a cell without a single measured second: there would be nothing to draw against. */
+export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
   const label = cellLabel(cell, axes);
   const { points, events } = cellTimeline(cell.phases);
+  if (points.length === 0) return [];
   const settles = settleTimes(cell.phases);
   const series = points.flatMap((p) => [
     { t: p.t, outcome: 'successful', opsPerS: p.sample.okPerS },
@@ -37,11 +49,14 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure {
   const shown = events.filter((e) => isDisturbance(e.event.kind));
   const eventRows = shown.map((e) => ({ t: e.t, kind: EVENT_STYLE[e.event.kind].name, label: e.event.label }));
   const kinds = [...new Set(shown.map((e) => e.event.kind))];
-  const periods = settles.map((s) => ({
-    start: s.t,
-    end: s.settledAfterS === null ? s.windowEndT : s.t + s.settledAfterS,
-    period: s.settledAfterS === null ? 'not settled' : 'settling',
-  }));
+  const periods = settles
+    .map((s) => ({
+      start: s.t,
+      end: s.settledAfterS === null ? s.windowEndT : s.t + s.settledAfterS,
+      period: s.settledAfterS === null ? 'not settled' : 'settling',
+    }))
+    // A resize requested after the last sample has no period to shade.
+    .filter((p) => p.end > p.start);
   const labelled = eventRows.length > 0 && eventRows.length <= MAX_LABELLED_EVENTS;
   // Room above the data for the event labels, so they do not sit on the lines.
   const top = Math.max(1, ...series.map((r) => r.opsPerS)) * (labelled ? 1.3 : 1.05);
@@ -66,7 +81,7 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure {
   }
   layers.push({
     data: { values: series },
-    mark: { type: 'line', strokeWidth: 1.5, interpolate: 'linear' },
+    mark: { type: 'line', strokeWidth: 1.5, interpolate: 'linear', point: points.length < MARKED_POINTS },
     encoding: {
       x,
       y: { field: 'opsPerS', type: 'quantitative', title: 'Operations per second', scale: { domain: [0, top], nice: false } },
@@ -100,15 +115,17 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure {
       });
     }
   }
-  return {
-    id: figureId('throughput', cell.cellId),
-    heading: `How did throughput respond to each event? ${label}: ${finding(cell, settles)}.`,
-    spec: {
-      config: BASE_CONFIG,
-      width: 720,
-      height: 260,
-      layer: layers,
-      resolve: { scale: { color: 'independent', stroke: 'independent', fill: 'independent' } },
-    } as Figure['spec'],
-  };
+  return [
+    {
+      id: figureId('throughput', cell.cellId),
+      heading: `${question(shown.length, cell)} ${label}: ${finding(cell, settles)}.`,
+      spec: {
+        config: BASE_CONFIG,
+        width: 720,
+        height: 260,
+        layer: layers,
+        resolve: { scale: { color: 'independent', stroke: 'independent', fill: 'independent' } },
+      } as Figure['spec'],
+    },
+  ];
 }
