@@ -1,0 +1,117 @@
+/**
+ * The host telemetry sampler: once a second, on the wall-clock second like the load samples, it
+ * reads /proc/stat, /proc/meminfo, the CPU of every classified process and the interface counters
+ * of every named network namespace, and hands over a `TelemetrySample`. Everything is read from
+ * /proc (no exec): reading a namespace's /proc/<pid>/net/dev needs no `ip netns exec`. Its own
+ * cost is measured by `npm run bench:telemetry`.
+ */
+import type { ProcessClassifier, TelemetrySample } from '../../core/telemetry';
+import { parseMeminfo, parseNetDev, parseProcStat, type InterfaceBytes } from '../../platform/proc';
+import { localFleetClassifier } from './local-fleet';
+import { ProcessTable, readText } from './process-table';
+import { telemetrySample, type Reading } from './sample';
+
+export interface TelemetrySamplerOptions {
+  /** Role of each process; default: the local fleet's rules without a fleet state. */
+  classify?: ProcessClassifier;
+  /**
+   * Seconds between scans of /proc for new processes. Scanning reads every PID; the seconds in
+   * between read only the classified ones. A new process is counted from the scan that finds it.
+   */
+  scanEverySeconds?: number;
+  /** Link id → interface key (`<namespace>/<interface>`) that carries only that link. */
+  linkInterfaces?: Record<string, string>;
+  /** A tick that fails is skipped and reported here (default: ignored, the next tick retries). */
+  onError?: (err: Error) => void;
+}
+
+/** Label of the sampler's own namespace in interface keys. */
+export const HOST_NAMESPACE = 'host';
+/** Just after the second turns, so the sample's second has ended. */
+const TICK_OFFSET_MS = 5;
+
+export class TelemetrySampler {
+  private readonly table: ProcessTable;
+  private readonly scanEveryMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private last: Reading | undefined;
+  private lastScanAt = 0;
+
+  constructor(private readonly options: TelemetrySamplerOptions = {}) {
+    this.table = new ProcessTable(options.classify ?? localFleetClassifier());
+    this.scanEveryMs = (options.scanEverySeconds ?? 5) * 1000;
+  }
+
+  /** Takes a first reading now, then calls onSample once a second until stop(). */
+  start(onSample: (sample: TelemetrySample) => void): void {
+    if (this.timer) throw new Error('telemetry sampler already started');
+    this.begin();
+    const tick = () => {
+      this.timer = setTimeout(tick, msToNextSecond()).unref();
+      try {
+        onSample(this.sample());
+      } catch (err) {
+        this.options.onError?.(err as Error);
+      }
+    };
+    // A first second shorter than half a second would be mostly noise: skip to the next one.
+    const first = msToNextSecond();
+    this.timer = setTimeout(tick, first < 500 ? first + 1000 : first).unref();
+  }
+
+  /** The first reading, which the first sample is taken against (start() takes it itself). */
+  begin(): void {
+    this.scan();
+    this.last = this.read();
+    this.table.roleTicks(); // baseline for every classified process
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Processes per role at the last scan. */
+  classified(): Record<string, number> {
+    return this.table.countByRole();
+  }
+
+  /** The sample since the last reading (or since begin()). */
+  sample(): TelemetrySample {
+    if (Date.now() - this.lastScanAt >= this.scanEveryMs - TICK_OFFSET_MS * 2) this.scan();
+    const before = this.last;
+    if (!before) throw new Error('telemetry sampler: sample() before begin()');
+    // The host's ticks and the processes' ticks are read back to back, so they cover the same interval.
+    const after = this.read();
+    const roleTicks = this.table.roleTicks();
+    const mem = parseMeminfo(readText('/proc/meminfo') ?? '');
+    this.last = after;
+    return telemetrySample(before, after, roleTicks, mem, this.options.linkInterfaces ?? {});
+  }
+
+  private scan(): void {
+    this.table.scan();
+    this.lastScanAt = Date.now();
+  }
+
+  private read(): Reading {
+    return { at: Date.now(), cpu: parseProcStat(readText('/proc/stat') ?? ''), interfaces: this.interfaceBytes() };
+  }
+
+  private interfaceBytes(): InterfaceBytes {
+    const all: InterfaceBytes = {};
+    const add = (namespace: string, text: string | undefined) => {
+      if (text === undefined) return false;
+      for (const [name, bytes] of Object.entries(parseNetDev(text))) if (name !== 'lo') all[`${namespace}/${name}`] = bytes;
+      return true;
+    };
+    add(HOST_NAMESPACE, readText('/proc/self/net/dev'));
+    // Any process inside a namespace shows that namespace's interfaces; try the next if one just ended.
+    for (const [namespace, pids] of this.table.namespacePids()) pids.some((pid) => add(namespace, readText(`/proc/${pid}/net/dev`)));
+    return all;
+  }
+}
+
+function msToNextSecond(): number {
+  return 1000 - (Date.now() % 1000) + TICK_OFFSET_MS;
+}
