@@ -2,14 +2,15 @@
  * What host telemetry costs: runs the sampler for N seconds (default 60; `--seconds 5` in CI) and
  * prints its own CPU (from process.cpuUsage, so it includes Node's event loop and the /proc reads),
  * the processes it classified per role, and the last sample. Target: under 2 % of one core.
- * Classifies with the local fleet's state when a fleet is up; runs without one too.
+ * Classifies with the local fleet's state and reads the emulator's link counters when a fleet is
+ * up; runs without one too.
  *
  *   npx tsx bench/telemetry.ts [--seconds N]
  */
 import { Command } from 'commander';
 import { readState } from '../infra/local/state';
 import { TelemetrySampler } from '../services/telemetry/sampler';
-import { localFleetClassifier, localLinkInterfaces } from '../services/telemetry/local-fleet';
+import { localTelemetryOptions } from '../services/telemetry/local-fleet';
 import type { TelemetrySample } from '../core/telemetry';
 
 const TARGET_PERCENT_OF_CORE = 2;
@@ -20,15 +21,11 @@ async function main(): Promise<void> {
     .parse()
     .opts<{ seconds: number }>();
   const state = readState();
-  const sampler = new TelemetrySampler({
-    classify: localFleetClassifier(state),
-    linkInterfaces: state ? localLinkInterfaces(state.plan) : {},
-    onError: (err) => console.error(`tick failed: ${err.message}`),
-  });
+  const sampler = new TelemetrySampler({ ...localTelemetryOptions(state), onError: (err) => console.error(`telemetry: ${err.message}`) });
   const samples: TelemetrySample[] = [];
   const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();
-  sampler.start((s) => samples.push(s));
+  await sampler.start((s) => samples.push(s));
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   sampler.stop();
   const cpu = process.cpuUsage(cpuBefore);
@@ -45,7 +42,7 @@ async function main(): Promise<void> {
   if (last) {
     const { interfaces, links, ...host } = last;
     console.log(`last sample: ${JSON.stringify(host)}`);
-    console.log(`  ${Object.keys(interfaces).length} interfaces, ${Object.keys(links).length} links mapped to an interface: ${JSON.stringify(links)}`);
+    console.log(`  ${Object.keys(interfaces).length} interfaces; ${Object.keys(links).length} links: ${JSON.stringify(links)}`);
   }
   if (cpuMsPerS / 10 >= TARGET_PERCENT_OF_CORE) process.exitCode = 1;
 }

@@ -53,8 +53,9 @@ export interface TelemetrySample {
    *  namespace); loopback is left out. */
   interfaces: Record<string, ByteCounts>;
   /**
-   * Bytes per link id, where the fleet maps a link to one interface that carries only that link:
-   * rx/tx as seen from that interface's end (the link's `a` end when both qualify).
+   * Bytes per link id, as seen from the link's `a` end: txBytes went a → b, rxBytes b → a. From
+   * the back end's per-link counters (the local emulator's); empty without them, or when they
+   * could not be read that second.
    */
   links: Record<string, ByteCounts>;
 }

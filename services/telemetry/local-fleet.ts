@@ -1,12 +1,16 @@
 /**
  * Telemetry's view of the local fleet: which node a process belongs to (its namespace `fb-<node>`),
- * the PIDs the fleet recorded, and which WireGuard interface carries a single link.
+ * the PIDs the fleet recorded, and the emulator's per-link byte counters.
  */
 import { basename } from 'node:path';
-import type { ProcessClassifier, ProcessInfo, Role } from '../../core/telemetry';
-import { NAMESPACE_PREFIX, WAN_NAMESPACE, type FleetPlan } from '../../infra/local/plan';
-import type { FleetState, ProcessKind } from '../../infra/local/state';
+import type { ByteCounts, ProcessClassifier, ProcessInfo, Role } from '../../core/telemetry';
+import { EmulatorClient } from '../../infra/local/emulator-client';
+import { NAMESPACE_PREFIX, WAN_NAMESPACE } from '../../infra/local/plan';
+import { fleetPaths, type FleetState, type ProcessKind } from '../../infra/local/state';
 import { classifyByProgram } from './classify';
+import type { TelemetrySamplerOptions } from './sampler';
+
+const EMULATOR_TIMEOUT_MS = 500;
 
 const KIND_ROLES: Record<ProcessKind, Role> = { emulator: 'emulator', wireguard: 'wireguard', tinc: 'tinc' };
 
@@ -37,18 +41,21 @@ export function localFleetClassifier(state?: FleetState, workerPid = process.pid
 }
 
 /**
- * Link id → interface key for every link one of whose WireGuard interfaces carries that link alone
- * (an interface carries every link of its connection type at its node, so in a mesh most carry
- * several). The `a` end is preferred, so rx/tx read from `a`'s side.
+ * Per-link bytes from the emulator's counters (UDP payload it relayed), as telemetry wants them:
+ * from the link's `a` end, tx = a → b and rx = b → a. Dropped datagrams are not counted.
  */
-export function localLinkInterfaces(plan: FleetPlan): Record<string, string> {
-  const namespaceOf = new Map(plan.nodes.map((n) => [n.name, n.namespace]));
-  const linksPer = new Map<string, number>();
-  for (const link of plan.links) for (const end of link.ends) linksPer.set(end.interface, (linksPer.get(end.interface) ?? 0) + 1);
-  const result: Record<string, string> = {};
-  for (const link of plan.links) {
-    const end = link.ends.find((e) => linksPer.get(e.interface) === 1);
-    if (end) result[link.id] = `${namespaceOf.get(end.node)}/${end.interface}`;
-  }
-  return result;
+export function emulatorLinkBytes(emulator: Pick<EmulatorClient, 'stats'>): () => Promise<Record<string, ByteCounts>> {
+  return async () => Object.fromEntries((await emulator.stats()).map((l) => [l.id, { txBytes: l.ab.bytes, rxBytes: l.ba.bytes }]));
+}
+
+/**
+ * The sampler's options for the local fleet (`readState()`; none when no fleet is up): its
+ * classifier and the emulator's link counters. The emulator is asked with a short timeout, so a
+ * stuck control socket costs one second's links, not the samples after it.
+ */
+export function localTelemetryOptions(state: FleetState | undefined): TelemetrySamplerOptions {
+  return {
+    classify: localFleetClassifier(state),
+    ...(state ? { linkBytes: emulatorLinkBytes(new EmulatorClient(fleetPaths.emulatorSocket, EMULATOR_TIMEOUT_MS)) } : {}),
+  };
 }

@@ -9,12 +9,14 @@ export interface Reading {
   cpu: HostCpuTicks;
   /** Cumulative bytes keyed `<namespace>/<interface>`. */
   interfaces: InterfaceBytes;
+  /** Cumulative bytes per link id (a's view), where the back end counts them. */
+  links: Record<string, ByteCounts>;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-/** Byte deltas; an interface missing from either reading or whose counters went back (re-created) is left out. */
-function interfaceDeltas(before: InterfaceBytes, after: InterfaceBytes): Record<string, ByteCounts> {
+/** Byte deltas; a counter missing from either reading or that went back (re-created) is left out. */
+function byteDeltas(before: Record<string, ByteCounts>, after: Record<string, ByteCounts>): Record<string, ByteCounts> {
   const deltas: Record<string, ByteCounts> = {};
   for (const [key, now] of Object.entries(after)) {
     const then = before[key];
@@ -34,7 +36,6 @@ export function telemetrySample(
   after: Reading,
   roleTicks: Map<Role, number>,
   mem: MemInfo,
-  linkInterfaces: Record<string, string>,
 ): TelemetrySample {
   const busy = after.cpu.busy - before.cpu.busy;
   const idle = after.cpu.idle - before.cpu.idle;
@@ -48,9 +49,6 @@ export function telemetrySample(
     named += ticks;
   }
   roles.other = round1(Math.max(0, (100 * (busy - named)) / perCore));
-  const interfaces = interfaceDeltas(before.interfaces, after.interfaces);
-  const links: Record<string, ByteCounts> = {};
-  for (const [link, key] of Object.entries(linkInterfaces)) if (interfaces[key]) links[link] = interfaces[key];
   return {
     time: Math.round(after.at / 1000) * 1000,
     intervalMs: after.at - before.at,
@@ -61,7 +59,7 @@ export function telemetrySample(
     memAvailableMb: Math.round(mem.availableKb / 1024),
     roles,
     roleMaxPercent: cores * 100,
-    interfaces,
-    links,
+    interfaces: byteDeltas(before.interfaces, after.interfaces),
+    links: byteDeltas(before.links, after.links),
   };
 }

@@ -5,23 +5,30 @@
  * /proc (no exec): reading a namespace's /proc/<pid>/net/dev needs no `ip netns exec`. Its own
  * cost is measured by `npm run bench:telemetry`.
  */
-import type { ProcessClassifier, TelemetrySample } from '../../core/telemetry';
+import type { ByteCounts, ProcessClassifier, TelemetrySample } from '../../core/telemetry';
 import { parseMeminfo, parseNetDev, parseProcStat, type InterfaceBytes } from '../../platform/proc';
-import { localFleetClassifier } from './local-fleet';
+import { classifyByProgram } from './classify';
 import { ProcessTable, readText } from './process-table';
 import { telemetrySample, type Reading } from './sample';
 
 export interface TelemetrySamplerOptions {
-  /** Role of each process; default: the local fleet's rules without a fleet state. */
+  /** Role of each process; default: the sampler's own process is `worker`, the rest by program alone. */
   classify?: ProcessClassifier;
   /**
    * Seconds between scans of /proc for new processes. Scanning reads every PID; the seconds in
    * between read only the classified ones. A new process is counted from the scan that finds it.
    */
   scanEverySeconds?: number;
-  /** Link id → interface key (`<namespace>/<interface>`) that carries only that link. */
-  linkInterfaces?: Record<string, string>;
-  /** A tick that fails is skipped and reported here (default: ignored, the next tick retries). */
+  /**
+   * Cumulative bytes per link id as seen from the link's `a` end (tx = a → b), read once a
+   * second. An interface carries every link of its type at its node, so in a mesh only the back
+   * end's own per-link counters tell links apart (locally: `emulatorLinkBytes`).
+   */
+  linkBytes?: () => Promise<Record<string, ByteCounts>>;
+  /**
+   * A tick that fails is skipped, and link counters that cannot be read leave that second's
+   * `links` empty; either is reported here (default: ignored, the next tick retries).
+   */
   onError?: (err: Error) => void;
 }
 
@@ -36,22 +43,28 @@ export class TelemetrySampler {
   private timer: NodeJS.Timeout | undefined;
   private last: Reading | undefined;
   private lastScanAt = 0;
+  private pending = false;
 
   constructor(private readonly options: TelemetrySamplerOptions = {}) {
-    this.table = new ProcessTable(options.classify ?? localFleetClassifier());
+    this.table = new ProcessTable(options.classify ?? byProgram);
     this.scanEveryMs = (options.scanEverySeconds ?? 5) * 1000;
   }
 
   /** Takes a first reading now, then calls onSample once a second until stop(). */
-  start(onSample: (sample: TelemetrySample) => void): void {
+  async start(onSample: (sample: TelemetrySample) => void): Promise<void> {
     if (this.timer) throw new Error('telemetry sampler already started');
-    this.begin();
-    const tick = () => {
+    await this.begin();
+    const tick = async () => {
       this.timer = setTimeout(tick, msToNextSecond()).unref();
+      // A second whose link counters still have not answered is skipped, never run twice at once.
+      if (this.pending) return this.report(new Error('telemetry: the previous second is still being read; skipped one'));
+      this.pending = true;
       try {
-        onSample(this.sample());
+        onSample(await this.sample());
       } catch (err) {
-        this.options.onError?.(err as Error);
+        this.report(err as Error);
+      } finally {
+        this.pending = false;
       }
     };
     // A first second shorter than half a second would be mostly noise: skip to the next one.
@@ -60,10 +73,11 @@ export class TelemetrySampler {
   }
 
   /** The first reading, which the first sample is taken against (start() takes it itself). */
-  begin(): void {
+  async begin(): Promise<void> {
     this.scan();
-    this.last = this.read();
+    const reading = this.readHost();
     this.table.roleTicks(); // baseline for every classified process
+    this.last = { ...reading, links: await this.readLinks() };
   }
 
   stop(): void {
@@ -77,16 +91,17 @@ export class TelemetrySampler {
   }
 
   /** The sample since the last reading (or since begin()). */
-  sample(): TelemetrySample {
+  async sample(): Promise<TelemetrySample> {
     if (Date.now() - this.lastScanAt >= this.scanEveryMs - TICK_OFFSET_MS * 2) this.scan();
     const before = this.last;
     if (!before) throw new Error('telemetry sampler: sample() before begin()');
     // The host's ticks and the processes' ticks are read back to back, so they cover the same interval.
-    const after = this.read();
+    const host = this.readHost();
     const roleTicks = this.table.roleTicks();
     const mem = parseMeminfo(readText('/proc/meminfo') ?? '');
+    const after = { ...host, links: await this.readLinks() };
     this.last = after;
-    return telemetrySample(before, after, roleTicks, mem, this.options.linkInterfaces ?? {});
+    return telemetrySample(before, after, roleTicks, mem);
   }
 
   private scan(): void {
@@ -94,8 +109,22 @@ export class TelemetrySampler {
     this.lastScanAt = Date.now();
   }
 
-  private read(): Reading {
+  private readHost(): Omit<Reading, 'links'> {
     return { at: Date.now(), cpu: parseProcStat(readText('/proc/stat') ?? ''), interfaces: this.interfaceBytes() };
+  }
+
+  private async readLinks(): Promise<Record<string, ByteCounts>> {
+    if (!this.options.linkBytes) return {};
+    try {
+      return await this.options.linkBytes();
+    } catch (err) {
+      this.report(err as Error);
+      return {};
+    }
+  }
+
+  private report(err: Error): void {
+    this.options.onError?.(err);
   }
 
   private interfaceBytes(): InterfaceBytes {
@@ -111,6 +140,9 @@ export class TelemetrySampler {
     return all;
   }
 }
+
+/** Without a back end's knowledge: no nodes, so only the tool's daemons and YCSB (on `host`). */
+const byProgram: ProcessClassifier = (p) => (p.pid === process.pid ? 'worker' : classifyByProgram(p, () => undefined, () => false));
 
 function msToNextSecond(): number {
   return 1000 - (Date.now() % 1000) + TICK_OFFSET_MS;

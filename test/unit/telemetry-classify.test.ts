@@ -2,7 +2,7 @@
 import type { ProcessInfo } from '../../core/telemetry';
 import { planFleet } from '../../infra/local/plan';
 import type { FleetState } from '../../infra/local/state';
-import { localFleetClassifier, localLinkInterfaces } from '../../services/telemetry/local-fleet';
+import { emulatorLinkBytes, localFleetClassifier } from '../../services/telemetry/local-fleet';
 import { smallTopology } from '../support/small-topology';
 
 const plan = planFleet(smallTopology);
@@ -67,12 +67,10 @@ describe('local fleet classifier', () => {
   });
 });
 
-describe('local link interfaces', () => {
-  it('maps a link to an interface that carries it alone, the a end first', () => {
-    expect(localLinkInterfaces(plan)).toEqual({
-      'alpha-beta/3': 'fb-alpha/fbalpha-3',
-      'beta-gamma/0': 'fb-gamma/fbgamma-0',
-      'cl-alpha/0': 'fb-cl/fbcl-0',
-    });
+describe('emulator link bytes', () => {
+  it('reads each link from its a end: tx is a → b, rx is b → a', async () => {
+    const direction = (bytes: number) => ({ delayMs: 5, rateMbps: null, lossPercent: 0, packets: 1, bytes, queued: 0, drops: { cut: 0, loss: 0, queue: 0, foreign: 0, send: 0 } });
+    const emulator = { stats: async () => [{ id: 'alpha-beta/0', cut: false, ab: direction(700), ba: direction(30) }] };
+    expect(await emulatorLinkBytes(emulator)()).toEqual({ 'alpha-beta/0': { txBytes: 700, rxBytes: 30 } });
   });
 });

@@ -12,6 +12,7 @@ const before: Reading = {
     'fb-alpha/fbalpha-0': { rxBytes: 5000, txBytes: 5000 },
     'host/eth0': { rxBytes: 10, txBytes: 10 },
   },
+  links: { 'cl-alpha/0': { rxBytes: 100, txBytes: 200 }, 'alpha-beta/0': { rxBytes: 50, txBytes: 50 } },
 };
 // One second later: 200 ticks on 2 cores = 100 ticks per core, 150 of them busy.
 const after: Reading = {
@@ -25,11 +26,13 @@ const after: Reading = {
     // New since the last reading: no delta yet.
     'fb-beta/fbbeta-0': { rxBytes: 7, txBytes: 7 },
   },
+  // The emulator restarted alpha-beta's counters; beta-gamma is new.
+  links: { 'cl-alpha/0': { rxBytes: 400, txBytes: 260 }, 'alpha-beta/0': { rxBytes: 5, txBytes: 5 }, 'beta-gamma/0': { rxBytes: 1, txBytes: 1 } },
 };
 const ticks = (entries: [Role, number][]) => new Map<Role, number>(entries);
 
 describe('telemetry sample', () => {
-  const sample = telemetrySample(before, after, ticks([['ycsb:cl', 80], ['wireguard', 30]]), mem, { 'cl-alpha/0': 'fb-cl/fbcl-0', 'alpha-beta/0': 'fb-alpha/fbalpha-0' });
+  const sample = telemetrySample(before, after, ticks([['ycsb:cl', 80], ['wireguard', 30]]), mem);
 
   it('host busy and idle as % of all cores; roles as % of one core; other is the rest of the busy time', () => {
     expect(sample).toMatchObject({ hostBusyPercent: 75, hostIdlePercent: 25, cores: 2, roleMaxPercent: 200 });
@@ -45,12 +48,12 @@ describe('telemetry sample', () => {
     expect(sample).toMatchObject({ memUsedMb: 4000, memAvailableMb: 20_000 });
   });
 
-  it('bytes per interface and per mapped link are deltas; reset or new counters are left out', () => {
+  it('bytes per interface and per link are deltas; reset or new counters are left out', () => {
     expect(sample.interfaces).toEqual({ 'fb-cl/fbcl-0': { rxBytes: 500, txBytes: 600 }, 'host/eth0': { rxBytes: 100, txBytes: 50 } });
-    expect(sample.links).toEqual({ 'cl-alpha/0': { rxBytes: 500, txBytes: 600 } });
+    expect(sample.links).toEqual({ 'cl-alpha/0': { rxBytes: 300, txBytes: 60 } });
   });
 
   it('other never goes below zero when the process ticks run a little ahead of the host\'s', () => {
-    expect(telemetrySample(before, after, ticks([['db:alpha', 160]]), mem, {}).roles).toEqual({ 'db:alpha': 160, other: 0 });
+    expect(telemetrySample(before, after, ticks([['db:alpha', 160]]), mem).roles).toEqual({ 'db:alpha': 160, other: 0 });
   });
 });

@@ -30,10 +30,10 @@ describe('telemetry sampler on this host', () => {
     const classify: ProcessClassifier = (p) => (p.pid === busy.pid ? BUSY_ROLE : p.pid === process.pid ? 'worker' : undefined);
     const sampler = new TelemetrySampler({ classify });
     await sleep(100); // past node's start-up, so the child spins for the whole interval
-    sampler.begin();
+    await sampler.begin();
     const [ns0, t0] = [onCpuNs(busy.pid!), performance.now()];
     await sleep(1000);
-    const sample = sampler.sample();
+    const sample = await sampler.sample();
     const [ns1, t1] = [onCpuNs(busy.pid!), performance.now()];
     const scheduled = (100 * (ns1 - ns0)) / 1e6 / (t1 - t0);
 
@@ -57,11 +57,11 @@ describe('telemetry sampler on this host', () => {
   it('started, samples once a second on the wall-clock second until stopped', async () => {
     const sampler = new TelemetrySampler({ classify: (p) => (p.pid === process.pid ? 'worker' : undefined) });
     const samples: TelemetrySample[] = [];
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       sampler.start((s) => {
         samples.push(s);
         if (samples.length === 2) resolve();
-      });
+      }).catch(reject);
     });
     sampler.stop();
     expect(samples.map((s) => s.time % 1000)).toEqual([0, 0]);
@@ -79,12 +79,12 @@ describe('telemetry sampler on this host', () => {
     child = busy;
     const sampler = new TelemetrySampler({ classify: (p) => (p.pid === busy.pid ? BUSY_ROLE : undefined) });
     await sleep(100);
-    sampler.begin();
+    await sampler.begin();
     await sleep(300);
-    expect(sampler.sample().roles[BUSY_ROLE]).toBeGreaterThan(20);
+    expect((await sampler.sample()).roles[BUSY_ROLE]).toBeGreaterThan(20);
     kill(busy);
     await new Promise((resolve) => busy.once('exit', resolve));
-    expect(sampler.sample().roles[BUSY_ROLE]).toBeUndefined();
+    expect((await sampler.sample()).roles[BUSY_ROLE]).toBeUndefined();
     expect(sampler.classified()).toEqual({});
   });
 
@@ -94,11 +94,11 @@ describe('telemetry sampler on this host', () => {
     child = shell;
     const classify: ProcessClassifier = (p) => (p.pid === shell.pid && p.comm === 'node' ? BUSY_ROLE : undefined);
     const sampler = new TelemetrySampler({ classify, scanEverySeconds: 1 });
-    sampler.begin();
+    await sampler.begin();
     const busy: (number | undefined)[] = [];
     for (let i = 0; i < 5; i++) {
       await sleep(300);
-      busy.push(sampler.sample().roles[BUSY_ROLE]);
+      busy.push((await sampler.sample()).roles[BUSY_ROLE]);
     }
     // Unseen until the scan at ~1.2 s, which takes its baseline then (0); 300 ms later, about a core.
     expect(busy.slice(0, 3)).toEqual([undefined, undefined, undefined]);
@@ -107,7 +107,38 @@ describe('telemetry sampler on this host', () => {
     expect(busy[4]).toBeLessThanOrEqual(105);
   });
 
-  it('refuses to sample before its first reading', () => {
-    expect(() => new TelemetrySampler().sample()).toThrow(/begin/);
+  it('per-link bytes from the back end\'s counters; a second they fail leaves links empty and is reported', async () => {
+    let total = 0;
+    let failing = false;
+    const errors: string[] = [];
+    const sampler = new TelemetrySampler({
+      classify: () => undefined,
+      linkBytes: async () => {
+        if (failing) throw new Error('emulator control socket: no answer');
+        total += 1000;
+        return { 'a-b/0': { rxBytes: total / 2, txBytes: total } };
+      },
+      onError: (err) => errors.push(err.message),
+    });
+    await sampler.begin();
+    expect((await sampler.sample()).links).toEqual({ 'a-b/0': { rxBytes: 500, txBytes: 1000 } });
+    failing = true;
+    expect((await sampler.sample()).links).toEqual({});
+    expect(errors).toEqual(['emulator control socket: no answer']);
+    failing = false;
+    // The second after a gap has nothing to subtract from: empty again, then deltas resume.
+    expect((await sampler.sample()).links).toEqual({});
+    expect((await sampler.sample()).links).toEqual({ 'a-b/0': { rxBytes: 500, txBytes: 1000 } });
+  });
+
+  it('refuses to sample before its first reading', async () => {
+    await expect(new TelemetrySampler().sample()).rejects.toThrow(/begin/);
+  });
+
+  it('by default counts itself as the worker and nothing else by node', async () => {
+    const sampler = new TelemetrySampler();
+    await sampler.begin();
+    expect(sampler.classified().worker).toBe(1);
+    expect(Object.keys(sampler.classified()).filter((r) => r.startsWith('db:'))).toEqual([]);
   });
 });
