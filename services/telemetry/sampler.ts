@@ -60,7 +60,9 @@ export class TelemetrySampler {
       if (this.pending) return this.report(new Error('telemetry: the previous second is still being read; skipped one'));
       this.pending = true;
       try {
-        onSample(await this.sample());
+        const sample = await this.sample();
+        // stop() while the link counters were read: nothing more after it returned.
+        if (this.timer !== undefined) onSample(sample);
       } catch (err) {
         this.report(err as Error);
       } finally {
