@@ -6,23 +6,8 @@ import { localInventory } from '../../infra/local/inventory';
 import { carriesDataOverTcp, tincFiles } from '../../infra/local/tinc';
 import { wireguardConfig } from '../../infra/local/wireguard';
 import { loadTopology } from '../../core/load-topology';
+import { smallTopology as topology } from '../support/small-topology';
 
-const topology = validateTopology({
-  name: 'plan',
-  client: 'cl',
-  nodes: [
-    { name: 'alpha', site: 'x' },
-    { name: 'beta', site: 'y' },
-    { name: 'gamma', site: 'z' },
-    { name: 'cl', site: 'x' },
-  ],
-  links: [
-    { a: 'alpha', b: 'beta', latencyMs: 20, bandwidthMbps: 100 },
-    { a: 'alpha', b: 'beta', type: 3, latencyMs: 40, bandwidthMbps: 50, estimated: true },
-    { a: 'beta', b: 'gamma', latencyMs: 30, bandwidthMbps: 100 },
-    { a: 'cl', b: 'alpha', latencyMs: 1, bandwidthMbps: 1000 },
-  ],
-});
 const plan = planFleet(topology);
 const key = (c: string) => `${c.repeat(42)}A=`;
 const publicKeys = new Map([
