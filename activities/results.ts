@@ -6,6 +6,8 @@
 import { InputError } from '../core/errors';
 import type { CellRecord, PhaseRecord, RunRecord } from '../core/run-record';
 import { latestPerSecond, totalsFromSamples } from '../core/samples';
+import type { TelemetrySample } from '../core/telemetry';
+import { phaseVerdict, type RttProbe } from '../core/verdict';
 import { runReference } from '../report/build-report';
 import { normalizeCells, summarizeCell } from '../report/summary';
 import { writeReport } from '../report/write-report';
@@ -46,9 +48,16 @@ function clusterFacts(run: RunRecord, cell: CellRecord): Pick<RunRecord, 'nonDef
  */
 async function withStreams(results: ResultsStore, runId: string, cellId: string, phaseIndex: number, phase: PhaseRecord): Promise<PhaseRecord> {
   const streamed = await results.readSampleStream(runId, cellId, phaseIndex);
-  if (streamed.length === 0) return phase;
+  const telemetry = await results.readStream<TelemetrySample>(runId, cellId, phaseIndex, 'telemetry');
+  const probes = await results.readStream<RttProbe>(runId, cellId, phaseIndex, 'probes');
   const samples = latestPerSecond([...streamed, ...phase.samples]);
-  return { ...phase, samples, totals: phase.totals ?? totalsFromSamples(samples) };
+  const joined: PhaseRecord = { ...phase, samples };
+  if (samples.length > 0) joined.totals = phase.totals ?? totalsFromSamples(samples);
+  // A phase that was monitored is judged; a setup phase (flush, load) never is.
+  if (telemetry.length > 0 || probes.length > 0) {
+    Object.assign(joined, { telemetry, probes, verdict: phaseVerdict({ phase: phase.name, warmup: phase.warmup, telemetry, probes, samples }) });
+  }
+  return joined;
 }
 
 /** root: the results directory; by default $FRAGBENCH_RESULTS_DIR or ./results, read at each call. */

@@ -7,6 +7,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { LoadProgress } from '../activities/load';
 import type { ResizeSummary } from '../core/run-record';
+import { verdictText } from '../report/validity';
 import type { Sample } from '../core/samples';
 import { progressQuery, type CellProgress, type CellResult, type RunProgress, type RunSummary } from '../workflows/definitions';
 
@@ -85,12 +86,12 @@ export function describeResize(r: ResizeSummary): string {
  * resize's acceptance and completion and, separately, when throughput settled after it.
  */
 export function summaryTable(cells: CellResult[]): string {
-  const header = ['cell', 'status', 'ops/s', 'normalized', 'ok', 'failed', 'error %', 'zero s', 'resizes (after request)', 'throughput settled s'];
+  const header = ['cell', 'status', 'validity', 'ops/s', 'normalized', 'ok', 'failed', 'error %', 'zero s', 'resizes (after request)', 'throughput settled s'];
   const rows = cells.map((c) => {
     const s = c.summary;
     const settle = s ? Object.entries(s.settleSeconds).map(([label, sec]) => `${label}: ${sec}`).join(', ') : '';
     const resizes = (s?.resizes ?? []).map(describeResize).join('; ');
-    return [c.cellId, c.status, fixed(s?.throughputOpsPerS, 1), fixed(s?.normalizedThroughput, 3), String(s?.okOps ?? '-'),
+    return [c.cellId, c.status, s ? verdictText(s.verdict) : '-', fixed(s?.throughputOpsPerS, 1), fixed(s?.normalizedThroughput, 3), String(s?.okOps ?? '-'),
       String(s?.failedOps ?? '-'), fixed(s?.errorPercent, 2), String(s?.zeroSeconds ?? '-'), resizes || '-', settle || '-'];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -11,6 +11,8 @@
 import type { Inventory } from './inventory';
 import type { RecordedEvent } from './events';
 import type { RunTotals, Sample } from './samples';
+import type { TelemetrySample } from './telemetry';
+import type { CellVerdict, PhaseVerdict, RttProbe } from './verdict';
 import type { RttMatrix, TrafficMatrix, ResizeTiming } from '../activities/contracts';
 
 export interface RunRecord {
@@ -42,6 +44,12 @@ export interface PhaseRecord {
   samples: Sample[];
   /** A warm-up phase: recorded and shown, but left out of summaries and ratios. */
   warmup?: boolean;
+  /** Host telemetry, one sample a second while the phase's workload ran. */
+  telemetry?: TelemetrySample[];
+  /** In-run RTT probes, a few node pairs a second. */
+  probes?: RttProbe[];
+  /** Whether the tool stayed out of the way, judged from the two above and the samples. */
+  verdict?: PhaseVerdict;
   /** YCSB's final summary for the phase (summed over windows/clients where it was split). */
   totals?: RunTotals;
   events: RecordedEvent[];
@@ -68,6 +76,8 @@ export interface CellSummary {
   settleSeconds: Record<string, number>;
   /** Each resize's acceptance and completion, seconds after its request. */
   resizes?: ResizeSummary[];
+  /** The worst verdict of the measured phases, with every reason: a result not `ok` is flagged, never dropped. */
+  verdict?: CellVerdict;
   bytesTransferred?: number;
   normalizedBytes?: number;
 }

@@ -58,6 +58,10 @@ export interface TelemetrySample {
    * could not be read that second.
    */
   links: Record<string, ByteCounts>;
+  /** The PIDs counted for each role this second (a phase's YCSB JVM starts are counted from them). */
+  pids?: Record<string, number[]>;
+  /** The sampler's own CPU for this second (its reads of /proc), % of one core. */
+  selfCpuPercent?: number;
 }
 
 /** A process as the sampler sees it when it classifies it. */

@@ -47,7 +47,8 @@ export interface RttProbe {
   time: number;
   from: string;
   to: string;
-  measuredMs: number;
+  /** null when no reply came within the probe's timeout (loss is an event's business, e.g. a cut). */
+  measuredMs: number | null;
   /** The RTT the link was configured for at that time (after any latency scaling). */
   configuredMs: number;
 }
@@ -139,11 +140,10 @@ export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VER
     reasons.push(secondsReason(verdict, `${role} ≥ ${t.pinnedPercentOfCore} % of one core`, pinned, t));
   }
 
-  const errors = evidence.probes.map((p) => Math.abs(p.measuredMs - p.configuredMs));
-  const off = evidence.probes.filter(
-    (p, i) => errors[i] > Math.max(t.rttToleranceMs, (p.configuredMs * t.rttTolerancePercent) / 100),
-  ).length;
-  const probesOffPercent = evidence.probes.length ? percent(off, evidence.probes.length) : null;
+  const answered = evidence.probes.filter((p): p is RttProbe & { measuredMs: number } => p.measuredMs !== null);
+  const errors = answered.map((p) => Math.abs(p.measuredMs - p.configuredMs));
+  const off = answered.filter((p, i) => errors[i] > Math.max(t.rttToleranceMs, (p.configuredMs * t.rttTolerancePercent) / 100)).length;
+  const probesOffPercent = answered.length ? percent(off, answered.length) : null;
   const probeMedianErrorMs = median(errors);
   if (probesOffPercent === null) unchecked.push('network');
   else if (probesOffPercent > t.probesOffPercent) {
@@ -153,7 +153,7 @@ export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VER
       threshold: t.probesOffPercent,
       text:
         `RTT off by more than max(${t.rttToleranceMs} ms, ${t.rttTolerancePercent} %) in ${probesOffPercent} % of ` +
-        `${evidence.probes.length} probes (threshold ${t.probesOffPercent} %; median error ${roundOrNull(probeMedianErrorMs)} ms)`,
+        `${answered.length} probes (threshold ${t.probesOffPercent} %; median error ${roundOrNull(probeMedianErrorMs)} ms)`,
     });
   }
 
@@ -167,7 +167,7 @@ export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VER
     figures: {
       telemetrySeconds: telemetry.length,
       loadSeconds: evidence.samples.length,
-      probes: evidence.probes.length,
+      probes: answered.length,
       okOps,
       hostBusyMedianPercent: roundOrNull(median(telemetry.map((s) => s.hostBusyPercent))),
       hostBusySharePercent: hostBusyShare,

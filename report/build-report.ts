@@ -5,6 +5,7 @@
  * and a figure with nothing finite to draw is left out with a note. Pure: from the stored
  * records to a model; html.ts draws it.
  */
+import { validityBanner, type ValidityBanner } from './validity';
 import type { CellRecord, RunRecord } from '../core/run-record';
 import { hasRtt, hasSamples, runContents, type RunContents } from './contents';
 import { categoryFigures } from './figures/by-category';
@@ -16,7 +17,7 @@ import { resizeTimings } from './figures/resize-timings';
 import { normalizedVsScale, throughputAtEnds } from './figures/scaling';
 import { throughputTimeline } from './figures/throughput-timeline';
 import { trafficGraphs } from './figures/traffic-graph';
-import { defaultReference, varyingAxes, type Reference } from './matrix';
+import { cellLabel, defaultReference, varyingAxes, type Reference } from './matrix';
 import { reportQuestion } from './question';
 import { normalizeCells } from './summary';
 import { cellSummaryTable, removalTable, resizeTable, type Table } from './tables';
@@ -33,6 +34,8 @@ export interface ReportModel {
   notes: string[];
   /** The cells with normalization filled in, as the report used them. */
   cells: CellRecord[];
+  /** How far to trust the figures: the cells' validity verdicts (absent for runs never judged). */
+  validity?: ValidityBanner;
 }
 
 /** The reference the scenario named (settings.reference), else the scaled axis at 1.0. */
@@ -106,5 +109,6 @@ export function buildReport(run: RunRecord, recorded: CellRecord[]): ReportModel
   const figures = candidates.filter(([, problem]) => problem === undefined).map(([f]) => f);
   const leftOut = candidates.filter((c): c is [Figure, string] => c[1] !== undefined);
   const tables = [cellSummaryTable(cells, axes), resizeTable(cells, axes), removalTable(cells, axes)].filter((t): t is Table => t !== undefined);
-  return { run, question: reportQuestion(contents), figures, tables, notes: coverageNotes(run, contents, timelines.length, leftOut), cells };
+  const validity = validityBanner(cells, (cell) => cellLabel(cell, axes));
+  return { run, question: reportQuestion(contents), figures, tables, notes: coverageNotes(run, contents, timelines.length, leftOut), cells, validity };
 }

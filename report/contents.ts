@@ -8,7 +8,7 @@ import type { EventKind } from '../core/events';
 import type { CellRecord } from '../core/run-record';
 import { categoryAxes } from './figures/by-category';
 import { scaleAxis } from './matrix';
-import { cellTimeline, isDisturbance, isResize, measuredPhases } from './timeline';
+import { cellTimeline, isDisturbance, isResize, isToolFault, measuredPhases } from './timeline';
 
 export interface RunContents {
   cellCount: number;
@@ -54,7 +54,7 @@ export function runContents(cells: CellRecord[]): RunContents {
     cellCount: cells.length,
     ...(axis ? { scale: { axis, values: [...new Set(cells.map((c) => c.coordinates[axis] as number))].sort((a, b) => a - b) } } : {}),
     categories: [x, row].filter((a): a is string => a !== undefined),
-    eventKinds: [...new Set(events.map((e) => e.kind).filter(isDisturbance))],
+    eventKinds: [...new Set(events.map((e) => e.kind).filter((k) => isDisturbance(k) && !isToolFault(k)))],
     resizeTimes: resizes.some((r) => r.acceptedAt !== undefined || r.completedAt !== undefined),
     rampedCells: cells.filter(isRamped).length,
     rttCells: cells.filter(hasRtt).length,

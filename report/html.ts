@@ -92,6 +92,9 @@ const STYLE = `
   th { background: #f3f3f3; font-weight: 600; white-space: normal; min-width: 60px; max-width: 130px; vertical-align: bottom; }
   td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   .notes, .figure-warning { color: #8a4b00; }
+  .validity { padding: 0.5em 1em; border-radius: 4px; }
+  .validity.flagged { background: #fde0dd; border: 2px solid #c51b8a; color: #49006a; font-weight: 600; }
+  .validity.ok { background: #e5f5e0; border: 1px solid #31a354; }
   @media (max-width: 1000px) { .layout { grid-template-columns: minmax(0, 1fr); } aside { position: static; max-height: none; } }
 `;
 
@@ -153,6 +156,9 @@ export function renderHtml(model: ReportModel, rendered: Map<string, RenderedFig
 </section>`,
     )
     .join('\n');
+  const validity = model.validity
+    ? `<section class="validity ${model.validity.flagged ? 'flagged' : 'ok'}">${model.validity.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}</section>`
+    : '';
   const notes = model.notes.length > 0 ? `<section class="notes">${model.notes.map((n) => `<p>${escapeHtml(n)}</p>`).join('')}</section>` : '';
   return `<!doctype html>
 <html lang="en">
@@ -171,6 +177,7 @@ export function renderHtml(model: ReportModel, rendered: Map<string, RenderedFig
 </header>
 <div class="layout">
 <main>
+${validity}
 ${notes}
 ${figures}
 ${model.tables.map(tableHtml).join('\n')}

@@ -26,6 +26,7 @@
  */
 import type { RecordedEvent } from '../core/events';
 import type { CellRecord, CellSummary, PhaseRecord, ResizeSummary } from '../core/run-record';
+import { cellVerdict } from '../core/verdict';
 import type { OpType } from '../core/samples';
 import { defaultReference, referenceCellFor, type Reference } from './matrix';
 import { cellTimeline, isDisturbance, isResize, measuredPhases } from './timeline';
@@ -236,6 +237,8 @@ export function summarizeCell(phases: PhaseRecord[], reference?: ReferenceSummar
   };
   const resizes = resizeTimeline(phases);
   if (resizes.length > 0) summary.resizes = resizes;
+  const judged = measured.flatMap((p) => (p.verdict ? [p.verdict] : []));
+  if (judged.length > 0) summary.verdict = cellVerdict(judged);
   if (hasTraffic(phases)) summary.bytesTransferred = pairBytes(phases).reduce((n, p) => n + p.bytes, 0);
   return { ...summary, ...normalizedAgainst(summary, reference) };
 }

@@ -2,6 +2,7 @@
  * The report's tables: per cell (throughput, error percentage, seconds with no successful
  * operation, average latency per operation type), per resize, and per link cut.
  */
+import { verdictText } from './validity';
 import type { CellRecord } from '../core/run-record';
 import { removalEffects } from './figures/link-removal';
 import { formatBytes, formatNumber, sentence } from './figures/figure';
@@ -33,6 +34,7 @@ export function cellSummaryTable(cells: CellRecord[], axes: string[]): Table {
   const ops = [...new Set(cells.flatMap((c) => Object.keys(c.summary.avgLatencyUs)))];
   const normalized = cells.some((c) => c.summary.normalizedThroughput !== undefined);
   const bytes = cells.some((c) => c.summary.bytesTransferred !== undefined);
+  const judged = cells.some((c) => c.summary.verdict !== undefined);
   const columns = [
     ...coordinates,
     'Throughput (ops/s)',
@@ -41,6 +43,7 @@ export function cellSummaryTable(cells: CellRecord[], axes: string[]): Table {
     'Seconds with no successful op',
     ...ops.map((op) => `Avg ${op} latency (ms)`),
     ...(bytes ? ['Transferred', 'Normalized transferred'] : []),
+    ...(judged ? ['Validity'] : []),
   ];
   const rows = cells.map((c) => [
     ...coordinates.map((k) => coordinateText(c, k)),
@@ -50,6 +53,7 @@ export function cellSummaryTable(cells: CellRecord[], axes: string[]): Table {
     String(c.summary.zeroSeconds),
     ...ops.map((op) => ms(c.summary.avgLatencyUs[op])),
     ...(bytes ? [c.summary.bytesTransferred === undefined ? dash : formatBytes(c.summary.bytesTransferred), maybe(c.summary.normalizedBytes, 2)] : []),
+    ...(judged ? [verdictText(c.summary.verdict)] : []),
   ]);
   const worst = cells.reduce((a, b) => (b.summary.zeroSeconds > a.summary.zeroSeconds ? b : a), cells[0]);
   const errors = cells.reduce((a, b) => (b.summary.errorPercent > a.summary.errorPercent ? b : a), cells[0]);
@@ -63,7 +67,7 @@ export function cellSummaryTable(cells: CellRecord[], axes: string[]): Table {
     id: 'cells',
     heading: `Per cell: throughput, errors, seconds with no successful operation and average latency per operation type. ${sentence(findings)}.`,
     columns,
-    numeric: columns.map((_, i) => i >= coordinates.length),
+    numeric: columns.map((_, i) => i >= coordinates.length && columns[i] !== 'Validity'),
     rows,
   };
 }
@@ -73,12 +77,14 @@ export function resizeTable(cells: CellRecord[], axes: string[]): Table | undefi
     settleTimes(cell.phases).map((settle) => {
       const e = settle.event;
       const after = (at: number | undefined) => (at === undefined ? dash : formatNumber((at - e.requestedAt) / 1000, 1));
+      const still = e.detail.stillMovingAtPhaseEndS;
+      const completed = typeof still === 'number' ? `${after(e.completedAt)} (still moving when the phase ended at ${still} s)` : after(e.completedAt);
       return [
         cellLabel(cell, axes),
         settle.label,
         formatNumber(settle.t, 1),
         after(e.acceptedAt),
-        after(e.completedAt),
+        completed,
         settle.settledAfterS === null ? 'not settled' : formatNumber(settle.settledAfterS, 1),
         formatNumber(settle.levelOpsPerS, 1),
       ];

@@ -25,6 +25,11 @@ export function isDisturbance(kind: EventKind): boolean {
   return kind !== 'measure-rtt' && kind !== 'measure-traffic';
 }
 
+/** A restart of the tool's own client: shown on every figure, but not something the scenario asked for. */
+export function isToolFault(kind: EventKind): boolean {
+  return kind === 'client-restart';
+}
+
 export function isResize(kind: EventKind): boolean {
   return kind === 'resize-add' || kind === 'resize-remove';
 }

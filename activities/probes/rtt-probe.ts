@@ -9,6 +9,8 @@
 import type { Inventory, InventoryLink } from '../../core/inventory';
 import type { NetworkSettings } from '../../infra/shaping/fleet-network';
 
+export type { RttProbe } from '../../core/verdict';
+
 export interface ProbePair {
   from: string;
   to: string;
@@ -16,16 +18,6 @@ export interface ProbePair {
   address: string;
   /** The direct links between the two. */
   links: InventoryLink[];
-}
-
-export interface RttProbe {
-  /** Epoch ms when the reply came (or the probe gave up). */
-  time: number;
-  from: string;
-  to: string;
-  /** null when no reply came within the probe's timeout. */
-  measuredMs: number | null;
-  configuredMs: number;
 }
 
 /** Ordered pairs among `nodes` (the cluster and the client) that have a direct link, in a fixed order. */

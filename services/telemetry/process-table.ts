@@ -136,6 +136,13 @@ export class ProcessTable {
     return pids;
   }
 
+  /** The PIDs each role has (the YCSB JVMs a phase saw are counted from these). */
+  pidsByRole(): Record<string, number[]> {
+    const pids: Record<string, number[]> = {};
+    for (const p of this.tracked.values()) if (p.role !== undefined) (pids[p.role] ??= []).push(p.pid);
+    return pids;
+  }
+
   /** How many processes each role has. */
   countByRole(): Record<string, number> {
     const counts: Record<string, number> = {};
