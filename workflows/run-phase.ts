@@ -205,9 +205,15 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   const waitsForResizes = phase.waitForResizes && endsAt !== undefined;
   const mainUntil = endsAt === undefined ? undefined : hostTime(endsAt) + (waitsForResizes ? RESIZE_WAIT_LIMIT_S * 1000 : 0);
   const stopper = async () => {
-    const done = () => ctx.aborted() || (waitsForResizes && Date.now() >= endsAt! && resizing.size === 0);
-    // Resizes only start before endsAt: once past it with none moving, none will start.
-    await condition(() => done() || clientsStopping);
+    const stopping = () => ctx.aborted() || clientsStopping;
+    if (waitsForResizes) {
+      // A durable timer to the phase's end (nothing else need wake the workflow then), and from
+      // there until no resize is moving: resizes only start before the end, so none will start.
+      const untilEnd = endsAt! - Date.now();
+      if (untilEnd <= 0 || !(await condition(stopping, untilEnd))) await condition(() => stopping() || resizing.size === 0);
+    } else {
+      await condition(stopping);
+    }
     if (!clientsStopping) stopClients();
   };
 

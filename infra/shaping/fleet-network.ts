@@ -42,11 +42,21 @@ export function shapeOf(link: InventoryLink, settings: NetworkSettings): LinkSha
 }
 
 export class FleetNetwork {
+  private shaperInUse: LinkShaper | undefined;
+
+  /** The shaper is made when first needed: reading the settings needs none (the in-run probes only read). */
   constructor(
     readonly inventory: Inventory,
-    private readonly shaper: LinkShaper = shaperFor(inventory),
+    shaper?: LinkShaper,
     private readonly file: string = settingsFile(inventory),
-  ) {}
+  ) {
+    this.shaperInUse = shaper;
+  }
+
+  private get shaper(): LinkShaper {
+    this.shaperInUse ??= shaperFor(this.inventory);
+    return this.shaperInUse;
+  }
 
   settings(): NetworkSettings {
     if (!existsSync(this.file)) return { ...REFERENCE_SETTINGS };
@@ -91,7 +101,8 @@ export class FleetNetwork {
   }
 
   private async applyScales(settings: NetworkSettings): Promise<NetworkSettings> {
-    await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, shape: shapeOf(link, settings) })));
+    // A fleet without links (a LAN) has nothing to shape, and perhaps no shaper to ask.
+    if (this.inventory.links.length > 0) await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, shape: shapeOf(link, settings) })));
     return this.save(settings);
   }
 

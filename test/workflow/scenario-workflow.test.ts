@@ -179,6 +179,15 @@ test('waitForResizes keeps the workload running until the resize completed, then
   expect(resize.stillMovingAtPhaseEndS).toBeUndefined();
 });
 
+test('waitForResizes with the resize done before the phase ends stops the client at the phase end', async () => {
+  const { summary, recorded } = await run(plan([runPhase({ durationS: 3, waitForResizes: true, events: [resizeAt(0.5)] })]), { resizeMs: 500 });
+  expect(summary.status).toBe('completed');
+  const [client] = recorded.clients;
+  expect(client.cancelled).toBe(true);
+  expect(client.endedAt! - client.input.originMs).toBeGreaterThanOrEqual(2900);
+  expect(client.endedAt! - client.input.originMs).toBeLessThan(5000);
+});
+
 test('a client that failed is retried, and the retry\'s restart event stays in the phase', async () => {
   const { summary, recorded } = await run(plan([runPhase({ durationS: 4 })]), { failFirstClient: true });
   expect(summary.status).toBe('completed');
