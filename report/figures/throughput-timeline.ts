@@ -1,27 +1,33 @@
 /**
  * Throughput per second over a cell's run: successful and failed operations in two colours,
- * every event a dotted vertical line coloured by kind (and labelled when there are few), and the
- * settling period after each resize shaded (see SETTLE_RULE in summary.ts).
+ * every event a dotted vertical line coloured by kind (and labelled when there are few), each
+ * resize's data movement shaded from its request to its completion (as the database's adapter
+ * defines it), and, separately, the time throughput took to settle after it (SETTLE_RULE).
  */
 import type { CellRecord } from '../../core/run-record';
 import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
 import { settleTimes } from '../summary';
-import { cellTimeline, isDisturbance } from '../timeline';
+import { cellTimeline, isDisturbance, isResize } from '../timeline';
 import { BASE_CONFIG, EVENT_STYLE, OUTCOME_COLORS, figureId, formatNumber, type Figure } from './figure';
 
 /** Above this many events a figure shows colours only: labels would overprint each other. */
 const MAX_LABELLED_EVENTS = 16;
 
-const SETTLE_PERIODS = { settling: '#fdb863', 'not settled': '#f4a582' } as const;
+const SETTLE_PERIODS = { 'resize moving data': '#b2abd2', 'throughput settling': '#fdb863', 'throughput not settled': '#f4a582' } as const;
 
 function finding(cell: CellRecord, settles: ReturnType<typeof settleTimes>): string {
   const s = cell.summary;
   const parts = [`${formatNumber(s.throughputOpsPerS, 1)} successful ops/s on average`];
   parts.push(s.zeroSeconds > 0 ? `${s.zeroSeconds} s with no successful operation` : 'no second without a successful operation');
   if (s.failedOps > 0) parts.push(`${formatNumber(s.errorPercent, 2)}% of operations failed`);
+  for (const r of s.resizes ?? []) {
+    const completed = r.completedAfterS === undefined ? 'never completed' : `completed after ${formatNumber(r.completedAfterS, 1)} s`;
+    const still = r.stillMovingAtPhaseEndS === undefined ? '' : `, still moving when the phase ended at ${r.stillMovingAtPhaseEndS} s`;
+    parts.push(`${r.label} ${completed}${still}`);
+  }
   const settled = settles.filter((x) => x.settledAfterS !== null).map((x) => x.settledAfterS as number);
-  if (settled.length > 0) parts.push(`resizes settled within ${formatNumber(Math.max(...settled), 1)} s`);
+  if (settled.length > 0) parts.push(`throughput settled within ${formatNumber(Math.max(...settled), 1)} s of each resize`);
   const unsettled = settles.length - settled.length;
   if (unsettled > 0) parts.push(`${unsettled} resize${unsettled > 1 ? 's' : ''} never settled before the next event`);
   return parts.join('; ');
@@ -49,12 +55,23 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
   const shown = events.filter((e) => isDisturbance(e.event.kind));
   const eventRows = shown.map((e) => ({ t: e.t, kind: EVENT_STYLE[e.event.kind].name, label: e.event.label }));
   const kinds = [...new Set(shown.map((e) => e.event.kind))];
-  const periods = settles
-    .map((s) => ({
+  const lastT = points[points.length - 1].t;
+  const moving = events
+    .filter((e) => isResize(e.event.kind))
+    .map((e) => ({
+      start: e.t,
+      // Not completed: it was still moving when the record ends.
+      end: e.event.completedAt === undefined ? lastT : Math.min(lastT, e.t + (e.event.completedAt - e.event.requestedAt) / 1000),
+      period: 'resize moving data',
+    }));
+  const periods = [
+    ...moving,
+    ...settles.map((s) => ({
       start: s.t,
       end: s.settledAfterS === null ? s.windowEndT : s.t + s.settledAfterS,
-      period: s.settledAfterS === null ? 'not settled' : 'settling',
-    }))
+      period: s.settledAfterS === null ? 'throughput not settled' : 'throughput settling',
+    })),
+  ]
     // A resize requested after the last sample has no period to shade.
     .filter((p) => p.end > p.start);
   const labelled = eventRows.length > 0 && eventRows.length <= MAX_LABELLED_EVENTS;
