@@ -19,6 +19,7 @@ BENCH_RESULTS ?=
 
 test: setup
 	npx tsc --noEmit -p tsconfig.json
+	npm run --silent check:imports
 	@GO_TEST_JSON="$(GO_TEST_JSON)" bash scripts/run-test-scripts.sh
 	npx jest --runInBand $(JEST_ARGS)
 	@BENCH_RESULTS="$(BENCH_RESULTS)" bash scripts/run-benchmarks.sh

@@ -4,24 +4,17 @@
  * them all. Workflows import only these types.
  */
 import type { FleetRef } from '../core/fleet-ref';
+import type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '../core/database';
+import type { RttMatrix, TrafficMatrix } from '../core/network';
+import type { YcsbSettings } from '../core/ycsb';
+
+// The domain types live in core/; they are re-exported here for the activities that speak them.
+export type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '../core/database';
+export type { RttMatrix, TrafficMatrix } from '../core/network';
+export type { Workload, YcsbSettings } from '../core/ycsb';
 import type { RunSeries } from '../core/samples';
 
 // ---------------------------------------------------------------- network (activities/network.ts)
-
-export interface RttMatrix {
-  /** Epoch ms when the measurement finished. */
-  time: number;
-  /** One entry per ordered pair measured; null rtt when every ping was lost. */
-  pairs: { from: string; to: string; avgMs: number | null; lossPercent: number }[];
-  /** Mean of avgMs over the pairs that answered. */
-  meanMs: number | null;
-}
-
-export interface TrafficMatrix {
-  time: number;
-  /** Bytes sent plus received per unordered node pair, summed over connection types. */
-  pairs: { a: string; b: string; bytes: number }[];
-}
 
 export interface NetworkActivities {
   /** Sets every link's latency to reference * scale (bandwidth unchanged). */
@@ -43,35 +36,6 @@ export interface NetworkActivities {
 
 // --------------------------------------------------------------- databases (activities/database.ts)
 
-export type DatabaseName = 'redis' | 'cassandra' | 'mongodb' | 'mysql';
-
-export interface ResizeTiming {
-  node: string;
-  requestedAt: number;
-  /** The cluster confirmed the request. */
-  acceptedAt: number;
-  /** Data moved and the node serving (or gone), as the database's adapter defines it. */
-  completedAt: number;
-  /** Set when the phase's workload ended (this many seconds into it) before the resize completed. */
-  stillMovingAtPhaseEndS?: number;
-}
-
-export interface ClusterSettings {
-  /** Replication factor / replicas, where the database has one. */
-  replication?: number;
-  /** Database-specific settings; non-default ones are recorded with the results. */
-  options?: Record<string, string | number | boolean>;
-}
-
-export interface ClusterInfo {
-  database: DatabaseName;
-  version: string;
-  members: string[];
-  /** Settings that differ from the database's defaults (e.g. Cassandra's ring_delay_ms), labelled in results. */
-  nonDefaultSettings: Record<string, string>;
-  formedInMs: number;
-}
-
 export interface DatabaseActivities {
   startCluster(input: { fleet: FleetRef; database: DatabaseName; nodes: string[]; settings?: ClusterSettings }): Promise<ClusterInfo>;
   addNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<ResizeTiming>;
@@ -83,25 +47,6 @@ export interface DatabaseActivities {
 
 // ---------------------------------------------------------------------- load (activities/load.ts)
 
-export type Workload = 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
-
-export interface YcsbSettings {
-  workload: Workload;
-  recordCount: number;
-  /** Operations for the run phase; the run ends at this count or at maxSeconds, whichever first. */
-  operationCount: number;
-  maxSeconds?: number;
-  threads: number;
-  /** Target ops/s over all threads; omitted = as fast as possible. */
-  target?: number;
-  fieldCount: number;
-  fieldLength: number;
-  /** Client operation timeout, ms (recorded with the results). */
-  timeoutMs: number;
-  /** Client retries per operation (recorded with the results). */
-  retries: number;
-}
-
 export interface LoadActivities {
   /** Empties the database (YCSB flush phase); tables are re-made for the record shape's field count. */
   flushDatabase(input: { fleet: FleetRef; database: DatabaseName; fieldCount?: number }): Promise<void>;
@@ -110,12 +55,12 @@ export interface LoadActivities {
    * One client for a whole run phase: stores each second as it arrives, heartbeats the latest,
    * resumes from the stored seconds when retried; returns the totals, not the samples.
    */
-  ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & import('./ycsb/phase-client').PhaseClientInput): Promise<import('./ycsb/phase-client').PhaseClientResult>;
+  ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & import('../core/ycsb').PhaseClientInput): Promise<import('../core/ycsb').PhaseClientResult>;
   /**
    * Host telemetry and in-run RTT probes for a phase, stored beside its samples every second,
    * until cancelled (activities/monitor.ts).
    */
-  monitorPhase(input: import('./monitor').MonitorInput): Promise<void>;
+  monitorPhase(input: import('../core/telemetry').MonitorInput): Promise<void>;
 }
 
 // ------------------------------------------------------------- results (activities/results.ts)

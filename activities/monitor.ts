@@ -5,7 +5,6 @@
  * it (when the phase's clients are done); everything it measured is already stored by then.
  */
 import { Context } from '@temporalio/activity';
-import type { FleetRef } from '../core/fleet-ref';
 import { findNode, type Inventory } from '../core/inventory';
 import { FleetNetwork } from '../infra/shaping/fleet-network';
 import { execFor } from './exec/transports';
@@ -13,17 +12,11 @@ import { loadInventory } from './inventory-loader';
 import { ping } from './probes/ping';
 import { configuredRttMs, nextPairs, probePairs, type RttProbe } from './probes/rtt-probe';
 import { ResultsStore } from './results-store';
-import type { SampleSink } from './ycsb/phase-client';
+import type { MonitorInput } from '../core/telemetry';
+
+export type { MonitorInput } from '../core/telemetry';
 import { startHostTelemetry } from './telemetry';
 
-export interface MonitorInput {
-  fleet: FleetRef;
-  sink: SampleSink;
-  /** The cluster's nodes; the client node is probed too. */
-  nodes: string[];
-  /** Pairs pinged each second (one echo each). */
-  probesPerSecond?: number;
-}
 
 const DEFAULT_PROBES_PER_SECOND = 2;
 /** One echo, given up after this long: a lost probe is a result (null), not an error. */

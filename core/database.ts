@@ -4,7 +4,6 @@
  * (members, PIDs) in the fleet's state so that any later activity can stop it.
  */
 import type { InventoryNode } from './inventory';
-import type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '../activities/contracts';
 
 /** What the YCSB client needs: the binding class and its properties (hosts, timeouts...). */
 export interface YcsbBinding {
@@ -30,4 +29,33 @@ export interface DatabaseAdapter {
   /** Stops every process of this database the fleet runs; idempotent. */
   stop(): Promise<void>;
   ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding>;
+}
+
+export type DatabaseName = 'redis' | 'cassandra' | 'mongodb' | 'mysql';
+
+export interface ResizeTiming {
+  node: string;
+  requestedAt: number;
+  /** The cluster confirmed the request. */
+  acceptedAt: number;
+  /** Data moved and the node serving (or gone), as the database's adapter defines it. */
+  completedAt: number;
+  /** Set when the phase's workload ended (this many seconds into it) before the resize completed. */
+  stillMovingAtPhaseEndS?: number;
+}
+
+export interface ClusterSettings {
+  /** Replication factor / replicas, where the database has one. */
+  replication?: number;
+  /** Database-specific settings; non-default ones are recorded with the results. */
+  options?: Record<string, string | number | boolean>;
+}
+
+export interface ClusterInfo {
+  database: DatabaseName;
+  version: string;
+  members: string[];
+  /** Settings that differ from the database's defaults (e.g. Cassandra's ring_delay_ms), labelled in results. */
+  nonDefaultSettings: Record<string, string>;
+  formedInMs: number;
 }

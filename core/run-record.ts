@@ -13,7 +13,8 @@ import type { RecordedEvent } from './events';
 import type { RunTotals, Sample } from './samples';
 import type { TelemetrySample } from './telemetry';
 import type { CellVerdict, PhaseVerdict, RttProbe } from './verdict';
-import type { RttMatrix, TrafficMatrix, ResizeTiming } from '../activities/contracts';
+import type { ResizeTiming } from './database';
+import type { RttMatrix, TrafficMatrix } from './network';
 
 export interface RunRecord {
   runId: string;

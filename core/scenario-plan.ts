@@ -19,7 +19,8 @@ import {
   type ScenarioFile,
   type YcsbSpec,
 } from './scenario';
-import type { DatabaseName, YcsbSettings } from '../activities/contracts';
+import type { DatabaseName } from './database';
+import type { YcsbSettings } from './ycsb';
 
 /** What validation needs to know of a fleet; an Inventory is one. */
 export interface FleetView {

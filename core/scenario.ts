@@ -4,7 +4,8 @@
  * expansion and time scaling. Times in a scenario file are seconds.
  */
 import type { FleetRef } from './fleet-ref';
-import type { ClusterSettings, DatabaseName, Workload, YcsbSettings } from '../activities/contracts';
+import type { ClusterSettings, DatabaseName } from './database';
+import type { Workload, YcsbSettings } from './ycsb';
 
 // ------------------------------------------------------------------- as written
 

@@ -3,6 +3,8 @@
  * result carries the evidence that the tool stayed out of the way (DESIGN.md, "Measuring the
  * measurer"). The sampler that produces it is `services/telemetry/`; `core/verdict.ts` judges it.
  */
+import type { FleetRef } from './fleet-ref';
+import type { SampleSink } from './ycsb';
 
 /**
  * What a process is counted as. `ycsb:<client>` and `db:<node>` name the node they run on; the
@@ -77,3 +79,12 @@ export interface ProcessInfo {
 
 /** Decides a process's role; undefined counts it as `other`. Each back end supplies its own. */
 export type ProcessClassifier = (process: ProcessInfo) => Role | undefined;
+
+export interface MonitorInput {
+  fleet: FleetRef;
+  sink: SampleSink;
+  /** The cluster's nodes; the client node is probed too. */
+  nodes: string[];
+  /** Pairs pinged each second (one echo each). */
+  probesPerSecond?: number;
+}

@@ -7,39 +7,14 @@
  */
 import type { RecordedEvent } from '../../core/events';
 import { latestPerSecond, totalsFromSamples, ycsbOperations, type RunTotals, type Sample } from '../../core/samples';
-import type { YcsbSettings } from '../contracts';
+import type { PhaseClientInput, PhaseClientResult, YcsbSettings } from '../../core/ycsb';
+
+export type { PhaseClientInput, PhaseClientResult, SampleSink } from '../../core/ycsb';
 import type { ResultsStore } from '../results-store';
 import type { YcsbRunOptions } from './runner';
 
-/** Where a phase's samples go: the store's stream for phase `phaseIndex` of cell `cellId`. */
-export interface SampleSink {
-  runId: string;
-  cellId: string;
-  phaseIndex: number;
-}
 
-export interface PhaseClientInput {
-  settings: YcsbSettings;
-  /** The phase's (or ramped client's) name, for labels and messages. */
-  label: string;
-  sink: SampleSink;
-  /** Host-clock origin of the phase: a sample's elapsedS counts from here. */
-  originMs: number;
-  /** Host-clock time the client stops; none = when settings.operationCount operations are done. */
-  untilMs?: number;
-}
 
-export interface PhaseClientResult {
-  /** YCSB's totals for the phase (from the samples for the part a lost process ran). */
-  totals: RunTotals;
-  /** Seconds stored for the phase, first and last elapsedS. */
-  seconds: number;
-  firstElapsedS?: number;
-  lastElapsedS?: number;
-  /** One event per resumed attempt: when it restarted and how long the phase ran without a client. */
-  restarts: RecordedEvent[];
-  latest: Sample[];
-}
 
 /** A client with less than this left would spend it starting up. */
 export const MIN_CLIENT_SECONDS = 3;
