@@ -5,7 +5,7 @@
  * Classifies with the local fleet's state and reads the emulator's link counters when a fleet is
  * up; runs without one too.
  *
- *   npx tsx bench/telemetry.ts [--seconds N]
+ *   npx tsx bench/telemetry.ts [--seconds N] [--short]
  */
 import { Command } from 'commander';
 import { readState } from '../infra/local/state';
@@ -16,10 +16,12 @@ import type { TelemetrySample } from '../core/telemetry';
 const TARGET_PERCENT_OF_CORE = 2;
 
 async function main(): Promise<void> {
-  const { seconds } = new Command()
+  const opts = new Command()
     .option('--seconds <n>', 'how long to sample', (v) => Number(v), 60)
+    .option('--short', "CI's short mode: 5 s")
     .parse()
-    .opts<{ seconds: number }>();
+    .opts<{ seconds: number; short?: boolean }>();
+  const seconds = opts.short ? 5 : opts.seconds;
   const state = readState();
   const sampler = new TelemetrySampler({ ...localTelemetryOptions(state), onError: (err) => console.error(`telemetry: ${err.message}`) });
   const samples: TelemetrySample[] = [];
