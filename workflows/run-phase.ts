@@ -220,10 +220,11 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   // Telemetry and probes for as long as any client runs; stopped (cancelled) once they are done.
   const monitorScope = new CancellationScope();
   const sink = { runId: ctx.runId, cellId: ctx.cell.cellId, phaseIndex: ctx.phases.indexOf(record) };
+  // Never rejects: a monitor that failed for good fails the phase at its end, like any other part.
   const monitoring = monitorScope
     .run(() => monitor.monitorPhase({ fleet: ctx.cell.fleet, sink, nodes: ctx.cell.nodes }))
     .catch((err) => {
-      if (!isCancellation(err)) throw err;
+      if (!isCancellation(err)) failure ??= err;
     });
 
   await CancellationScope.cancellable(async () => {
@@ -233,13 +234,14 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     const main = startClient({ record, ycsb: phase.ycsb, originMs, untilMs: mainUntil, operations: phase.operations, label: phase.name })
       // Resizes requested before this and still running are marked as they finish.
       .then(() => void (workloadEndS = (Date.now() - startedAt) / 1000));
-    const stop = stopper();
+    // Tracked like every part: cancelled with the phase, it must not be a rejection nobody awaits yet.
+    const stop = track(stopper());
     await Promise.all([main, ...[...lanes.values()].map(lane)].map(track));
     await Promise.all([...clients.values()].map((c) => c.done));
     clientsStopping = true;
     await stop;
   }).finally(() => monitorScope.cancel());
-  await monitoring.catch((err) => void (failure ??= err));
+  await monitoring;
   if (failure !== undefined) throw failure;
 
   if (ctx.aborted()) return;

@@ -30,8 +30,11 @@ export interface YcsbRunOptions {
 
 /** Lines of other output kept for error messages. */
 const LOG_LINES = 40;
-/** How long a stopped client gets to exit before it is killed. */
-const STOP_GRACE_MS = 5000;
+/**
+ * How long a stopped client gets to exit before it is killed. Short: every second it reported is
+ * stored already, and a cancelled run's cleanup (links restored) waits for the client to be gone.
+ */
+const STOP_GRACE_MS = 1000;
 
 export class YcsbError extends Error {
   constructor(message: string, readonly log: string) {

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
+import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PhaseClientInput, PhaseClientResult } from '../../activities/ycsb/phase-client';
@@ -64,6 +65,7 @@ function sample(time: number): Sample {
 interface Recorded {
   cells: Omit<CellRecord, 'summary'>[];
   monitors: number;
+  resets: number[];
   clients: { input: PhaseClientInput; attempt: number; startedAt: number; endedAt?: number; cancelled: boolean }[];
 }
 
@@ -75,12 +77,15 @@ const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, e
  * takes `resizeMs`.
  */
 function mockActivities(prepared: PreparedRun, options: { resizeMs?: number; failFirstClient?: boolean } = {}) {
-  const recorded: Recorded = { cells: [], clients: [], monitors: 0 };
+  const recorded: Recorded = { cells: [], clients: [], monitors: 0, resets: [] };
   const noop = async () => ({ appliedAt: Date.now() });
   const activities = {
     prepareRun: async () => prepared,
     recordRunStart: async () => ({ dir: '/nonexistent' }),
-    resetNetwork: noop,
+    resetNetwork: async () => {
+      recorded.resets.push(Date.now());
+      return { appliedAt: Date.now() };
+    },
     applyLatencyEpoch: noop,
     applyBandwidthEpoch: noop,
     stopCluster: async () => undefined,
@@ -140,8 +145,12 @@ function mockActivities(prepared: PreparedRun, options: { resizeMs?: number; fai
   return { activities, recorded };
 }
 
+/** The last run's recordings, for a test whose run ends in an error. */
+let lastRun: { recorded: Recorded } | undefined;
+
 async function run(prepared: PreparedRun, options: Parameters<typeof mockActivities>[1], during?: (handle: ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>) => Promise<void>) {
   const { activities, recorded } = mockActivities(prepared, options);
+  lastRun = { recorded };
   const taskQueue = `wf-test-${randomUUID().slice(0, 8)}`;
   const worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, activities });
   const summary = await worker.runUntil(async () => {
@@ -214,6 +223,28 @@ test('abort stops the client at once and keeps what ran; warm-up phases are mark
   expect(measured.cancelled).toBe(true);
   expect(measured.endedAt! - measured.startedAt).toBeLessThan(5000);
   expect(recorded.cells[0].phases.map((p) => [p.name, p.warmup ?? false])).toEqual([['warm', true], ['run', false]]);
+});
+
+test('cancelling a run mid-phase stops its client and monitor and cleans up within seconds, keeping the cell', async () => {
+  let cancelledAt = 0;
+  const outcome = await run(plan([runPhase({ durationS: 60 })]), {}, async (handle) => {
+    for (;;) {
+      const p = (await handle.query(progressQuery)) as RunProgress;
+      if (p.cell?.step === 'run') break;
+      await sleep(100);
+    }
+    await sleep(1000);
+    cancelledAt = Date.now();
+    await handle.cancel();
+  }).catch((err: unknown) => err);
+  expect(outcome).toBeInstanceOf(WorkflowFailedError);
+  expect((outcome as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+  const { recorded } = lastRun!;
+  expect(recorded.clients[0].cancelled).toBe(true);
+  const cleanup = recorded.resets.filter((t) => t >= cancelledAt);
+  expect(cleanup.length).toBeGreaterThan(0);
+  expect(cleanup[0] - cancelledAt).toBeLessThan(5000);
+  expect(recorded.cells).toHaveLength(1);
 });
 
 test('progress never goes back: the sequence grows, the last event never gets older, next lists only what has not fired', async () => {
