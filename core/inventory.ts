@@ -87,6 +87,17 @@ export interface Inventory {
   clientNode: string;
   /** How link shaping is done on this fleet. */
   shaping: 'emulator' | 'tc';
+  /** How the overlay is set up where it differs from the published stack's defaults. */
+  overlay?: OverlaySettings;
+}
+
+/**
+ * The overlay's settings that a result must carry. The local fleet turns tinc's own encryption
+ * off (WireGuard underneath already encrypts and authenticates the same packets), which makes its
+ * per-packet cost lower than that of the published set-up; absent means tinc's defaults.
+ */
+export interface OverlaySettings {
+  tinc: { cipher: string; digest: string; macLength: number; compression: number };
 }
 
 export function linkId(a: string, b: string, type: number): string {

@@ -26,6 +26,10 @@ export function ycsbHome(target: ExecTarget): string {
 const JVM_FLAGS = [
   '-Xmx512m',
   '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-XX:CICompilerCount=1',
+  '-Xss512k',
+  '-XX:-UsePerfData',
   '-Duser.timezone=UTC',
   '-Duser.language=en',
   '-Duser.country=US',

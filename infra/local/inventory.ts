@@ -3,6 +3,7 @@ import type { Inventory } from '../../core/inventory';
 import { validateInventory } from '../../core/validate-inventory';
 import { linkReference } from '../../core/topology';
 import type { FleetPlan } from './plan';
+import { TINC_PACKET_PROTECTION } from './overlay-cost';
 
 export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string, string>): Inventory {
   const inventory: Inventory = {
@@ -11,6 +12,7 @@ export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string,
     source: 'local',
     clientNode: plan.clientNode,
     shaping: 'emulator',
+    overlay: { tinc: { ...TINC_PACKET_PROTECTION } },
     nodes: plan.nodes.map((n) => ({
       name: n.name,
       site: n.site,

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHost } from '../../activities/exec/run';
-import { OVERLAY_MTU } from './overlay-cost';
+import { OVERLAY_MTU, TINC_PACKET_PROTECTION } from './overlay-cost';
 import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
 import { startProcess, waitFor, waitUntilReady } from './processes';
 import { fleetPaths, writePrivate, type FleetProcess } from './state';
@@ -20,6 +20,13 @@ import { fleetPaths, writePrivate, type FleetProcess } from './state';
  * later) is connected within about a second.
  */
 const TINC_TIMERS = ['PingInterval = 1', 'PingTimeout = 2', 'MaxTimeout = 1'];
+
+const TINC_CRYPTO = [
+  `Cipher = ${TINC_PACKET_PROTECTION.cipher}`,
+  `Digest = ${TINC_PACKET_PROTECTION.digest}`,
+  `MACLength = ${TINC_PACKET_PROTECTION.macLength}`,
+  `Compression = ${TINC_PACKET_PROTECTION.compression}`,
+];
 
 const readyFile = (node: string) => join(fleetPaths.run, `${node}.tinc-up`);
 
@@ -54,6 +61,7 @@ export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<st
     'AddressFamily = ipv4',
     'IndirectData = yes',
     ...TINC_TIMERS,
+    ...TINC_CRYPTO,
     // One meta connection per pair: the node listed first in the topology dials.
     ...[...peers.keys()].filter((peer) => byName.get(peer)!.index > node.index).map((peer) => `ConnectTo = ${peer}`),
   ];
@@ -71,6 +79,8 @@ export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<st
       `Subnet = ${byName.get(name)!.overlayAddress}/32`,
       'IndirectData = yes',
       dataTransport,
+      // What a node sends to `name` is protected as `name`'s host file says.
+      ...TINC_CRYPTO,
       publicKeys.get(name) ?? '',
     ]);
   return [

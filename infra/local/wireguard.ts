@@ -10,8 +10,14 @@ import { endsFrom, type FleetPlan, type PlannedInterface, type PlannedNode } fro
 import { startProcess, waitUntilReady } from './processes';
 import { fleetPaths, writePrivate, type FleetProcess } from './state';
 
-/** wireguard-go refuses to run where the kernel could have WireGuard unless told otherwise. */
-const USERSPACE_ENV = { WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: '1' };
+/**
+ * wireguard-go refuses to run where the kernel could have WireGuard unless told otherwise.
+ * GOMAXPROCS 1: its goroutines (TUN reader, encryption workers, sender) then hand each datagram
+ * to each other on one thread instead of waking and spinning a second one; at the fleet's packet
+ * rates that was most of its CPU (658 -> 425 us per database operation, `npm run bench:stack`;
+ * one core is far more than a tunnel here needs: ~2.5 datagrams per operation).
+ */
+const USERSPACE_ENV = { WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: '1', GOMAXPROCS: '1' };
 const UAPI_DIR = '/var/run/wireguard';
 
 export function uapiSocket(iface: string): string {

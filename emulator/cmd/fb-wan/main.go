@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -21,6 +22,12 @@ import (
 const readyLine = "fb-wan ready"
 
 func main() {
+	// One P: the relay's goroutines hand packets to each other on one thread instead of waking
+	// (and spinning) a second one per packet, which cost more CPU than the relaying itself (measured
+	// with bench/stack-cpu.ts). GOMAXPROCS in the environment still wins.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, stop))

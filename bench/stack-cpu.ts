@@ -1,0 +1,324 @@
+/**
+ * `npm run bench:stack`: what the local fleet's own stack costs. On fhc-4 (brought up here, or the
+ * one that is up) with a 3-master Redis Cluster, it prints
+ *  - the idle RTT floor: ping client -> each data node with every link at latency scale 0.02
+ *    (min/avg/p99), i.e. what WireGuard, tinc and the relay add on their own;
+ *  - the idle RTT excess at the run's latency scale: p99 (and median) minus configured RTT on the
+ *    client's direct links;
+ *  - YCSB workload A at a fixed target rate: CPU per database operation of each layer (YCSB JVM,
+ *    tincd, wireguard-go, fb-wan, redis-server), from /proc/<pid>/stat deltas over the steady part
+ *    of the run (the JVM's start-up and first seconds are left out), ops counted from YCSB's
+ *    per-second status lines over the same seconds (only processes in the fleet's namespaces
+ *    count: other fleets may run on the host); the tool's total (all but redis) and the host's
+ *    busy %.
+ * CPU time per operation is the robust figure on a shared host; wall-clock figures move with
+ * whatever else runs. Everything it starts it stops (the fleet too, when it brought it up).
+ *
+ *   npx tsx bench/stack-cpu.ts [--short] [--rate 500] [--seconds 30] [--scale 0.2] [--threads 16]
+ */
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { NetnsExec } from '../activities/exec/transports';
+import { applyLatencyEpoch, resetNetwork } from '../activities/network';
+import { flushDatabase, ycsbLoad } from '../activities/load';
+import { adapterFor } from '../activities/databases/registry';
+import { loadInventory } from '../activities/inventory-loader';
+import { ping } from '../activities/probes/ping';
+import { median, quantile } from '../activities/probes/quantile';
+import { runYcsb } from '../activities/ycsb/runner';
+import type { YcsbSettings } from '../activities/contracts';
+import { dataNodes, findNode, type Inventory } from '../core/inventory';
+import type { Sample } from '../core/samples';
+import { fleetDown, fleetUp, isRunning } from '../infra/local/fleet';
+import { FleetNetwork } from '../infra/shaping/fleet-network';
+import { fleetPaths, readState } from '../infra/local/state';
+import { EmulatorClient } from '../infra/local/emulator-client';
+import { sleep } from '../infra/local/processes';
+
+const fleet = { kind: 'local' } as const;
+const TOPOLOGY = 'fhc-4';
+const FLOOR_SCALE = 0.02;
+const FLOOR_PINGS = 200;
+const EXCESS_PINGS = 200;
+const PING_INTERVAL_S = 0.02;
+/** Seconds of the run left out before CPU is counted: JVM start-up, JIT, connection set-up. */
+const WARM_UP_S = 5;
+const RECORDS = 2000;
+
+interface Options {
+  rate: number;
+  seconds: number;
+  scale: number;
+  threads: number;
+  short: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { rate: 500, seconds: 30, scale: 0.2, threads: 16, short: false };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const v = Number(argv[++i]);
+      if (!Number.isFinite(v) || v <= 0) throw new Error(`${flag} needs a number above 0`);
+      return v;
+    };
+    if (flag === '--short') o.short = true;
+    else if (flag === '--rate') o.rate = value();
+    else if (flag === '--seconds') o.seconds = value();
+    else if (flag === '--scale') o.scale = value();
+    else if (flag === '--threads') o.threads = value();
+    else throw new Error(`unknown argument ${flag} (use --short, --rate, --seconds, --scale, --threads)`);
+  }
+  if (o.short) o.seconds = Math.min(o.seconds, 8 + WARM_UP_S);
+  return o;
+}
+
+const say = (line = '') => console.log(line);
+const fmt = (x: number, digits = 2) => x.toFixed(digits);
+
+// ---- CPU per process ---------------------------------------------------------------------
+
+type Layer = 'ycsb' | 'tincd' | 'wireguard-go' | 'fb-wan' | 'redis';
+const LAYERS: Layer[] = ['ycsb', 'tincd', 'wireguard-go', 'fb-wan', 'redis'];
+const TOOL_LAYERS: Layer[] = ['ycsb', 'tincd', 'wireguard-go', 'fb-wan'];
+const TICK_US = 1e6 / 100; // USER_HZ
+
+function layerOf(comm: string, pid: string): Layer | undefined {
+  if (comm === 'tincd' || comm === 'wireguard-go' || comm === 'fb-wan') return comm;
+  if (comm.startsWith('redis-server')) return 'redis';
+  if (comm === 'java') {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (cmdline.includes('fragbench.ycsb.Main')) return 'ycsb';
+  }
+  return undefined;
+}
+
+interface CpuSnapshot {
+  /** utime+stime in clock ticks per pid, and the pid's layer. */
+  procs: Map<string, { layer: Layer; ticks: number }>;
+  /** Host CPU ticks: all and busy (not idle, not iowait), summed over CPUs. */
+  hostTotal: number;
+  hostBusy: number;
+}
+
+/** `net:[inode]` of each of the fleet's namespaces: other fleets' processes on the host do not count. */
+function fleetNetworkNamespaces(): Set<string> {
+  return new Set((readState()?.namespaces ?? []).map((ns) => `net:[${statSync(`/run/netns/${ns}`).ino}]`));
+}
+
+function snapshot(namespaces: Set<string>): CpuSnapshot {
+  const procs = new Map<string, { layer: Layer; ticks: number }>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!namespaces.has(readlinkSync(`/proc/${pid}/ns/net`))) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const layer = layerOf(comm, pid);
+      if (!layer) continue;
+      // Fields after the command: state is field 3; utime and stime are fields 14 and 15.
+      const fields = stat.slice(close + 2).split(' ');
+      procs.set(pid, { layer, ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // Gone between readdir and read.
+    }
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = cpu.slice(0, 8).reduce((s, x) => s + x, 0);
+  return { procs, hostTotal: total, hostBusy: total - cpu[3] - cpu[4] };
+}
+
+interface CpuUse {
+  usPerOp: Record<Layer, number>;
+  toolUsPerOp: number;
+  hostBusyPercent: number;
+  /** Each layer's share of one core over the window, %. */
+  corePercent: Record<Layer, number>;
+  ops: number;
+  seconds: number;
+  /** Datagrams the emulator relayed per database operation (each crossed two wireguard-go). */
+  packetsPerOp?: number;
+}
+
+async function relayedPackets(): Promise<number> {
+  const stats = await new EmulatorClient(fleetPaths.emulatorSocket).stats();
+  return stats.reduce((n, l) => n + l.ab.packets + l.ba.packets, 0);
+}
+
+function cpuUse(from: CpuSnapshot, to: CpuSnapshot, ops: number, seconds: number): CpuUse {
+  const ticks = Object.fromEntries(LAYERS.map((l) => [l, 0])) as Record<Layer, number>;
+  for (const [pid, p] of to.procs) {
+    // A process that started inside the window is counted from 0.
+    ticks[p.layer] += p.ticks - (from.procs.get(pid)?.ticks ?? 0);
+  }
+  const usPerOp = Object.fromEntries(LAYERS.map((l) => [l, (ticks[l] * TICK_US) / ops])) as Record<Layer, number>;
+  const corePercent = Object.fromEntries(LAYERS.map((l) => [l, (100 * ticks[l] * TICK_US) / 1e6 / seconds])) as Record<Layer, number>;
+  return {
+    usPerOp,
+    corePercent,
+    toolUsPerOp: TOOL_LAYERS.reduce((s, l) => s + usPerOp[l], 0),
+    hostBusyPercent: (100 * (to.hostBusy - from.hostBusy)) / (to.hostTotal - from.hostTotal),
+    ops,
+    seconds,
+  };
+}
+
+// ---- RTT ---------------------------------------------------------------------------------
+
+interface Rtt {
+  to: string;
+  configuredMs: number;
+  minMs: number;
+  avgMs: number;
+  medianMs: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+async function pingFromClient(inventory: Inventory, to: string, scale: number, count: number): Promise<Rtt> {
+  const client = findNode(inventory, inventory.clientNode);
+  const link = inventory.links.find((l) => l.type === 0 && [l.a, l.b].includes(client.name) && [l.a, l.b].includes(to));
+  const result = await ping(new NetnsExec(namespaceOf(client)), findNode(inventory, to).overlayAddress, count, PING_INTERVAL_S);
+  const s = result.samplesMs;
+  if (s.length === 0) throw new Error(`no ping reply from ${to}`);
+  return {
+    to,
+    configuredMs: (link?.latencyMs ?? NaN) * scale,
+    minMs: Math.min(...s),
+    avgMs: s.reduce((a, x) => a + x, 0) / s.length,
+    medianMs: median(s),
+    p99Ms: quantile(s, 0.99),
+    maxMs: Math.max(...s),
+  };
+}
+
+function namespaceOf(node: Inventory['nodes'][number]): string {
+  if (node.exec.transport !== 'netns') throw new Error('bench:stack runs on the local fleet only');
+  return node.exec.namespace;
+}
+
+/** One node at a time, so that the figures are of an otherwise idle overlay. */
+async function rttFromClient(inventory: Inventory, scale: number, count: number): Promise<Rtt[]> {
+  await applyLatencyEpoch({ fleet, scale });
+  await sleep(1000);
+  const out: Rtt[] = [];
+  for (const node of dataNodes(inventory)) out.push(await pingFromClient(inventory, node.name, scale, count));
+  return out;
+}
+
+// ---- the run -----------------------------------------------------------------------------
+
+const ycsbSettings = (o: Options): YcsbSettings => ({
+  workload: 'a',
+  recordCount: RECORDS,
+  operationCount: 0,
+  maxSeconds: o.seconds,
+  threads: o.threads,
+  target: o.rate,
+  fieldCount: 10,
+  fieldLength: 100,
+  timeoutMs: 2000,
+  retries: 1,
+});
+
+async function measureLoad(inventory: Inventory, o: Options): Promise<CpuUse> {
+  const adapter = adapterFor('redis', inventory);
+  const binding = await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
+  const snaps = new Map<number, CpuSnapshot>();
+  const samples: Sample[] = [];
+  const client = findNode(inventory, inventory.clientNode);
+  const packets = new Map<number, Promise<number>>();
+  const namespaces = fleetNetworkNamespaces();
+  await runYcsb({
+    target: client.exec,
+    phase: 'run',
+    settings: ycsbSettings(o),
+    binding,
+    onSample: (sample) => {
+      snaps.set(sample.elapsedS, snapshot(namespaces));
+      packets.set(sample.elapsedS, relayedPackets());
+      samples.push(sample);
+    },
+  });
+  // The JVM prints a status line at the end of each second: the snapshot taken on receiving the
+  // line for second N closes second N. The final (partial) second is left out.
+  const seconds = [...snaps.keys()].sort((a, b) => a - b);
+  const first = seconds.find((s) => s >= WARM_UP_S);
+  const last = seconds[seconds.length - 2];
+  if (first === undefined || last === undefined || last <= first) throw new Error(`the run printed too few status lines (${seconds.length})`);
+  const ops = samples.filter((s) => s.elapsedS > first && s.elapsedS <= last).reduce((n, s) => n + s.okPerS + s.failedPerS, 0);
+  if (ops === 0) throw new Error('no operations in the measured window');
+  const use = cpuUse(snaps.get(first)!, snaps.get(last)!, ops, last - first);
+  use.packetsPerOp = ((await packets.get(last)!) - (await packets.get(first)!)) / ops;
+  return use;
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const existing = readState();
+  const reuse = existing?.status === 'up' && isRunning(existing) && existing.plan.name === TOPOLOGY;
+  if (existing && !reuse) throw new Error(`a local fleet other than ${TOPOLOGY} is up (or half-built): run \`fragbench fleet down\` first`);
+  if (!reuse) await fleetUp(TOPOLOGY, (line) => say(`  ${line}`));
+  const inventory = await loadInventory(fleet);
+  const network = new FleetNetwork(inventory);
+  const before = network.settings();
+  const adapter = adapterFor('redis', inventory);
+  try {
+    const state = readState()!;
+    say(`fleet ${TOPOLOGY} ${reuse ? '(reused)' : '(brought up here)'}; overlay correction ${fmt(state.baseRttMs ?? 0)} ms RTT`);
+    const floorPings = o.short ? 50 : FLOOR_PINGS;
+    const floor = await rttFromClient(inventory, FLOOR_SCALE, floorPings);
+    say(`\nidle RTT floor, every link at latency scale ${FLOOR_SCALE} (${floorPings} pings each, ${PING_INTERVAL_S} s apart)`);
+    say('client ->      configured    min    avg    p99    max');
+    for (const r of floor) {
+      say(`${r.to.padEnd(14)} ${fmt(r.configuredMs).padStart(10)} ${fmt(r.minMs).padStart(6)} ${fmt(r.avgMs).padStart(6)} ${fmt(r.p99Ms).padStart(6)} ${fmt(r.maxMs).padStart(6)}`);
+    }
+    const excessPings = o.short ? 50 : EXCESS_PINGS;
+    const excess = await rttFromClient(inventory, o.scale, excessPings);
+    say(`\nidle RTT at latency scale ${o.scale} (${excessPings} pings each): excess = measured - configured`);
+    say('client ->      configured  median  excess    p99  excess');
+    for (const r of excess) {
+      say(
+        `${r.to.padEnd(14)} ${fmt(r.configuredMs).padStart(10)} ${fmt(r.medianMs).padStart(7)} ${fmt(r.medianMs - r.configuredMs).padStart(7)} ${fmt(r.p99Ms).padStart(6)} ${fmt(r.p99Ms - r.configuredMs).padStart(7)}`,
+      );
+    }
+
+    await adapter.stop();
+    const nodes = dataNodes(inventory).slice(0, 3);
+    const info = await adapter.formCluster(nodes, {});
+    say(`\nredis ${info.version}: 3 masters (${nodes.map((n) => n.name).join(', ')}) formed in ${fmt(info.formedInMs / 1000, 1)} s`);
+    await flushDatabase({ fleet, database: 'redis' });
+    await ycsbLoad({ fleet, database: 'redis', settings: { ...ycsbSettings(o), target: undefined, maxSeconds: undefined, operationCount: RECORDS } });
+    const use = await measureLoad(inventory, o);
+    say(
+      `\nYCSB workload A, target ${o.rate} ops/s, ${o.threads} threads, latency scale ${o.scale}: ` +
+        `${use.ops} ops in ${use.seconds} s counted (${fmt(use.ops / use.seconds, 0)} ops/s; first ${WARM_UP_S} s and the last left out)`,
+    );
+    say('layer          CPU us/op   % of a core');
+    for (const l of LAYERS) say(`${l.padEnd(14)} ${fmt(use.usPerOp[l], 1).padStart(9)} ${fmt(use.corePercent[l], 1).padStart(12)}`);
+    say(`tool total     ${fmt(use.toolUsPerOp, 1).padStart(9)}   (ycsb + tincd + wireguard-go + fb-wan; target <= 300)`);
+    say(`host busy      ${fmt(use.hostBusyPercent, 1).padStart(9)} %  (both cores, everything running on the host)`);
+    say(`relayed        ${fmt(use.packetsPerOp ?? NaN, 1).padStart(9)} datagrams per operation (each through 2 wireguard-go, 2 tincd, fb-wan once)`);
+    const worstP99 = Math.max(...excess.map((r) => r.p99Ms - r.configuredMs));
+    const floorAvg = median(floor.map((r) => r.avgMs));
+    say(
+      `\nsummary: tool ${fmt(use.toolUsPerOp, 0)} us/op (` +
+        TOOL_LAYERS.map((l) => `${l} ${fmt(use.usPerOp[l], 0)}`).join(', ') +
+        `), redis ${fmt(use.usPerOp.redis, 0)} us/op, host busy ${fmt(use.hostBusyPercent, 0)} %, ` +
+        `idle floor avg ${fmt(floorAvg)} ms (min ${fmt(Math.min(...floor.map((r) => r.minMs)))}), worst p99 excess at ${o.scale} ${fmt(worstP99)} ms`,
+    );
+  } finally {
+    await adapter.stop().catch((err: Error) => say(`stopping redis failed: ${err.message}`));
+    if (reuse) {
+      await network.setLatencyScale(before.latencyScale).catch(() => resetNetwork({ fleet }));
+    } else {
+      const down = await fleetDown();
+      if (down.removed) say(`fleet down: ${fmt(down.seconds, 1)} s`);
+    }
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:stack failed: ${(err as Error).stack ?? err}`);
+  process.exitCode = 1;
+});
