@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { NetnsExec } from '../activities/exec/transports';
 import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, overlayRoute, restoreLink } from '../activities/network';
 import { ping } from '../activities/probes/ping';
-import { median, quantile } from '../activities/probes/quantile';
+import { median } from '../activities/probes/quantile';
 import { loadInventory } from '../activities/inventory-loader';
 import { findNode, type Inventory } from '../core/inventory';
 import type { Topology } from '../core/topology';
@@ -21,6 +21,7 @@ import { fleetPaths, readState } from '../infra/local/state';
 import { EmulatorClient } from '../infra/local/emulator-client';
 import { sleep, waitFor } from '../infra/local/processes';
 import { SHORT } from './args';
+import { rttPairs, type PairRtt } from './rtt-pairs';
 
 const fleet = { kind: 'local' } as const;
 const PINGS_PER_PAIR = SHORT ? 10 : 100;
@@ -30,8 +31,6 @@ const PING_INTERVAL_S = 0.05;
  * decrease wait behind those sent before it (as on a real path): measure once that has drained.
  */
 const SETTLE_MS = 2000;
-/** Pairs pinged at once: enough to finish in seconds, few enough not to load two cores. */
-const PAIRS_AT_ONCE = 3;
 /**
  * Links whose caps iperf3 checks (short, middle and long RTT), and the bandwidth scale that brings
  * their caps under what one path (tinc + userspace WireGuard + relay) carries on this 2-core host:
@@ -44,40 +43,6 @@ const FAILOVER_TRIES = SHORT ? 1 : 3;
 
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
 const say = (line = '') => console.log(line);
-
-interface PairRtt {
-  a: string;
-  b: string;
-  configuredMs: number;
-  medianMs: number;
-  p99Ms: number;
-}
-
-/** Every unordered pair with a direct link, pinged from a to b over the overlay. */
-async function rttPairs(inventory: Inventory, scale: number): Promise<PairRtt[]> {
-  const links = inventory.links.filter((l) => l.type === 0);
-  const results: PairRtt[] = [];
-  for (let i = 0; i < links.length; i += PAIRS_AT_ONCE) {
-    const batch = links.slice(i, i + PAIRS_AT_ONCE);
-    results.push(
-      ...(await Promise.all(
-        batch.map(async (link) => {
-          const exec = new NetnsExec(`fb-${link.a}`);
-          const result = await ping(exec, findNode(inventory, link.b).overlayAddress, PINGS_PER_PAIR, PING_INTERVAL_S);
-          if (result.samplesMs.length === 0) throw new Error(`no reply from ${link.b} to ${link.a}`);
-          return {
-            a: link.a,
-            b: link.b,
-            configuredMs: link.latencyMs * scale,
-            medianMs: median(result.samplesMs),
-            p99Ms: quantile(result.samplesMs, 0.99),
-          };
-        }),
-      )),
-    );
-  }
-  return results;
-}
 
 function reportRtt(pairs: PairRtt[], scale: number): void {
   say(`\nRTT at latency scale ${scale} (${PINGS_PER_PAIR} pings per pair, ${PING_INTERVAL_S} s apart)`);
@@ -205,7 +170,7 @@ async function main(): Promise<void> {
     for (const scale of SHORT ? [0.2] : [1.0, 0.2]) {
       await applyLatencyEpoch({ fleet, scale });
       await sleep(SETTLE_MS);
-      reportRtt(await rttPairs(inventory, scale), scale);
+      reportRtt(await rttPairs(inventory, scale, PINGS_PER_PAIR, PING_INTERVAL_S), scale);
     }
     await applyLatencyEpoch({ fleet, scale: 1 });
     await bandwidth(inventory);

@@ -6,7 +6,7 @@
  *  - the idle RTT excess at the run's latency scale: p99 (and median) minus configured RTT on the
  *    client's direct links;
  *  - YCSB workload A at a fixed target rate: CPU per database operation of each layer (YCSB JVM,
- *    tincd, wireguard-go, fb-wan, redis-server), from /proc/<pid>/stat deltas over the steady part
+ *    tincd, WireGuard (boringtun), fb-wan, redis-server), from /proc/<pid>/stat deltas over the steady part
  *    of the run (the JVM's start-up and first seconds are left out), ops counted from YCSB's
  *    per-second status lines over the same seconds (only processes in the fleet's namespaces
  *    count: other fleets may run on the host); the tool's total (all but redis) and the host's
@@ -33,6 +33,7 @@ import { FleetNetwork } from '../infra/shaping/fleet-network';
 import { fleetPaths, readState } from '../infra/local/state';
 import { EmulatorClient } from '../infra/local/emulator-client';
 import { sleep } from '../infra/local/processes';
+import { WIREGUARD_PROGRAM } from '../infra/local/wireguard';
 
 const fleet = { kind: 'local' } as const;
 const TOPOLOGY = 'fhc-4';
@@ -77,13 +78,14 @@ const fmt = (x: number, digits = 2) => x.toFixed(digits);
 
 // ---- CPU per process ---------------------------------------------------------------------
 
-type Layer = 'ycsb' | 'tincd' | 'wireguard-go' | 'fb-wan' | 'redis';
-const LAYERS: Layer[] = ['ycsb', 'tincd', 'wireguard-go', 'fb-wan', 'redis'];
-const TOOL_LAYERS: Layer[] = ['ycsb', 'tincd', 'wireguard-go', 'fb-wan'];
+type Layer = 'ycsb' | 'tincd' | 'wireguard' | 'fb-wan' | 'redis';
+const LAYERS: Layer[] = ['ycsb', 'tincd', 'wireguard', 'fb-wan', 'redis'];
+const TOOL_LAYERS: Layer[] = ['ycsb', 'tincd', 'wireguard', 'fb-wan'];
 const TICK_US = 1e6 / 100; // USER_HZ
 
 function layerOf(comm: string, pid: string): Layer | undefined {
-  if (comm === 'tincd' || comm === 'wireguard-go' || comm === 'fb-wan') return comm;
+  if (comm === 'tincd' || comm === 'fb-wan') return comm;
+  if (comm === WIREGUARD_PROGRAM) return 'wireguard';
   if (comm.startsWith('redis-server')) return 'redis';
   if (comm === 'java') {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
@@ -136,7 +138,7 @@ interface CpuUse {
   corePercent: Record<Layer, number>;
   ops: number;
   seconds: number;
-  /** Datagrams the emulator relayed per database operation (each crossed two wireguard-go). */
+  /** Datagrams the emulator relayed per database operation (each crossed two WireGuard daemons). */
   packetsPerOp?: number;
 }
 
@@ -296,9 +298,9 @@ async function main(): Promise<void> {
     );
     say('layer          CPU us/op   % of a core');
     for (const l of LAYERS) say(`${l.padEnd(14)} ${fmt(use.usPerOp[l], 1).padStart(9)} ${fmt(use.corePercent[l], 1).padStart(12)}`);
-    say(`tool total     ${fmt(use.toolUsPerOp, 1).padStart(9)}   (ycsb + tincd + wireguard-go + fb-wan; target <= 300)`);
+    say(`tool total     ${fmt(use.toolUsPerOp, 1).padStart(9)}   (ycsb + tincd + wireguard + fb-wan; target <= 300)`);
     say(`host busy      ${fmt(use.hostBusyPercent, 1).padStart(9)} %  (both cores, everything running on the host)`);
-    say(`relayed        ${fmt(use.packetsPerOp ?? NaN, 1).padStart(9)} datagrams per operation (each through 2 wireguard-go, 2 tincd, fb-wan once)`);
+    say(`relayed        ${fmt(use.packetsPerOp ?? NaN, 1).padStart(9)} datagrams per operation (each through 2 WireGuard daemons, 2 tincd, fb-wan once)`);
     const worstP99 = Math.max(...excess.map((r) => r.p99Ms - r.configuredMs));
     const floorAvg = median(floor.map((r) => r.avgMs));
     say(

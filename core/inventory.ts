@@ -98,6 +98,8 @@ export interface Inventory {
  */
 export interface OverlaySettings {
   tinc: { cipher: string; digest: string; macLength: number; compression: number };
+  /** The WireGuard implementation and version, where it is a userspace one (e.g. "boringtun 0.7.1"). */
+  wireguard?: string;
 }
 
 export function linkId(a: string, b: string, type: number): string {

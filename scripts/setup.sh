@@ -11,7 +11,7 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
-APT_PACKAGES=(wireguard-tools wireguard-go tinc iperf3 iputils-ping iproute2 procps psmisc
+APT_PACKAGES=(wireguard-tools tinc iperf3 iputils-ping iproute2 procps psmisc
               redis-server redis-tools openjdk-17-jdk-headless maven chromium)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -21,6 +21,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   step "apt: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The local fleet's WireGuard: boringtun, built from crates.io (infra/local/wireguard.ts says why
+# not wireguard-go). About a minute to compile on 2 cores, once.
+BORINGTUN_VERSION=0.7.1
+if ! boringtun-cli --version 2>/dev/null | grep -q "$BORINGTUN_VERSION"; then
+  step "cargo: boringtun-cli $BORINGTUN_VERSION (userspace WireGuard)"
+  CARGO=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+  if [ ! -x "$CARGO" ]; then
+    echo "setup: cargo not found; install Rust (https://rustup.rs) and run again" >&2
+    exit 1
+  fi
+  "$CARGO" install --quiet --locked --root /usr/local boringtun-cli --version "$BORINGTUN_VERSION"
 fi
 # The Debian redis-server package starts a system instance on 6379; the project runs its own.
 if systemctl is-active --quiet redis-server 2>/dev/null; then systemctl disable --now redis-server >/dev/null 2>&1 || true; fi

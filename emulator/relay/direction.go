@@ -2,7 +2,6 @@ package relay
 
 import (
 	"math/rand/v2"
-	"net"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -56,13 +55,15 @@ type DirectionStats struct {
 	Drops  DropCounts `json:"drops"`
 }
 
-// direction is one way of a link. Receivers call enqueue; one scheduler goroutine (run) sleeps
-// until the oldest packet is due and sends it. Departure times never decrease, so the queue is
-// FIFO and the scheduler only ever waits for its head.
+// direction is one way of a link. The event loop enqueues what arrives and sends each packet when
+// it falls due. Departure times never decrease, so the queue is FIFO and only its head is waited
+// for. The mutex is for the control socket, which changes shaping and reads counters meanwhile.
 type direction struct {
-	out   *net.UDPConn
-	to    netip.AddrPort
-	timer *wakeTimer
+	out *udpSocket
+	to  sockaddr
+	// active says the event loop is watching this direction's queue; only the loop touches it.
+	active bool
+	batch  []packet
 
 	mu        sync.Mutex
 	shaping   Shaping
@@ -83,14 +84,10 @@ type direction struct {
 	dropCut, dropLoss, dropQueue, dropForeign, dropSendFailure atomic.Uint64
 }
 
-func newDirection(out *net.UDPConn, to netip.AddrPort, s Shaping) (*direction, error) {
-	timer, err := newWakeTimer()
-	if err != nil {
-		return nil, err
-	}
-	d := &direction{out: out, to: to, timer: timer, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+func newDirection(out *udpSocket, to netip.AddrPort, s Shaping) *direction {
+	d := &direction{out: out, to: sockaddrOf(to), rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 	d.apply(Change{DelayMs: &s.DelayMs, SetRate: true, RateMbps: s.RateMbps, LossPercent: &s.LossPercent})
-	return d, nil
+	return d
 }
 
 // apply changes the shaping of packets arriving from now on; a validated change is expected.
@@ -128,21 +125,22 @@ func (d *direction) setLinkRTT(ns int64) {
 	d.mu.Unlock()
 }
 
-// enqueue takes a datagram that arrived at time at; data is copied.
-func (d *direction) enqueue(data []byte, at int64) {
+// enqueue takes a datagram that arrived at time at (data is copied); it says whether the
+// datagram is held (not dropped).
+func (d *direction) enqueue(data []byte, at int64) bool {
 	n := len(data)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch {
 	case d.cut || d.closed:
 		d.dropCut.Add(1)
-		return
+		return false
 	case d.lossProb > 0 && d.rng.Float64() < d.lossProb:
 		d.dropLoss.Add(1)
-		return
+		return false
 	case d.inFlight+n > maxInFlightBytes:
 		d.dropQueue.Add(1)
-		return
+		return false
 	}
 	depart := at
 	if d.nsPerByte > 0 {
@@ -150,7 +148,7 @@ func (d *direction) enqueue(data []byte, at int64) {
 		limit := max(minBacklogNs, int64(minBacklogBytes*d.nsPerByte), d.linkRTTNs)
 		if start-at > limit {
 			d.dropQueue.Add(1)
-			return
+			return false
 		}
 		d.busyUntil = start + int64(float64(n)*d.nsPerByte)
 		depart = d.busyUntil
@@ -158,46 +156,45 @@ func (d *direction) enqueue(data []byte, at int64) {
 	// A delay cut while packets are held must not let newer ones overtake them.
 	due := max(depart+d.delayNs, d.lastDue)
 	d.lastDue = due
-	if d.queue.len() == 0 {
-		d.timer.arm(due - now())
-	}
 	d.queue.push(packet{data: d.copyIn(data), due: due})
 	d.inFlight += n
+	return true
 }
 
-// run sends packets as they fall due until the direction is closed.
-func (d *direction) run() {
-	batch := make([]packet, 0, maxBatch)
-	for d.timer.wait() == nil {
-		d.mu.Lock()
-		t := now()
-		for d.queue.len() > 0 && d.queue.front().due <= t && len(batch) < maxBatch {
-			p := d.queue.pop()
-			d.inFlight -= len(p.data)
-			batch = append(batch, p)
-		}
-		if d.queue.len() > 0 && !d.closed {
-			d.timer.arm(d.queue.front().due - t)
-		}
-		d.mu.Unlock()
-
-		for _, p := range batch {
-			if _, err := d.out.WriteToUDPAddrPort(p.data, d.to); err != nil {
-				d.dropSendFailure.Add(1)
-				continue
-			}
-			d.forwarded.Add(1)
-			d.forwardedBytes.Add(uint64(len(p.data)))
-		}
-
-		d.mu.Lock()
-		for i := range batch {
-			d.release(batch[i].data)
-			batch[i] = packet{}
-		}
-		d.mu.Unlock()
-		batch = batch[:0]
+// sendDue sends the held packets due by t; it returns when the next one is due and whether any
+// is still held.
+func (d *direction) sendDue(t int64) (next int64, holding bool) {
+	d.mu.Lock()
+	for d.queue.len() > 0 && d.queue.front().due <= t && len(d.batch) < maxBatch {
+		p := d.queue.pop()
+		d.inFlight -= len(p.data)
+		d.batch = append(d.batch, p)
 	}
+	if d.queue.len() > 0 {
+		next, holding = d.queue.front().due, true
+	}
+	d.mu.Unlock()
+	if len(d.batch) == 0 {
+		return next, holding
+	}
+
+	for _, p := range d.batch {
+		if errno := d.out.send(p.data, &d.to); errno != 0 {
+			d.dropSendFailure.Add(1)
+			continue
+		}
+		d.forwarded.Add(1)
+		d.forwardedBytes.Add(uint64(len(p.data)))
+	}
+
+	d.mu.Lock()
+	for i := range d.batch {
+		d.release(d.batch[i].data)
+		d.batch[i] = packet{}
+	}
+	d.mu.Unlock()
+	d.batch = d.batch[:0]
+	return next, holding
 }
 
 // setCut stops (or resumes) forwarding; cutting also drops everything held.
@@ -225,7 +222,6 @@ func (d *direction) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.closed = true
-	d.timer.close()
 }
 
 func (d *direction) stats() DirectionStats {

@@ -6,12 +6,8 @@ package relay
 import (
 	"errors"
 	"fmt"
-	"log"
-	"net"
 	"net/netip"
 	"sync"
-	"syscall"
-	"time"
 )
 
 // socketBufferBytes is asked of the kernel for each socket so that bursts queue in the relay (where
@@ -22,19 +18,19 @@ const socketBufferBytes = 4 << 20
 type Relay struct {
 	links   []*link
 	byID    map[string]*link
-	wg      sync.WaitGroup
+	loop    *eventLoop
 	closing sync.Once
 }
 
 type link struct {
 	id     string
 	ab, ba *direction
-	conns  []*net.UDPConn
+	socks  []*udpSocket
 }
 
 // end is one bound socket of a link and what arrives on it.
 type end struct {
-	conn *net.UDPConn
+	sock *udpSocket
 	peer netip.AddrPort
 	into *direction
 }
@@ -59,93 +55,53 @@ func New(cfg *Config) (*Relay, error) {
 		r.byID[l.id] = l
 		ends = append(ends, linkEnds...)
 	}
-	for _, l := range r.links {
-		for _, d := range []*direction{l.ab, l.ba} {
-			r.wg.Add(1)
-			go func() { defer r.wg.Done(); d.run() }()
+	loop, err := newEventLoop(ends)
+	if err != nil {
+		for _, l := range r.links {
+			l.close()
 		}
+		return nil, err
 	}
-	for _, e := range ends {
-		r.wg.Add(1)
-		go func() { defer r.wg.Done(); e.receive() }()
-	}
+	r.loop = loop
+	go loop.run()
 	return r, nil
 }
 
 func openLink(i int, lc LinkConfig) (*link, []end, error) {
 	at := fmt.Sprintf("links[%d]", i)
 	l := &link{id: lc.ID}
-	connA, peerA, err := listen(at+".a", lc.A)
+	sockA, peerA, err := listen(at+".a", lc.A)
 	if err != nil {
 		return nil, nil, err
 	}
-	l.conns = append(l.conns, connA)
-	connB, peerB, err := listen(at+".b", lc.B)
+	l.socks = append(l.socks, sockA)
+	sockB, peerB, err := listen(at+".b", lc.B)
 	if err != nil {
 		l.close()
 		return nil, nil, err
 	}
-	l.conns = append(l.conns, connB)
-	if l.ab, err = newDirection(connB, peerB, lc.AB); err == nil {
-		l.ba, err = newDirection(connA, peerA, lc.BA)
-	}
-	if err != nil {
-		l.close()
-		return nil, nil, fmt.Errorf("%s: %w", at, err)
-	}
+	l.socks = append(l.socks, sockB)
+	l.ab, l.ba = newDirection(sockB, peerB, lc.AB), newDirection(sockA, peerA, lc.BA)
 	l.refreshRTT()
-	return l, []end{{connA, peerA, l.ab}, {connB, peerB, l.ba}}, nil
+	return l, []end{{sockA, peerA, l.ab}, {sockB, peerB, l.ba}}, nil
 }
 
-func listen(field string, ec EndConfig) (*net.UDPConn, netip.AddrPort, error) {
+func listen(field string, ec EndConfig) (*udpSocket, netip.AddrPort, error) {
 	// Validated already; unmapped so that received source addresses compare equal.
 	at, _ := netip.ParseAddrPort(ec.Listen)
 	peer, _ := netip.ParseAddrPort(ec.Peer)
-	network := "udp6"
-	if at.Addr().Unmap().Is4() {
-		network = "udp4"
-	}
-	conn, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(netip.AddrPortFrom(at.Addr().Unmap(), at.Port())))
+	sock, err := openUDP(netip.AddrPortFrom(at.Addr().Unmap(), at.Port()))
 	if err != nil {
-		return nil, netip.AddrPort{}, &FieldError{Field: field + ".listen", Problem: fmt.Sprintf("cannot bind %s: %v", ec.Listen, errors.Unwrap(err))}
+		return nil, netip.AddrPort{}, &FieldError{Field: field + ".listen", Problem: fmt.Sprintf("cannot bind %s: %v", ec.Listen, unwrapAll(err))}
 	}
-	growBuffers(conn)
-	return conn, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), nil
+	return sock, netip.AddrPortFrom(peer.Addr().Unmap(), peer.Port()), nil
 }
 
-// growBuffers raises the socket buffers past the namespace's rmem_max/wmem_max where allowed
-// (we run as root); otherwise the kernel's limit applies, which is only slower to absorb bursts.
-func growBuffers(conn *net.UDPConn) {
-	raw, err := conn.SyscallConn()
-	if err == nil {
-		raw.Control(func(fd uintptr) {
-			syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUFFORCE, socketBufferBytes)
-			syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUFFORCE, socketBufferBytes)
-		})
+func unwrapAll(err error) error {
+	for errors.Unwrap(err) != nil {
+		err = errors.Unwrap(err)
 	}
-	conn.SetReadBuffer(socketBufferBytes)
-	conn.SetWriteBuffer(socketBufferBytes)
-}
-
-// receive feeds what the end's peer sends into the direction that leaves by the other end.
-func (e end) receive() {
-	buf := make([]byte, 64<<10)
-	for {
-		n, from, err := e.conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			log.Printf("fb-wan: reading %s: %v", e.conn.LocalAddr(), err)
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		if netip.AddrPortFrom(from.Addr().Unmap(), from.Port()) != e.peer {
-			e.into.dropForeign.Add(1)
-			continue
-		}
-		e.into.enqueue(buf[:n], now())
-	}
+	return err
 }
 
 func (l *link) refreshRTT() {
@@ -155,23 +111,23 @@ func (l *link) refreshRTT() {
 }
 
 func (l *link) close() {
-	for _, c := range l.conns {
-		c.Close()
-	}
 	for _, d := range []*direction{l.ab, l.ba} {
 		if d != nil {
 			d.close()
 		}
 	}
+	for _, s := range l.socks {
+		s.close()
+	}
 }
 
-// Close stops forwarding and closes every socket; it returns when all goroutines have ended.
+// Close stops forwarding and closes every socket; it returns when the event loop has ended.
 func (r *Relay) Close() {
 	r.closing.Do(func() {
+		r.loop.close()
 		for _, l := range r.links {
 			l.close()
 		}
-		r.wg.Wait()
 	})
 }
 

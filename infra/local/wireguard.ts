@@ -1,5 +1,5 @@
 /**
- * The WireGuard mesh of the local fleet: one userspace interface (wireguard-go) per node per
+ * The WireGuard mesh of the local fleet: one userspace interface (boringtun) per node per
  * connection type. Each peer's endpoint is the emulator's address on the node's own veth, so
  * every datagram between two nodes passes through the emulator. Private keys stay in the fleet's
  * state directory: written there by `wg genkey`, read by `wg setconf` from a 0600 file.
@@ -11,17 +11,26 @@ import { startProcess, waitUntilReady } from './processes';
 import { fleetPaths, writePrivate, type FleetProcess } from './state';
 
 /**
- * wireguard-go refuses to run where the kernel could have WireGuard unless told otherwise.
- * GOMAXPROCS 1: its goroutines (TUN reader, encryption workers, sender) then hand each datagram
- * to each other on one thread instead of waking and spinning a second one; at the fleet's packet
- * rates that was most of its CPU (658 -> 425 us per database operation, `npm run bench:stack`;
- * one core is far more than a tunnel here needs: ~2.5 datagrams per operation).
+ * This kernel has no WireGuard module, so the mesh runs in user space. boringtun (Cloudflare's
+ * implementation, configured by the same `wg` tool over the same UAPI socket) on one thread
+ * spends a third of wireguard-go's CPU per datagram here: 382 -> 123 us per database operation
+ * at 500 Redis ops/s (`npm run bench:stack`); wireguard-go hands each datagram between goroutines
+ * and threads, which at the fleet's packet rates costs more than the cryptography. Same protocol,
+ * same keys and configuration; results record which implementation ran (`overlay.wireguard`).
  */
-const USERSPACE_ENV = { WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: '1', GOMAXPROCS: '1' };
+export const WIREGUARD_PROGRAM = 'boringtun-cli';
+/** One worker thread, in the foreground (the fleet keeps its PID), keeping root: it runs in a namespace the fleet owns. */
+const WIREGUARD_ARGS = ['--foreground', '--threads', '1', '--disable-drop-privileges'];
 const UAPI_DIR = '/var/run/wireguard';
 
 export function uapiSocket(iface: string): string {
   return `${UAPI_DIR}/${iface}.sock`;
+}
+
+/** What `boringtun-cli --version` says, e.g. "boringtun 0.7.1": every result records it. */
+export async function wireguardImplementation(): Promise<string> {
+  const { stdout } = await runHost([WIREGUARD_PROGRAM, '--version']);
+  return stdout.trim();
 }
 
 /** Generates the node's key pair; the private key goes to a 0600 file, the public key is returned. */
@@ -32,11 +41,11 @@ export async function generateWireguardKey(node: string): Promise<string> {
   return publicKey.trim();
 }
 
-/** Starts wireguard-go for one interface inside the node's namespace; resolves once it listens. */
+/** Starts the WireGuard daemon for one interface inside the node's namespace; resolves once it listens. */
 export async function startWireguard(node: PlannedNode, iface: PlannedInterface, record: (p: FleetProcess) => void): Promise<void> {
-  // A socket left by a killed wireguard-go would look like a ready one.
+  // A socket left by a killed daemon would look like a ready one.
   rmSync(uapiSocket(iface.name), { force: true });
-  const started = await startProcess(node.namespace, 'wireguard', iface.name, ['wireguard-go', '-f', iface.name], USERSPACE_ENV);
+  const started = await startProcess(node.namespace, 'wireguard', iface.name, [WIREGUARD_PROGRAM, ...WIREGUARD_ARGS, iface.name]);
   record(started);
   await waitUntilReady(started, `${uapiSocket(iface.name)} to appear`, 10_000, () => existsSync(uapiSocket(iface.name)));
 }

@@ -14,6 +14,7 @@ const DATABASE_PROGRAMS = new Set(['redis-server', 'java', 'mongod', 'mysqld', '
 const DAEMON_ROLES: Record<string, Role> = {
   'fb-wan': 'emulator',
   'wireguard-go': 'wireguard',
+  'boringtun-cli': 'wireguard',
   tincd: 'tinc',
   temporal: 'temporal',
 };

@@ -169,9 +169,9 @@ describe('a two-node fleet', () => {
     const wider = (await measureBandwidth({ fleet, from: 'tw1', to: 'tw2', seconds: 3 })).mbps;
     expect(wider).toBeLessThanOrEqual(24 * 1.1);
     expect(wider).toBeGreaterThan(capped * 1.5);
-    // The iperf3 server was stopped by PID: nothing runs in the node besides tincd and wireguard-go.
+    // The iperf3 server was stopped by PID: nothing runs in the node besides tincd and WireGuard.
     const left = (await runHost(['ip', 'netns', 'pids', 'fb-tw2'])).stdout.trim().split('\n');
-    expect(left.map((pid) => processArgv(Number(pid))?.[0]).sort()).toEqual(['tincd', 'wireguard-go']);
+    expect(left.map((pid) => processArgv(Number(pid))?.[0]).sort()).toEqual(['boringtun-cli', 'tincd']);
   });
 
   test('a cut link carries nothing until restored; traffic counters grow', async () => {

@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), 'fb-inventory-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const plan = planFleet(loadTopology('fhc-4'));
-const inventory = localInventory(plan, new Map(plan.nodes.map((n, i) => [n.name, `${'k'.repeat(42)}${'AEIMQ'[i]}=`])));
+const inventory = localInventory(plan, new Map(plan.nodes.map((n, i) => [n.name, `${'k'.repeat(42)}${'AEIMQ'[i]}=`])), 'boringtun 0.7.1');
 
 test('an inventory file is read and validated', async () => {
   const file = join(dir, 'ok.json');

@@ -84,7 +84,7 @@ describe('fleet plan', () => {
   });
 
   test('the inventory carries reference values and public keys only', () => {
-    const inventory = localInventory(plan, publicKeys);
+    const inventory = localInventory(plan, publicKeys, 'boringtun 0.7.1');
     expect(inventory.links[1]).toEqual({
       id: 'alpha-beta/3',
       a: 'alpha',

@@ -22,11 +22,10 @@ import (
 const readyLine = "fb-wan ready"
 
 func main() {
-	// One P: the relay's goroutines hand packets to each other on one thread instead of waking
-	// (and spinning) a second one per packet, which cost more CPU than the relaying itself (measured
-	// with bench/stack-cpu.ts). GOMAXPROCS in the environment still wins.
+	// Two Ps: the relay's event loop keeps one while it waits for packets (see relay/loop_linux.go);
+	// the control socket runs on the other. GOMAXPROCS in the environment still wins.
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
+		runtime.GOMAXPROCS(2)
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
