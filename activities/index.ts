@@ -12,4 +12,5 @@ export { startCluster, addNode, removeNode, clusterStatus, stopCluster } from '.
 export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase } from './load';
 export const { recordRunStart, recordSamples, recordCell, finishRun } = resultsActivities;
 export { prepareRun, readClock } from './scenario';
+export { acquireFleet, releaseFleet } from './fleet-lease';
 export const injectEvent = eventInjector({ ...networkActivities, ...database });

@@ -62,6 +62,7 @@ export interface PreparedRun {
 async function hostVersions(): Promise<Record<string, string>> {
   const probes: Record<string, string[]> = {
     'wireguard-tools': ['wg', '--version'],
+    boringtun: ['boringtun-cli', '--version'],
     tinc: ['tincd', '--version'],
     'redis-server': ['redis-server', '--version'],
     java: ['java', '-version'],

@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors';
 import { builtInTopologies } from '../core/load-topology';
 import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, overlayRoute, restoreLink } from '../activities/network';
+import { fleetBusyMessage } from '../core/fleet-lease';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
+import { readLease } from '../infra/local/lease';
 import { fleetStatus, formatStatus } from '../infra/local/status';
 
 const local = { kind: 'local' } as const;
@@ -15,6 +17,12 @@ function scaleOption(value: string, option: string): number {
   return scale;
 }
 
+/** A run's fleet is not the user's to rebuild or remove under it; --force is for a lease a crash left. */
+function refuseWhileLeased(force: boolean | undefined): void {
+  const lease = readLease();
+  if (lease && !force) throw new Error(`${fleetBusyMessage(lease)}; if that run is gone, add --force`);
+}
+
 export function registerFleetCommands(program: Command): void {
   const fleet = program.command('fleet').description('the local emulated fleet: one network namespace per node, a WAN emulator, a WireGuard mesh and a tinc overlay');
 
@@ -22,14 +30,18 @@ export function registerFleetCommands(program: Command): void {
     .command('up')
     .argument('<topology>', `a built-in topology (${builtInTopologies().join(', ')}) or a topology file`)
     .description('build the fleet (removes a fleet left behind by a crash first)')
-    .action(async (topology: string) => {
+    .option('--force', 'even while a run holds the fleet (for a lease left by a run that is gone)')
+    .action(async (topology: string, options: { force?: boolean }) => {
+      refuseWhileLeased(options.force);
       await fleetUp(topology, say);
     });
 
   fleet
     .command('down')
     .description('stop every fleet process and delete its namespaces and state (idempotent)')
-    .action(async () => {
+    .option('--force', 'even while a run holds the fleet (for a lease left by a run that is gone)')
+    .action(async (options: { force?: boolean }) => {
+      refuseWhileLeased(options.force);
       const { removed, seconds } = await fleetDown(say);
       say(removed ? `fleet removed in ${seconds.toFixed(1)} s` : 'no local fleet to remove');
     });

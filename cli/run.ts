@@ -8,9 +8,11 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { runIsLiveVia } from '../activities/fleet-lease';
 import { loadScenario, readScenarioFile } from '../activities/scenario';
+import { fleetBusyMessage } from '../core/fleet-lease';
+import { liveLeaseOfAnother } from '../infra/local/lease';
 import { PROJECT_ROOT } from '../activities/scenario-fleet';
-import { runHost } from '../activities/exec/run';
 import { InputError } from '../core/errors';
 import type { RunPlan } from '../core/scenario';
 import type { PlanOptions } from '../core/scenario-plan';
@@ -64,11 +66,23 @@ function describePlan(plan: RunPlan): string {
   return `${plan.scenario}: ${plan.cells.length} cell(s), each ${phases.join(' -> ')}; time scale ${plan.timeScale}`;
 }
 
-/** Validates (against the running fleet), then starts the scenario workflow. */
-async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions) {
+interface FleetChoice {
+  /** Leave a fleet the run brings up running at the end. */
+  keepFleet?: boolean;
+  /** Require the local fleet up already (`fleet: existing`). */
+  existingFleet?: boolean;
+}
+
+/**
+ * Validates (against the scenario's topology; the workflow brings the fleet up), refuses at once
+ * while another live run holds the fleet, then starts the scenario workflow.
+ */
+async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
   const value = readScenarioFile(scenarioFile);
-  const { plan } = await loadScenario(value, 'running', options);
-  const input: ScenarioInput = { scenario: value, options };
+  const { plan } = await loadScenario(value, 'offline', options);
+  const holder = await liveLeaseOfAnother('', runIsLiveVia(client));
+  if (holder) throw new Error(fleetBusyMessage(holder));
+  const input: ScenarioInput = { scenario: value, options, keepFleet: fleet.keepFleet, fleet: fleet.existingFleet ? 'existing' : 'auto' };
   const handle = await client.workflow.start('scenarioWorkflow', {
     taskQueue: settings.taskQueue,
     workflowId: workflowIdFor(plan.scenario),
@@ -121,7 +135,7 @@ async function followToEnd(client: Client, handle: WorkflowHandle): Promise<numb
   }
 }
 
-async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?: boolean; timeScale?: number }) {
+async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?: boolean; timeScale?: number } & FleetChoice) {
   const file = scenarioPath(scenarioArg);
   const options = planOptions(opts);
   if (opts.dryRun) {
@@ -132,7 +146,7 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   }
   const settings = temporalSettings();
   const client = await connectClient(settings);
-  const handle = await startRun(client, settings, file, options);
+  const handle = await startRun(client, settings, file, options, opts);
   if (!opts.follow) {
     console.log(`follow it with the UI, or stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`);
     return;
@@ -140,18 +154,9 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   process.exitCode = await followToEnd(client, handle);
 }
 
-/** Runs the `fragbench fleet` command (the fleet's own CLI), so quickstart builds fleets exactly as a user would. */
-async function fleetCommand(args: string[]): Promise<void> {
-  const started = Date.now();
-  await runHost([process.execPath, path.join(PROJECT_ROOT, 'bin', 'fragbench.js'), 'fleet', ...args], { timeoutMs: 300_000 });
-  console.log(`fleet ${args.join(' ')}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}
-
 async function quickstart(opts: { timeScale?: number }) {
   const options = planOptions(opts);
-  const { file } = await loadScenario(readScenarioFile(QUICKSTART_SCENARIO), 'offline', options);
-  if (!('local' in file.fleet)) throw new InputError(`${QUICKSTART_SCENARIO}: fleet`, 'quickstart runs on a local fleet');
-  const topology = file.fleet.local;
+  await loadScenario(readScenarioFile(QUICKSTART_SCENARIO), 'offline', options);
 
   // The in-process worker must outlive a Ctrl-C long enough to run the run's cleanup.
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
@@ -163,17 +168,13 @@ async function quickstart(opts: { timeScale?: number }) {
   const worker = await createWorker({ settings });
   const workerDone = worker.run();
   console.log(`worker polling ${describeTarget(settings)}`);
-  let fleetUp = false;
   try {
-    await fleetCommand(['up', topology]);
-    fleetUp = true;
+    // The run brings its fleet up first and takes it down last (workflows/scenario.ts).
     const client = await connectClient(settings);
     const handle = await startRun(client, settings, QUICKSTART_SCENARIO, options);
     process.exitCode = await followToEnd(client, handle);
     console.log(`Temporal UI: ${UI_ADDRESS} (stop the dev server with \`fragbench dev --stop\`)`);
   } finally {
-    // A failed `fleet up` cleans up after itself; one that succeeded is ours to bring down.
-    if (fleetUp) await fleetCommand(['down']).catch((err: Error) => console.error(`fleet down failed: ${err.message}`));
     worker.shutdown();
     await workerDone;
   }
@@ -212,10 +213,12 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('run <scenario>')
-    .description('validate a scenario against its fleet, then start it as a workflow')
+    .description('validate a scenario, then start it as a workflow that brings its fleet up, runs it, reports and takes the fleet down')
     .option('-f, --follow', 'print a live line per second and the summary at the end; Ctrl-C cancels the run')
     .option('--time-scale <factor>', 'shrink every interval, e.g. 0.1 to rehearse ten times faster', positiveNumber)
     .option('--dry-run', 'validate and print the plan; start nothing')
+    .option('--keep-fleet', 'leave the fleet the run brings up running at the end, for inspection')
+    .option('--existing-fleet', 'run on the local fleet already up (fragbench fleet up); do not bring one up')
     .action(runCommand);
 
   program

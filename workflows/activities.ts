@@ -7,6 +7,7 @@ import type { Duration } from '@temporalio/common';
 import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { DatabaseActivities, LoadActivities, NetworkActivities, ResultsActivities } from '../activities/contracts';
 import type { ScenarioActivities } from '../activities/scenario';
+import type { FleetLeaseActivities } from '../core/fleet-lease';
 import type { EventAction } from '../core/scenario';
 
 const NON_RETRYABLE = ['InputError'];
@@ -73,6 +74,17 @@ export const monitor = proxyActivities<Pick<LoadActivities, 'monitorPhase'>>({
 export const results = proxyActivities<ResultsActivities>({
   startToCloseTimeout: '5 min',
   retry: retrying(10, '1 min'),
+});
+
+/**
+ * Bringing a fleet up takes seconds to a minute; it heartbeats each step. A cancel waits for it
+ * to finish, so that giving the fleet back never races a fleet still coming up.
+ */
+export const fleetLease = proxyActivities<FleetLeaseActivities>({
+  startToCloseTimeout: '20 min',
+  heartbeatTimeout: '2 min',
+  retry: { ...retrying(3), nonRetryableErrorTypes: [...NON_RETRYABLE, 'FleetBusy'] },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
 export const scenario = proxyActivities<ScenarioActivities>({

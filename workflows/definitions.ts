@@ -6,6 +6,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CellSummary } from '../core/run-record';
 import type { Sample } from '../core/samples';
+import type { FleetMode } from '../core/fleet-lease';
 import type { CellPlan } from '../core/scenario';
 
 export const TASK_QUEUE_DEFAULT = 'fragbench';
@@ -19,6 +20,14 @@ export interface ScenarioInput {
     /** Overrides the scenario's timeScale (0.1 rehearses ten times faster). */
     timeScale?: number;
   };
+  /**
+   * The local fleet: `auto` (default) brings the scenario's topology up when it is not up, and
+   * takes it down at the end; a fleet already up with that topology is used and left up.
+   * `existing` requires it up.
+   */
+  fleet?: FleetMode;
+  /** Leave a fleet this run brought up running at the end, for inspection (`fragbench fleet down` removes it). */
+  keepFleet?: boolean;
 }
 
 export interface CellInput {
@@ -69,7 +78,7 @@ export interface CellProgress {
 export interface RunProgress {
   runId: string;
   scenario?: string;
-  status: 'preparing' | 'running' | 'cleaning up' | 'finished';
+  status: 'preparing' | 'bringing the fleet up' | 'running' | 'cleaning up' | 'finished';
   cellIndex?: number;
   cellCount?: number;
   /** Workflow id of the running cell, for reading its live heartbeats. */

@@ -1,10 +1,13 @@
 /**
- * A scenario run: validate it against the fleet (nothing starts if that fails), then one child
- * workflow per matrix cell, in order; finally mark the run finished and render its report. A
- * cancelled run still cleans up; an aborted one stops after the running load window and keeps
- * what ran. Returns a small summary: the per-second samples live in the results store.
+ * A scenario run: hold the host's fleet (validating the scenario first and bringing its topology
+ * up when it is not), validate it against the fleet (nothing starts if that fails), then one child
+ * workflow per matrix cell, in order; finally mark the run finished, render its report and give
+ * the fleet back (taking down what the run brought up, unless kept). A cancelled or failed run
+ * still cleans up; an aborted one stops after the running load window and keeps what ran.
+ * Returns a small summary: the per-second samples live in the results store.
  */
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   isCancellation,
@@ -15,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import type { CellSummary } from '../core/run-record';
 import type { CellPlan, RunPlan } from '../core/scenario';
-import { cluster, network, results, scenario } from './activities';
+import { cluster, fleetLease, network, results, scenario } from './activities';
 import { cellWorkflow } from './cell';
 import {
   abortSignal,
@@ -51,22 +54,52 @@ async function cleanUpAfter(plan: RunPlan): Promise<void> {
   }
 }
 
+/** A run refused (fleet busy, bad input) fails with the refusal itself, not "activity task failed" around it. */
+function refusalOf(err: unknown): unknown {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (cause instanceof ApplicationFailure && (cause.type === 'FleetBusy' || cause.type === 'InputError')) {
+    return ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, details: cause.details as unknown[] | undefined });
+  }
+  return err;
+}
+
+/** What the run's handlers (queries, signals) and its body share. */
+interface LiveRun {
+  runId: string;
+  progress: RunProgress;
+  current?: ChildWorkflowHandle<typeof cellWorkflow>;
+  currentCellId?: string;
+}
+
 export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary> {
   const runId = runIdFor(workflowInfo().workflowId);
-  const progress: RunProgress = { runId, status: 'preparing', cellsDone: [], aborted: false };
-  let current: ChildWorkflowHandle<typeof cellWorkflow> | undefined;
-  let currentCellId: string | undefined;
-  setHandler(progressQuery, () => progress);
+  const live: LiveRun = { runId, progress: { runId, status: 'bringing the fleet up', cellsDone: [], aborted: false } };
+  setHandler(progressQuery, () => live.progress);
   setHandler(cellProgressSignal, (cell) => {
     // A late update from a finished cell must not overwrite the running one's, nor an older
     // update of the running cell a newer one (signals may arrive out of order).
-    if (cell.cellId === currentCellId && cell.seq > (progress.cell?.seq ?? -1)) progress.cell = cell;
+    if (cell.cellId === live.currentCellId && cell.seq > (live.progress.cell?.seq ?? -1)) live.progress.cell = cell;
   });
   setHandler(abortSignal, () => {
-    progress.aborted = true;
-    current?.signal(abortSignal).catch(() => undefined);
+    live.progress.aborted = true;
+    live.current?.signal(abortSignal).catch(() => undefined);
   });
 
+  try {
+    await fleetLease.acquireFleet({ runId, scenario: input.scenario, scenarioFile: input.scenarioFile, mode: input.fleet, options: input.options }).catch((err: unknown) => {
+      throw refusalOf(err);
+    });
+    return await runOnFleet(input, live);
+  } finally {
+    // Also after a cancel that came while the fleet was coming up: the lease says what this run brought up.
+    await CancellationScope.nonCancellable(() => fleetLease.releaseFleet({ runId, tearDown: !input.keepFleet }));
+  }
+}
+
+/** The run proper, on a fleet the run holds. */
+async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSummary> {
+  const { runId, progress } = live;
+  progress.status = 'preparing';
   const { plan, record } = await scenario.prepareRun({ runId, scenario: input.scenario, scenarioFile: input.scenarioFile, options: input.options });
   await results.recordRunStart({ record });
   Object.assign(progress, { scenario: plan.scenario, status: 'running', cellCount: plan.cells.length });
@@ -75,18 +108,18 @@ export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary
   const runCell = async (cell: CellPlan): Promise<CellResult> => {
     const reference = cell.referenceCellId && cell.referenceCellId !== cell.cellId ? summaries.get(cell.referenceCellId) : undefined;
     try {
-      current = await startChild(cellWorkflow, {
+      live.current = await startChild(cellWorkflow, {
         workflowId: `${runId}.${cell.cellId}`,
         args: [{ runId, cell, reference }],
         staticSummary: `cell ${cell.cellId}`,
       });
-      if (progress.aborted) await current.signal(abortSignal);
-      return await current.result();
+      if (progress.aborted) await live.current.signal(abortSignal);
+      return await live.current.result();
     } catch (err) {
       if (isCancellation(err)) throw err;
       return { cellId: cell.cellId, coordinates: cell.coordinates, status: 'failed', error: errorMessage(err) };
     } finally {
-      current = undefined;
+      live.current = undefined;
     }
   };
 
@@ -94,7 +127,7 @@ export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary
   try {
     for (const [i, cell] of plan.cells.entries()) {
       if (progress.aborted) break;
-      currentCellId = cell.cellId;
+      live.currentCellId = cell.cellId;
       Object.assign(progress, { cellIndex: i + 1, cellWorkflowId: `${runId}.${cell.cellId}`, cell: undefined });
       const result = await runCell(cell);
       progress.cellsDone.push(result);

@@ -12,12 +12,11 @@
  * Workflows are bundled once for the whole file (worker/worker.ts keeps the bundle).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { runHost } from '../../activities/exec/run';
@@ -28,6 +27,7 @@ import { temporalBinary } from '../../worker/dev-server';
 import { createWorker } from '../../worker/worker';
 import { liveSample } from '../../cli/run-follow';
 import { progressQuery, type RunProgress, type RunSummary, type ScenarioInput } from '../../workflows/definitions';
+import { startAsTheUiDoes as startUi } from '../support/ui-start';
 
 jest.setTimeout(240_000);
 
@@ -72,18 +72,8 @@ function scenario(runPhase: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Starts the workflow the way the Temporal UI's form does: one `json/plain` payload. */
-async function startAsTheUiDoes(input: ScenarioInput, taskQueue = TASK_QUEUE): Promise<WorkflowHandle> {
-  const workflowId = `engine-test-${randomUUID().slice(0, 8)}`;
-  await env.client.workflowService.startWorkflowExecution({
-    namespace: 'default',
-    workflowId,
-    workflowType: { name: 'scenarioWorkflow' },
-    taskQueue: { name: taskQueue },
-    input: { payloads: [{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(input)) }] },
-    identity: 'temporal-ui-start-form',
-    requestId: randomUUID(),
-  });
-  return env.client.workflow.getHandle(workflowId);
+function startAsTheUiDoes(input: ScenarioInput, taskQueue = TASK_QUEUE): Promise<WorkflowHandle> {
+  return startUi(env, input, taskQueue, 'engine-test');
 }
 
 async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
@@ -157,17 +147,18 @@ test('a malformed scenario fails at once naming the field, and nothing starts', 
   const handle = await startAsTheUiDoes({ scenario: bad });
   const failure = await handle.result().then(() => undefined, (err: unknown) => err);
   expect(failure).toBeInstanceOf(WorkflowFailedError);
-  const cause = (failure as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ActivityFailure);
-  const input = (cause as ActivityFailure).cause as ApplicationFailure;
+  // The refusal itself, not "activity task failed" around it.
+  const input = (failure as WorkflowFailedError).cause as ApplicationFailure;
+  expect(input).toBeInstanceOf(ApplicationFailure);
   expect(input.type).toBe('InputError');
   expect(input.message).toMatch(/^phases\[2\]\.events\[0\]\.cut: unknown link "sydney-pune\/2"; between sydney and pune fleet fhc-4 has: sydney-pune\/0/);
 
   const history = await handle.fetchHistory();
   const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
-  expect(scheduled).toEqual(['prepareRun']);
+  // Validated before the fleet is touched; giving back a lease it never took does nothing.
+  expect(scheduled).toEqual(['acquireFleet', 'releaseFleet']);
   const attempts = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
-  expect(attempts).toEqual([1]);
+  expect(attempts).toEqual([1, 1]);
   expect(existsSync(path.join(resultsDir, handle.workflowId))).toBe(false);
   expect(await cutLinks()).toEqual([]);
 });

@@ -8,7 +8,9 @@
  * - a client retried after a failure resumes (its restart event is kept in the phase);
  * - abort stops the client at once and keeps what ran; warm-up phases are marked;
  * - the progress query never goes back: its sequence grows, the last event never moves to an
- *   older one, and "next" lists only events that have not fired.
+ *   older one, and "next" lists only events that have not fired;
+ * - the run holds the fleet first and gives it back last, whatever the outcome (completed,
+ *   cancelled, failed, refused), taking down what it brought up unless asked to keep it.
  */
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
@@ -67,6 +69,8 @@ interface Recorded {
   monitors: number;
   resets: number[];
   clients: { input: PhaseClientInput; attempt: number; startedAt: number; endedAt?: number; cancelled: boolean }[];
+  /** acquire, prepare, release, in the order the workflow called them, with what release was told. */
+  steps: string[];
 }
 
 const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} };
@@ -76,11 +80,32 @@ const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, e
  * the time a real one would: a client runs until its stop time (or until cancelled), a resize
  * takes `resizeMs`.
  */
-function mockActivities(prepared: PreparedRun, options: { resizeMs?: number; failFirstClient?: boolean } = {}) {
-  const recorded: Recorded = { cells: [], clients: [], monitors: 0, resets: [] };
+interface MockOptions {
+  resizeMs?: number;
+  failFirstClient?: boolean;
+  /** acquireFleet refuses, as it does when another run holds the fleet. */
+  fleetBusy?: boolean;
+  /** prepareRun fails with bad input (found only against the running fleet). */
+  badScenario?: boolean;
+}
+
+function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
+  const recorded: Recorded = { cells: [], clients: [], monitors: 0, resets: [], steps: [] };
   const noop = async () => ({ appliedAt: Date.now() });
   const activities = {
-    prepareRun: async () => prepared,
+    async acquireFleet() {
+      recorded.steps.push('acquire');
+      if (options.fleetBusy) throw ApplicationFailure.nonRetryable('fleet busy: run other on fhc-4 since 2026-11-24T00:00:00.000Z', 'FleetBusy');
+      return { topology: 'fhc-4', broughtUp: true };
+    },
+    async releaseFleet({ tearDown }: { tearDown: boolean }) {
+      recorded.steps.push(`release tearDown=${tearDown}`);
+    },
+    async prepareRun() {
+      recorded.steps.push('prepare');
+      if (options.badScenario) throw ApplicationFailure.nonRetryable('database.options.x: unknown option', 'InputError');
+      return prepared;
+    },
     recordRunStart: async () => ({ dir: '/nonexistent' }),
     resetNetwork: async () => {
       recorded.resets.push(Date.now());
@@ -148,13 +173,15 @@ function mockActivities(prepared: PreparedRun, options: { resizeMs?: number; fai
 /** The last run's recordings, for a test whose run ends in an error. */
 let lastRun: { recorded: Recorded } | undefined;
 
-async function run(prepared: PreparedRun, options: Parameters<typeof mockActivities>[1], during?: (handle: ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>) => Promise<void>) {
+type Handle = ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>;
+
+async function run(prepared: PreparedRun, options: MockOptions, during?: (handle: Handle) => Promise<void>, input: object = {}) {
   const { activities, recorded } = mockActivities(prepared, options);
   lastRun = { recorded };
   const taskQueue = `wf-test-${randomUUID().slice(0, 8)}`;
   const worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, activities });
   const summary = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('scenarioWorkflow', { taskQueue, workflowId: `wf-${randomUUID().slice(0, 8)}`, args: [{ scenario: {} }] });
+    const handle = await env.client.workflow.start('scenarioWorkflow', { taskQueue, workflowId: `wf-${randomUUID().slice(0, 8)}`, args: [{ scenario: {}, ...input }] });
     await during?.(handle);
     return (await handle.result()) as RunSummary;
   });
@@ -276,4 +303,47 @@ test('progress never goes back: the sequence grows, the last event never gets ol
   }
   const nexts = seen.map((p) => p.nextEvent?.atS).filter((x): x is number => x !== undefined);
   expect([...nexts].sort((a, b) => a - b)).toEqual(nexts);
+});
+
+describe('the run holds the fleet for its whole length', () => {
+  const phases = () => plan([runPhase({ durationS: 1 })]);
+
+  test('acquired before anything else, given back (and taken down) after the report', async () => {
+    const { summary, recorded } = await run(phases(), {});
+    expect(summary.status).toBe('completed');
+    expect(recorded.steps).toEqual(['acquire', 'prepare', 'release tearDown=true']);
+  });
+
+  test('keepFleet leaves the fleet up', async () => {
+    const { recorded } = await run(phases(), {}, undefined, { keepFleet: true });
+    expect(recorded.steps).toEqual(['acquire', 'prepare', 'release tearDown=false']);
+  });
+
+  test('a cancelled run gives the fleet back after its cleanup', async () => {
+    await run(plan([runPhase({ durationS: 60 })]), {}, async (handle) => {
+      while (((await handle.query(progressQuery)) as RunProgress).cell?.step !== 'run') await sleep(100);
+      await handle.cancel();
+    }).catch(() => undefined);
+    const { recorded } = lastRun!;
+    expect(recorded.steps).toEqual(['acquire', 'prepare', 'release tearDown=true']);
+    expect(recorded.resets.length).toBeGreaterThan(0);
+  });
+
+  test('a scenario that fails validation on the fleet gives it back, and fails without retrying', async () => {
+    const outcome = await run(phases(), { badScenario: true }).catch((err: unknown) => err);
+    expect(outcome).toBeInstanceOf(WorkflowFailedError);
+    expect(lastRun!.recorded.steps).toEqual(['acquire', 'prepare', 'release tearDown=true']);
+  });
+
+  test('a run refused because the fleet is busy fails at once with the holder named, and starts nothing', async () => {
+    const started = Date.now();
+    const outcome = await run(phases(), { fleetBusy: true }).catch((err: unknown) => err);
+    expect(outcome).toBeInstanceOf(WorkflowFailedError);
+    const cause = (outcome as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.message).toMatch(/fleet busy: run other on fhc-4 since/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Release is still asked, and does nothing for a lease the run does not hold (activities/fleet-lease.ts).
+    expect(lastRun!.recorded.steps).toEqual(['acquire', 'release tearDown=true']);
+    expect(lastRun!.recorded.clients).toHaveLength(0);
+  });
 });

@@ -1,0 +1,128 @@
+/**
+ * A run from nothing: no fleet up, only the Temporal server and a worker. A user-written scenario
+ * (its `experiment` a free title) on a user-written topology, started as the Temporal UI's form
+ * does (one JSON object, the scenario inline):
+ * - the workflow brings the topology's fleet up, runs, writes its report and takes the fleet down,
+ *   leaving no `fb-` namespace, no fleet process and no lease;
+ * - while it runs, a second run is refused at once, naming the run that holds the fleet;
+ * - a run cancelled mid-phase also leaves the host clean.
+ */
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { runHost } from '../../activities/exec/run';
+import { LEASE_FILE } from '../../infra/local/lease';
+import { readState } from '../../infra/local/state';
+import { temporalBinary } from '../../worker/dev-server';
+import { createWorker } from '../../worker/worker';
+import { progressQuery, type RunProgress, type RunSummary } from '../../workflows/definitions';
+import { startAsTheUiDoes } from '../support/ui-start';
+
+jest.setTimeout(240_000);
+
+const TASK_QUEUE = 'fragbench-bare-host-test';
+const scratch = mkdtempSync(path.join(tmpdir(), 'fb-bare-host-'));
+const topologyFile = path.join(scratch, 'three-sites.yaml');
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let workerDone: Promise<void>;
+
+beforeAll(async () => {
+  process.env.FRAGBENCH_RESULTS_DIR = path.join(scratch, 'results');
+  // Not a shipped topology: three sites and a client, in a file of the user's.
+  writeFileSync(
+    topologyFile,
+    [
+      'name: three-sites',
+      'client: desk',
+      'nodes:',
+      '  - { name: north, site: north }',
+      '  - { name: east, site: east }',
+      '  - { name: south, site: south }',
+      '  - { name: desk, site: north }',
+      'links:',
+      '  - { a: north, b: east, latencyMs: 12, bandwidthMbps: 200 }',
+      '  - { a: east, b: south, latencyMs: 18, bandwidthMbps: 200 }',
+      '  - { a: north, b: south, latencyMs: 25, bandwidthMbps: 200 }',
+      '  - { a: desk, b: north, latencyMs: 1, bandwidthMbps: 1000 }',
+      '  - { a: desk, b: east, latencyMs: 12, bandwidthMbps: 200 }',
+      '  - { a: desk, b: south, latencyMs: 25, bandwidthMbps: 200 }',
+      '',
+    ].join('\n'),
+  );
+  env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
+  worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue: TASK_QUEUE });
+  workerDone = worker.run();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await workerDone;
+  await env?.teardown();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function userScenario(runSeconds: number): Record<string, unknown> {
+  return {
+    name: 'my-three-sites',
+    experiment: 'Does Redis keep up when the south site is far away?',
+    fleet: { local: topologyFile },
+    database: { name: 'redis', nodes: ['north', 'east', 'south'] },
+    ycsb: { workload: 'a', recordCount: 300, threads: 2, fieldCount: 4, fieldLength: 8, target: 100 },
+    phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', duration: runSeconds, events: [{ at: 2, cut: 'north-south/0' }, { at: 4, restore: 'north-south/0' }] }],
+  };
+}
+
+async function fbNamespaces(): Promise<string[]> {
+  const { stdout } = await runHost(['ip', 'netns', 'list']);
+  return stdout.split('\n').map((l) => l.split(' ')[0]).filter((n) => n.startsWith('fb-'));
+}
+
+async function expectCleanHost(): Promise<void> {
+  expect(readState()).toBeUndefined();
+  expect(await fbNamespaces()).toEqual([]);
+  expect(existsSync(LEASE_FILE)).toBe(false);
+}
+
+async function whenRunning(handle: WorkflowHandle): Promise<void> {
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+    const p = (await handle.query(progressQuery)) as RunProgress;
+    if (p.status === 'running' && p.cell?.step === 'run') return;
+  }
+  throw new Error('the run never reached its run phase');
+}
+
+test('from a bare host: the run brings its fleet up, runs, reports and takes the fleet down; a second run meanwhile is refused', async () => {
+  await expectCleanHost();
+  const first = await startAsTheUiDoes(env, { scenario: userScenario(6) }, TASK_QUEUE, 'bare-host');
+  await whenRunning(first);
+  expect(readState()?.plan.name).toBe('three-sites');
+
+  const refusedAt = Date.now();
+  const second = await startAsTheUiDoes(env, { scenario: userScenario(6) }, TASK_QUEUE, 'bare-host');
+  const refusal = await second.result().catch((err: unknown) => err);
+  expect(refusal).toBeInstanceOf(WorkflowFailedError);
+  const cause = (refusal as WorkflowFailedError).cause as ApplicationFailure;
+  expect(cause.type).toBe('FleetBusy');
+  expect(cause.message).toMatch(new RegExp(`^fleet busy: run ${first.workflowId} on three-sites since \\d{4}-`));
+  expect(Date.now() - refusedAt).toBeLessThan(10_000);
+
+  const summary = (await first.result()) as RunSummary;
+  expect(summary.status).toBe('completed');
+  expect(summary.cells[0].summary!.okOps).toBeGreaterThan(0);
+  expect(existsSync(summary.reportPath!)).toBe(true);
+  await expectCleanHost();
+});
+
+test('a run cancelled mid-phase leaves no namespace, no fleet and no lease', async () => {
+  const run = await startAsTheUiDoes(env, { scenario: userScenario(60) }, TASK_QUEUE, 'bare-host');
+  await whenRunning(run);
+  await run.cancel();
+  await run.result().catch(() => undefined);
+  await expectCleanHost();
+});
