@@ -13,6 +13,9 @@ import { ping } from './probes/ping';
 import { configuredRttMs, nextPairs, probePairs, type RttProbe } from './probes/rtt-probe';
 import { ResultsStore } from './results-store';
 import type { MonitorInput } from '../core/telemetry';
+import type { RecordedEvent } from '../core/events';
+import { deadDaemons, oomKills, restart } from '../infra/local/heal';
+import type { FleetProcess } from '../infra/local/state';
 
 export type { MonitorInput } from '../core/telemetry';
 import { startHostTelemetry } from './telemetry';
@@ -39,8 +42,9 @@ function prober(inventory: Inventory, network: FleetNetwork, nodes: string[], pe
         next.batch.map(async (pair): Promise<RttProbe | undefined> => {
           const configuredMs = configuredRttMs(pair, settings);
           if (configuredMs === undefined) return undefined;
-          const result = await ping(execFor(findNode(inventory, pair.from).exec), pair.address, 1, PROBE_TIMEOUT_S);
-          return { time: Date.now(), from: pair.from, to: pair.to, measuredMs: result.samplesMs[0] ?? null, configuredMs };
+          // No route (a node whose overlay daemon just died) is a lost probe too, not a broken monitor.
+          const result = await ping(execFor(findNode(inventory, pair.from).exec), pair.address, 1, PROBE_TIMEOUT_S).catch(() => undefined);
+          return { time: Date.now(), from: pair.from, to: pair.to, measuredMs: result?.samplesMs[0] ?? null, configuredMs };
         }),
       );
       const done = probes.filter((p): p is RttProbe => p !== undefined);
@@ -48,6 +52,38 @@ function prober(inventory: Inventory, network: FleetNetwork, nodes: string[], pe
       await store(done);
     },
   };
+}
+
+/**
+ * Supervision of the local fleet's daemons, once a second: a dead one is restarted with its
+ * configuration and recorded as a `tool-fault` event in the phase (detected, restarted, cause).
+ */
+function supervisor(originMs: number, store: (fault: RecordedEvent) => Promise<void>) {
+  let oomBefore = oomKills();
+  return async function supervise(): Promise<void> {
+    const dead = deadDaemons();
+    if (dead.length === 0) return;
+    const oomNow = oomKills();
+    const cause = oomNow > oomBefore ? `likely OOM-killed (the kernel's oom_kill count rose by ${oomNow - oomBefore})` : 'exited; not a child of the worker, so its exit status is unknown';
+    oomBefore = oomNow;
+    for (const died of dead) {
+      const detectedAt = Date.now();
+      const label = `${died.program} ${died.owner} died`;
+      try {
+        const done = await restart(died, detectedAt, cause);
+        await store(faultEvent(label, originMs, detectedAt, { ...describe(died), cause, restartedPid: done.replacement.pid, restartSeconds: (done.restartedAt - detectedAt) / 1000 }, done.restartedAt));
+      } catch (err) {
+        await store(faultEvent(label, originMs, detectedAt, { ...describe(died), cause, restartFailed: (err as Error).message }));
+        throw err;
+      }
+    }
+  };
+}
+
+const describe = (p: FleetProcess) => ({ program: p.program, owner: p.owner, kind: p.kind, pid: p.pid });
+
+function faultEvent(label: string, originMs: number, detectedAt: number, detail: Record<string, unknown>, completedAt?: number): RecordedEvent {
+  return { kind: 'tool-fault', label, scheduledOffsetS: Math.max(0, (detectedAt - originMs) / 1000), requestedAt: detectedAt, completedAt, detail };
 }
 
 /** Never returns by itself: it ends when cancelled (the workflow's way of saying the phase is over) or when a write fails. */
@@ -67,9 +103,17 @@ export async function monitorPhase(input: MonitorInput): Promise<void> {
   const probes = prober(inventory, new FleetNetwork(inventory), input.nodes, input.probesPerSecond ?? DEFAULT_PROBES_PER_SECOND, (done) =>
     store.appendStream(runId, cellId, phaseIndex, 'probes', done),
   );
+  const supervise = inventory.source === 'local'
+    ? supervisor(input.originMs ?? Date.now(), (fault) => store.appendStream(runId, cellId, phaseIndex, 'faults', [fault]))
+    : undefined;
   let probing = false;
+  let supervising = false;
   const timer = setInterval(() => {
     ctx.heartbeat({ telemetrySeconds, probes: probes.count });
+    if (supervise && !supervising) {
+      supervising = true;
+      void keep(supervise()).finally(() => (supervising = false));
+    }
     // A probe still waiting for its reply (a cut link) is not doubled up by the next second's.
     if (probing) return;
     probing = true;

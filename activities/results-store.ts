@@ -12,7 +12,7 @@ import type { CellRecord, RunRecord } from '../core/run-record';
 import { latestPerSecond, type Sample } from '../core/samples';
 
 /** What a phase streams while it runs: load samples, host telemetry, in-run RTT probes. */
-export type PhaseStream = 'samples' | 'telemetry' | 'probes';
+export type PhaseStream = 'samples' | 'telemetry' | 'probes' | 'faults';
 
 /** $FRAGBENCH_RESULTS_DIR, or ./results in the working directory. */
 export function defaultResultsDir(): string {

@@ -6,6 +6,7 @@
 import { InputError } from '../core/errors';
 import type { CellRecord, PhaseRecord, RunRecord } from '../core/run-record';
 import { latestPerSecond, totalsFromSamples } from '../core/samples';
+import type { RecordedEvent } from '../core/events';
 import type { TelemetrySample } from '../core/telemetry';
 import { phaseVerdict, type RttProbe } from '../core/verdict';
 import { runReference } from '../report/build-report';
@@ -50,8 +51,10 @@ async function withStreams(results: ResultsStore, runId: string, cellId: string,
   const streamed = await results.readSampleStream(runId, cellId, phaseIndex);
   const telemetry = await results.readStream<TelemetrySample>(runId, cellId, phaseIndex, 'telemetry');
   const probes = await results.readStream<RttProbe>(runId, cellId, phaseIndex, 'probes');
+  const faults = await results.readStream<RecordedEvent>(runId, cellId, phaseIndex, 'faults');
   const samples = latestPerSecond([...streamed, ...phase.samples]);
-  const joined: PhaseRecord = { ...phase, samples };
+  const events = [...phase.events, ...faults].sort((x, y) => x.requestedAt - y.requestedAt);
+  const joined: PhaseRecord = { ...phase, samples, events };
   if (samples.length > 0) joined.totals = phase.totals ?? totalsFromSamples(samples);
   // A phase that was monitored is judged; a setup phase (flush, load) never is.
   if (telemetry.length > 0 || probes.length > 0) {

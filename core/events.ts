@@ -14,6 +14,8 @@ export type EventKind =
   | 'client-stop'
   /** A client the tool lost (worker died, client crashed) started again where its stored samples end. */
   | 'client-restart'
+  /** One of the fleet's own daemons (emulator, WireGuard, tincd) died; it was restarted with its configuration. */
+  | 'tool-fault'
   | 'server-start'
   | 'server-stop'
   | 'measure-rtt'

@@ -87,4 +87,6 @@ export interface MonitorInput {
   nodes: string[];
   /** Pairs pinged each second (one echo each). */
   probesPerSecond?: number;
+  /** Host-clock origin of the phase, for the offsets of the faults it records. */
+  originMs?: number;
 }

@@ -9,7 +9,7 @@ import { axisPhrase, axisTitle } from './figures/figure';
 import { scaleLabel } from './matrix';
 
 /** Events in the plural, as a sentence lists them. */
-const EVENT_PHRASES: Record<Exclude<EventKind, 'client-restart'>, string> = {
+const EVENT_PHRASES: Record<Exclude<EventKind, 'client-restart' | 'tool-fault'>, string> = {
   'latency-epoch': 'latency epochs',
   'bandwidth-epoch': 'bandwidth epochs',
   'resize-add': 'nodes joining',
@@ -50,7 +50,7 @@ function axes(contents: RunContents): string[] {
 
 /** What happens during a cell: its events, and clients added without an event. */
 function happenings(contents: RunContents): string[] {
-  const out = contents.eventKinds.flatMap((k) => (k === 'client-restart' ? [] : [EVENT_PHRASES[k]]));
+  const out = contents.eventKinds.flatMap((k) => (k === 'client-restart' || k === 'tool-fault' ? [] : [EVENT_PHRASES[k]]));
   if (contents.rampedCells > 0 && !contents.eventKinds.includes('client-start')) out.push('clients joining');
   return out;
 }

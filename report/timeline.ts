@@ -27,7 +27,7 @@ export function isDisturbance(kind: EventKind): boolean {
 
 /** A restart of the tool's own client: shown on every figure, but not something the scenario asked for. */
 export function isToolFault(kind: EventKind): boolean {
-  return kind === 'client-restart';
+  return kind === 'client-restart' || kind === 'tool-fault';
 }
 
 export function isResize(kind: EventKind): boolean {

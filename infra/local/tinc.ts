@@ -151,7 +151,8 @@ export async function startTincOverlay(plan: FleetPlan, publicKeys: Map<string, 
   for (const node of [...plan.nodes].sort((x, y) => y.index - x.index)) await startTinc(node, record);
 }
 
-async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
+/** Starts one node's tincd from its configuration on disk; resolves once it is up and listening. */
+export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
   rmSync(readyFile(node.name), { force: true });
   const dir = fleetPaths.tincDir(node.name);
   const started = await startProcess(node.namespace, 'tinc', `tinc-${node.name}`, [

@@ -91,6 +91,14 @@ export class FleetNetwork {
     return this.applyScales({ ...REFERENCE_SETTINGS });
   }
 
+  /** The current settings applied again, cuts included: for a shaper that lost its state (a restarted emulator). */
+  async reapply(): Promise<NetworkSettings> {
+    const settings = this.settings();
+    await this.applyScales(settings);
+    await Promise.all(settings.cut.map((id) => this.shaper.cut(this.link(id))));
+    return settings;
+  }
+
   link(id: string): InventoryLink {
     const link = this.inventory.links.find((l) => l.id === id);
     if (!link) {

@@ -27,6 +27,7 @@ export const EVENT_STYLE: Record<EventKind, { name: string; color: string }> = {
   'client-start': { name: 'client start', color: '#17becf' },
   'client-stop': { name: 'client stop', color: '#9edae5' },
   'client-restart': { name: 'client restarted (tool fault)', color: '#525252' },
+  'tool-fault': { name: 'fleet daemon died and restarted (tool fault)', color: '#7f1d1d' },
   'server-start': { name: 'server start', color: '#e7298a' },
   'server-stop': { name: 'server stop', color: '#fbb4c9' },
   'measure-rtt': { name: 'RTT measurement', color: '#999999' },
