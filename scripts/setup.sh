@@ -12,7 +12,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 APT_PACKAGES=(wireguard-tools tinc iperf3 iputils-ping iproute2 procps psmisc
-              redis-server redis-tools openjdk-17-jdk-headless maven chromium)
+              redis-server redis-tools openjdk-17-jdk-headless maven chromium curl unzip)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -22,6 +22,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The WAN emulator is Go: the toolchain its go.mod declares, from the Go module proxy if missing.
+bash scripts/install-go.sh
+
 # The local fleet's WireGuard: boringtun, built from crates.io (infra/local/wireguard.ts says why
 # not wireguard-go). About a minute to compile on 2 cores, once.
 BORINGTUN_VERSION=0.7.1
