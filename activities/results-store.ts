@@ -138,23 +138,40 @@ export class ResultsStore {
 
   /** Every whole record of a stream in the order written; a torn last line (a crash mid-write) is skipped. */
   async readStream<T>(runId: string, cellId: string, phaseIndex: number, stream: PhaseStream): Promise<T[]> {
+    return (await this.readStreamLines<T>(runId, cellId, phaseIndex, stream)).records;
+  }
+
+  /**
+   * A stream's records and the lines that did not parse (1-based, `last` when it is the final
+   * line: the one a writer that died may have left half written).
+   */
+  async readStreamLines<T>(runId: string, cellId: string, phaseIndex: number, stream: PhaseStream): Promise<{ records: T[]; unparsable: { line: number; last: boolean }[] }> {
     let text: string;
     try {
       text = await fs.readFile(this.streamFile(runId, cellId, phaseIndex, stream), 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], unparsable: [] };
       throw err;
     }
+    const lines = text.split('\n');
+    const lastLine = lines.length - (lines.at(-1) === '' ? 1 : 0);
     const records: T[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
+    const unparsable: { line: number; last: boolean }[] = [];
+    lines.forEach((line, i) => {
+      if (!line) return;
       try {
         records.push(JSON.parse(line) as T);
       } catch {
-        // Only the line being written when a writer died can be partial.
+        unparsable.push({ line: i + 1, last: i + 1 === lastLine });
       }
-    }
-    return records;
+    });
+    return { records, unparsable };
+  }
+
+  /** Phase indexes that have streams on disk for a cell (a cell whose record was never written). */
+  async streamedPhases(runId: string, cellId: string): Promise<number[]> {
+    const files = await fs.readdir(this.streamsDir(runId, cellId)).catch(() => [] as string[]);
+    return [...new Set(files.map((f) => /^(\d+)\./.exec(f)?.[1]).filter((x): x is string => x !== undefined).map(Number))].sort((a, b) => a - b);
   }
 
   /** A phase's streamed samples, one per second: a later record of the same second replaces an earlier one. */

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { formatVerification, verifyStoredRun } from '../report/verify';
 import { InputError } from '../core/errors';
 import type { CellRecord, RunRecord } from '../core/run-record';
 import { ResultsStore, writeFileAtomic } from '../activities/results-store';
@@ -71,6 +72,19 @@ export function registerReportCommands(program: Command): void {
         await writeFileAtomic(file, content);
         say(file);
       }
+    });
+
+  program
+    .command('results')
+    .description('stored results')
+    .command('verify')
+    .argument('<run>', 'a run id or the path of a run directory')
+    .description('check a stored run for gaps, duplicate seconds, bad values and corrupt lines; exits 1 if it finds one')
+    .action(async (run: string) => {
+      const { store, runId } = locateRun(run);
+      const verification = await verifyStoredRun(store, runId);
+      say(formatVerification(verification));
+      if (verification.problems.length > 0) process.exitCode = 1;
     });
 
   program
