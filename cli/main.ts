@@ -13,5 +13,7 @@ registerRunCommands(program);
 registerReportCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.exitCode = reportCliError(err);
+  // Exit now: a connection the SDK is still retrying would otherwise keep the process alive for
+  // its own deadline after the user has been told what went wrong.
+  process.exit(reportCliError(err));
 });

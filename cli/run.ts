@@ -16,7 +16,7 @@ import { PROJECT_ROOT } from '../activities/scenario-fleet';
 import { InputError } from '../core/errors';
 import type { RunPlan } from '../core/scenario';
 import type { PlanOptions } from '../core/scenario-plan';
-import { connectionOptions, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
+import { CONNECT_TIMEOUT_MS, connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
 import { ensureDevServer, stopDevServer, UI_ADDRESS } from '../worker/dev-server';
 import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
 import { follow, summaryTable } from './run-follow';
@@ -48,7 +48,7 @@ function planOptions(opts: { timeScale?: number }): PlanOptions {
 }
 
 async function connectClient(settings: TemporalSettings): Promise<Client> {
-  const connection = await Connection.connect(connectionOptions(settings));
+  const connection = await connectOrExplain(settings, () => Connection.connect({ ...connectionOptions(settings), connectTimeout: CONNECT_TIMEOUT_MS }));
   return new Client({ connection, namespace: settings.namespace });
 }
 

@@ -69,3 +69,33 @@ export function connectionOptions(settings: TemporalSettings): ConnectOptions {
 export function describeTarget(settings: TemporalSettings): string {
   return `${settings.address} namespace ${settings.namespace}, task queue ${settings.taskQueue}`;
 }
+
+/** How long a command waits for the server before saying where it looked and what to do. */
+export const CONNECT_TIMEOUT_MS = 4000;
+
+/** The error a user gets when no server answers: the address tried, and how to start or point to one. */
+export function unreachableServer(settings: TemporalSettings, cause: unknown): Error {
+  const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+  const fix = settings.address === LOCAL_ADDRESS
+    ? 'start the local dev server and a worker with `fragbench dev` (in another terminal), or point to a server with TEMPORAL_ADDRESS'
+    : `check TEMPORAL_ADDRESS (${settings.address}) and, for a cloud or TLS server, TEMPORAL_TLS_CERT/TEMPORAL_TLS_KEY or TEMPORAL_API_KEY; for the local dev server unset TEMPORAL_ADDRESS and run \`fragbench dev\``;
+  return new Error(`no Temporal server answered at ${settings.address} (namespace ${settings.namespace}) within ${CONNECT_TIMEOUT_MS / 1000} s: ${why}. To fix: ${fix}`);
+}
+
+/**
+ * Connects with `connect`, giving up after CONNECT_TIMEOUT_MS with `unreachableServer`'s message
+ * instead of the SDK's own retries and "Failed to connect before the deadline".
+ */
+export async function connectOrExplain<T>(settings: TemporalSettings, connect: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer')), CONNECT_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([connect(), timeout]);
+  } catch (err) {
+    throw unreachableServer(settings, err);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -3,7 +3,7 @@
  * are bundled once per process and the bundle reused by every worker it creates.
  */
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { connectionOptions, describeTarget, temporalSettings, type TemporalSettings } from './connection';
+import { connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from './connection';
 import { inputErrorInterceptor } from './input-errors';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -29,7 +29,7 @@ export interface WorkerOptions {
 
 export async function createWorker(options: WorkerOptions = {}): Promise<Worker> {
   const settings = options.settings ?? temporalSettings();
-  const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(settings)));
+  const connection = options.connection ?? (await connectOrExplain(settings, () => NativeConnection.connect(connectionOptions(settings))));
   // Loaded here, not at the top: a process that only bundles or connects needs none of them.
   const activities = options.activities ?? (require('../activities') as Record<string, unknown>);
   return Worker.create({
