@@ -43,7 +43,7 @@ export function topologyView(topology: Topology): FleetView {
     name: topology.name,
     clientNode: client,
     nodes: topology.nodes.map((n) => ({ name: n.name, role: n.name === client ? 'client' : 'data' })),
-    links: topology.links.map((l) => ({ id: linkId(l.a, l.b, linkType(l)) })),
+    links: topology.links.map((l) => ({ id: linkId(l.a, l.b, linkType(l)), a: l.a, b: l.b, latencyMs: l.latencyMs, bandwidthMbps: l.bandwidthMbps })),
   };
 }
 

@@ -4,6 +4,7 @@
  * anything starts; a followed run is cancelled (and so cleaned up) on Ctrl-C.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -11,10 +12,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { runIsLiveVia } from '../activities/fleet-lease';
 import { loadScenario, readScenarioFile } from '../activities/scenario';
 import { fleetBusyMessage } from '../core/fleet-lease';
+import { formatPlanView, planView } from '../core/plan-view';
 import { liveLeaseOfAnother } from '../infra/local/lease';
 import { PROJECT_ROOT } from '../activities/scenario-fleet';
 import { InputError } from '../core/errors';
-import type { RunPlan } from '../core/scenario';
 import type { PlanOptions } from '../core/scenario-plan';
 import { CONNECT_TIMEOUT_MS, connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
 import { ensureDevServer, stopDevServer, UI_ADDRESS } from '../worker/dev-server';
@@ -57,13 +58,16 @@ function workflowIdFor(scenario: string): string {
   return `${scenario}-${stamp}`;
 }
 
-function describePlan(plan: RunPlan): string {
-  const phases = plan.cells[0].phases.map((p) => {
-    if (p.kind !== 'run') return p.name;
-    const bound = p.durationS !== undefined ? `${Math.round(p.durationS)} s` : `${p.operations} ops`;
-    return `${p.name} (${bound}${p.events.length ? `, ${p.events.length} events` : ''})`;
-  });
-  return `${plan.scenario}: ${plan.cells.length} cell(s), each ${phases.join(' -> ')}; time scale ${plan.timeScale}`;
+/** The plan without touching the host: what `validate` prints, and what `run` prints first. */
+async function scenarioPlan(scenarioFile: string, options: PlanOptions) {
+  const value = readScenarioFile(scenarioFile);
+  const { plan, fleets } = await loadScenario(value, 'offline', options);
+  return { value, plan, view: planView(plan, fleets[0].view, availableParallelism()) };
+}
+
+async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean }) {
+  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts));
+  console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlanView(view));
 }
 
 interface FleetChoice {
@@ -78,8 +82,7 @@ interface FleetChoice {
  * while another live run holds the fleet, then starts the scenario workflow.
  */
 async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
-  const value = readScenarioFile(scenarioFile);
-  const { plan } = await loadScenario(value, 'offline', options);
+  const { value, plan, view } = await scenarioPlan(scenarioFile, options);
   const holder = await liveLeaseOfAnother('', runIsLiveVia(client));
   if (holder) throw new Error(fleetBusyMessage(holder));
   const input: ScenarioInput = { scenario: value, options, keepFleet: fleet.keepFleet, fleet: fleet.existingFleet ? 'existing' : 'auto' };
@@ -88,7 +91,7 @@ async function startRun(client: Client, settings: TemporalSettings, scenarioFile
     workflowId: workflowIdFor(plan.scenario),
     args: [input],
   });
-  console.log(describePlan(plan));
+  console.log(formatPlanView(view));
   console.log(`started run ${handle.workflowId}: ${UI_ADDRESS}/namespaces/${settings.namespace}/workflows/${handle.workflowId}`);
   return handle;
 }
@@ -139,9 +142,7 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   const file = scenarioPath(scenarioArg);
   const options = planOptions(opts);
   if (opts.dryRun) {
-    const { plan } = await loadScenario(readScenarioFile(file), 'offline', options);
-    console.log(describePlan(plan));
-    for (const cell of plan.cells) console.log(`  ${cell.cellId}: ${cell.database} on ${cell.nodes.join(', ')}; client ${cell.client}`);
+    console.log(formatPlanView((await scenarioPlan(file, options)).view));
     return;
   }
   const settings = temporalSettings();
@@ -220,6 +221,13 @@ export function registerRunCommands(program: Command): void {
     .option('--keep-fleet', 'leave the fleet the run brings up running at the end, for inspection')
     .option('--existing-fleet', 'run on the local fleet already up (fragbench fleet up); do not bring one up')
     .action(runCommand);
+
+  program
+    .command('validate <scenario>')
+    .description('check a scenario against its topology and print its plan: fleet, cells, phases, each event at its time, expected duration, warnings; touches nothing')
+    .option('--time-scale <factor>', 'the plan with every interval shrunk, as `run --time-scale` would', positiveNumber)
+    .option('--json', 'the same plan as JSON')
+    .action(validateCommand);
 
   program
     .command('cancel <run>')

@@ -27,7 +27,8 @@ export interface FleetView {
   name: string;
   clientNode: string;
   nodes: Pick<InventoryNode, 'name' | 'role'>[];
-  links: { id: string }[];
+  /** Reference latency (RTT, ms) and bandwidth where known: `validate` estimates resize times from them. */
+  links: { id: string; a?: string; b?: string; latencyMs?: number; bandwidthMbps?: number }[];
 }
 
 export interface ResolvedFleet {

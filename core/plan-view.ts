@@ -1,0 +1,193 @@
+/**
+ * What a scenario will do, worked out without touching the host (`fragbench validate`, and the
+ * plan `run` prints first): its fleet, each cell's phases with every event at its absolute time
+ * and what it changes, the expected duration, and the warnings a user wants before spending the
+ * time. Every estimate here is a lower bound from a stated model, not a prediction.
+ */
+import type { DatabaseName } from './database';
+import type { CellPlan, EventAction, PlannedPhase, RunPlan } from './scenario';
+import type { FleetView } from './scenario-plan';
+
+export interface PlannedEventView {
+  /** Seconds from the start of the cell's run phase and from the start of the run (setup estimated). */
+  phaseAtS: number;
+  runAtS: number;
+  description: string;
+}
+
+export interface PhaseView {
+  name: string;
+  kind: PlannedPhase['kind'];
+  durationS?: number;
+  operations?: number;
+  warmup?: boolean;
+  waitForResizes?: boolean;
+  events: PlannedEventView[];
+}
+
+export interface CellView {
+  cellId: string;
+  coordinates: Record<string, string | number>;
+  database: DatabaseName;
+  nodes: string[];
+  client: string;
+  latencyScale?: number;
+  bandwidthScale?: number;
+  /** Estimated offset of the cell's start from the run's start, s. */
+  startsAtS: number;
+  phases: PhaseView[];
+}
+
+export interface PlanView {
+  scenario: string;
+  experiment: string;
+  timeScale: number;
+  fleet: { name: string; clientNode: string; nodes: FleetView['nodes']; links: FleetView['links'] };
+  cells: CellView[];
+  /** Lower bound: run phases as configured plus the setup model below. */
+  expectedDurationS: number;
+  warnings: string[];
+}
+
+/**
+ * Set-up time per cell before its first run phase (cluster start, flush, load), from what this
+ * host measured: Redis forms in ~4 s; a 3-node Cassandra in ~55 s (bench:db); loads run at a
+ * few thousand records a second. Fleet up is ~6 s.
+ */
+const SETUP_S: Record<DatabaseName, number> = { redis: 10, cassandra: 60, mongodb: 60, mysql: 60 };
+const LOAD_RECORDS_PER_S = 2000;
+const FLEET_UP_S = 6;
+
+/**
+ * Redis moves a resize's hash slots one at a time, each about seven round trips between the
+ * nodes (MIGRATE and the SETSLOT steps): the quickstart's removal took 59 s at latency scale 0.02
+ * and 252 s at 0.1 on fhc-4. A Cassandra join or decommission took at least ~12 s here even on
+ * a LAN (bench:db). Other databases: no model, no warning.
+ */
+const REDIS_SLOTS = 16384;
+const REDIS_ROUND_TRIPS_PER_SLOT = 7;
+const CASSANDRA_MIN_RESIZE_S = 12;
+
+function describe(action: EventAction): string {
+  switch (action.kind) {
+    case 'latency-epoch':
+      return `every link's latency set to ${action.scale} x the reference`;
+    case 'bandwidth-epoch':
+      return `every link's bandwidth set to ${action.scale} x the reference`;
+    case 'resize-add':
+      return `database node ${action.node} added`;
+    case 'resize-remove':
+      return `database node ${action.node} removed`;
+    case 'link-cut':
+      return `link ${action.link} cut (both ways)`;
+    case 'link-restore':
+      return `link ${action.link} restored`;
+    case 'client-start':
+      return `YCSB client ${action.client.name} started${action.client.threads ? ` (${action.client.threads} threads)` : ''}`;
+    case 'client-stop':
+      return `YCSB client ${action.name} stopped`;
+    case 'measure-rtt':
+      return `RTT measured between ${action.nodes?.join(', ') ?? 'all nodes'} (${action.count} pings)`;
+    case 'measure-traffic':
+      return 'traffic per node pair measured';
+  }
+}
+
+/** Largest RTT between two of the nodes, ms, at the cell's latency scale (undefined: unknown). */
+function worstRttMs(fleet: FleetView, nodes: string[], scale: number): number | undefined {
+  const among = fleet.links.filter((l) => l.a && l.b && nodes.includes(l.a) && nodes.includes(l.b) && l.latencyMs !== undefined);
+  return among.length === 0 ? undefined : Math.max(...among.map((l) => l.latencyMs!)) * scale;
+}
+
+/** Seconds a resize needs at least, by the models above; undefined where there is none. */
+function resizeLowerBoundS(cell: CellPlan, fleet: FleetView, action: Extract<EventAction, { kind: 'resize-add' | 'resize-remove' }>, members: number): number | undefined {
+  if (cell.database === 'cassandra') return CASSANDRA_MIN_RESIZE_S;
+  if (cell.database !== 'redis') return undefined;
+  const rtt = worstRttMs(fleet, [...cell.nodes, action.node], cell.latencyScale ?? 1);
+  if (rtt === undefined) return undefined;
+  const slots = action.kind === 'resize-remove' ? REDIS_SLOTS / members : REDIS_SLOTS / (members + 1);
+  return (slots * REDIS_ROUND_TRIPS_PER_SLOT * rtt) / 1000;
+}
+
+function setupS(cell: CellPlan): number {
+  const loads = cell.phases.filter((p) => p.kind === 'load').reduce((s, p) => s + (p.kind === 'load' ? p.ycsb.recordCount / LOAD_RECORDS_PER_S : 0), 0);
+  return SETUP_S[cell.database] + loads;
+}
+
+function phaseLengthS(p: PlannedPhase): number {
+  return p.kind === 'run' ? (p.durationS ?? 0) : 0;
+}
+
+/** The plan as a user reads it; `cores` is this host's (warnings about JVMs). */
+export function planView(plan: RunPlan, fleet: FleetView, cores: number): PlanView {
+  const warnings: string[] = [];
+  const cells: CellView[] = [];
+  let clock = FLEET_UP_S;
+  for (const cell of plan.cells) {
+    const startsAtS = clock;
+    clock += setupS(cell);
+    const phases: PhaseView[] = [];
+    let members = cell.nodes.length;
+    for (const phase of cell.phases) {
+      const phaseStart = clock;
+      const view: PhaseView = { name: phase.name, kind: phase.kind, events: [] };
+      if (phase.kind === 'run') {
+        Object.assign(view, { durationS: phase.durationS, operations: phase.operations, warmup: phase.warmup, waitForResizes: phase.waitForResizes });
+        let clients = 1;
+        for (const event of phase.events) {
+          view.events.push({ phaseAtS: event.atS, runAtS: phaseStart + event.atS, description: describe(event.action) });
+          const where = `${cell.cellId} ${phase.name}: ${event.label} at ${event.atS} s`;
+          if (event.action.kind === 'client-start') clients++;
+          if (event.action.kind === 'resize-add' || event.action.kind === 'resize-remove') {
+            const needS = resizeLowerBoundS(cell, fleet, event.action, members);
+            const leftS = phase.durationS === undefined ? undefined : phase.durationS - event.atS;
+            if (needS !== undefined && leftS !== undefined && needS > leftS && !phase.waitForResizes) {
+              warnings.push(`${where} needs at least ~${Math.round(needS)} s to move its data at these latencies, but the phase ends ${Math.round(leftS)} s later: it will still be moving (add waitForResizes: true to the phase, or lengthen it)`);
+            }
+            members += event.action.kind === 'resize-add' ? 1 : -1;
+          }
+        }
+        const jvms = clients + (cell.database === 'cassandra' ? members : 0);
+        if (jvms > cores) {
+          warnings.push(`${cell.cellId} ${phase.name}: ${jvms} JVMs (${clients} YCSB client(s)${cell.database === 'cassandra' ? ` + ${members} Cassandra nodes` : ''}) on ${cores} cores: the host will likely be the bottleneck (the verdict will say host-bound); use fewer nodes or run on a larger host`);
+        }
+      }
+      phases.push(view);
+      clock += phaseLengthS(phase);
+    }
+    cells.push({ cellId: cell.cellId, coordinates: cell.coordinates, database: cell.database, nodes: cell.nodes, client: cell.client, latencyScale: cell.latencyScale, bandwidthScale: cell.bandwidthScale, startsAtS, phases });
+  }
+  return {
+    scenario: plan.scenario,
+    experiment: plan.experiment,
+    timeScale: plan.timeScale,
+    fleet: { name: fleet.name, clientNode: fleet.clientNode, nodes: fleet.nodes, links: fleet.links },
+    cells,
+    expectedDurationS: Math.round(clock),
+    warnings,
+  };
+}
+
+const minutes = (s: number) => (s >= 120 ? `${(s / 60).toFixed(1)} min` : `${Math.round(s)} s`);
+
+/** The plan in a terminal. */
+export function formatPlanView(v: PlanView): string {
+  const lines = [`${v.scenario}: "${v.experiment}"; ${v.cells.length} cell(s); time scale ${v.timeScale}; about ${minutes(v.expectedDurationS)} or more`];
+  lines.push(`fleet ${v.fleet.name}: ${v.fleet.nodes.map((n) => n.name).join(', ')} (client ${v.fleet.clientNode}); ${v.fleet.links.length} links`);
+  for (const l of v.fleet.links) {
+    if (l.latencyMs !== undefined) lines.push(`  ${l.id.padEnd(22)} ${l.latencyMs} ms RTT, ${l.bandwidthMbps ?? '?'} Mbit/s`);
+  }
+  for (const c of v.cells) {
+    const scales = [c.latencyScale !== undefined ? `latency x${c.latencyScale}` : '', c.bandwidthScale !== undefined ? `bandwidth x${c.bandwidthScale}` : ''].filter(Boolean).join(', ');
+    lines.push(`cell ${c.cellId} (from ~${minutes(c.startsAtS)}): ${c.database} on ${c.nodes.join(', ')}; YCSB on ${c.client}${scales ? `; ${scales}` : ''}`);
+    for (const p of c.phases) {
+      const bound = p.durationS !== undefined ? `${p.durationS} s` : p.operations !== undefined ? `${p.operations} ops` : '';
+      const flags = [p.warmup ? 'warm-up' : '', p.waitForResizes ? 'waits for resizes' : ''].filter(Boolean).join(', ');
+      lines.push(`  ${p.name}${bound ? ` (${bound}${flags ? `, ${flags}` : ''})` : ''}`);
+      for (const e of p.events) lines.push(`    at ${e.phaseAtS} s (~${minutes(e.runAtS)} into the run): ${e.description}`);
+    }
+  }
+  lines.push(v.warnings.length === 0 ? 'no warnings' : `${v.warnings.length} warning(s):`);
+  lines.push(...v.warnings.map((w) => `  ! ${w}`));
+  return lines.join('\n');
+}
