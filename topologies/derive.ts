@@ -148,6 +148,8 @@ export function builtInTopologyDefinitions(): Topology[] {
   ];
 }
 
+export const SCHEMA_MODELINE = 'yaml-language-server: $schema=topology.schema.json';
+
 /** YAML text for a topology: one line per node and per link, so a file reads like a table. */
 export function topologyYaml(topology: Topology): string {
   const doc = new Document(topology);
@@ -155,7 +157,8 @@ export function topologyYaml(topology: Topology): string {
     const seq = doc.get(key);
     if (isSeq(seq)) seq.items.forEach((item) => isMap(item) && (item.flow = true));
   }
-  doc.commentBefore = ' Generated from topologies/reference/ by topologies/derive.ts: edit that, then run `npx tsx topologies/derive.ts`.';
+  // The first line tells YAML editors (yaml-language-server) which schema completes and checks the file.
+  doc.commentBefore = ` ${SCHEMA_MODELINE}\n Generated from topologies/reference/ by topologies/derive.ts: edit that, then run \`npx tsx topologies/derive.ts\`.`;
   return doc.toString({ lineWidth: 0 });
 }
 
