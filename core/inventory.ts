@@ -5,6 +5,8 @@
  * The JSON schema for it is `core/inventory.schema.json`; `validateInventory` checks both.
  */
 
+import type { TincTimers } from './failover';
+
 export type Cloud = 'local' | 'openstack' | 'azure';
 export type NodeRole = 'data' | 'client' | 'broker' | 'manager';
 
@@ -100,6 +102,8 @@ export interface OverlaySettings {
   tinc: { cipher: string; digest: string; macLength: number; compression: number };
   /** The WireGuard implementation and version, where it is a userspace one (e.g. "boringtun 0.7.1"). */
   wireguard?: string;
+  /** tinc's failure-detection timers (s): how soon the overlay re-routes around a dead link. */
+  failover?: TincTimers;
 }
 
 export function linkId(a: string, b: string, type: number): string {

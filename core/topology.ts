@@ -3,6 +3,7 @@
  * Files live in `topologies/` (YAML or JSON, schema `topologies/topology.schema.json`); the
  * local fleet turns one into namespaces and links, and its inventory keeps the reference values.
  */
+import type { FailoverProfile } from './failover';
 import { linkId } from './inventory';
 
 export interface TopologyNode {
@@ -37,6 +38,8 @@ export interface Topology {
   source?: string;
   /** The node that runs the load client; the first node when omitted. */
   client?: string;
+  /** How fast the overlay re-routes around a dead link (see FailoverProfile). */
+  failover?: FailoverProfile;
   nodes: TopologyNode[];
   links: TopologyLink[];
 }

@@ -12,7 +12,7 @@ export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string,
     source: 'local',
     clientNode: plan.clientNode,
     shaping: 'emulator',
-    overlay: { tinc: { ...TINC_PACKET_PROTECTION }, wireguard },
+    overlay: { tinc: { ...TINC_PACKET_PROTECTION }, wireguard, failover: plan.tinc },
     nodes: plan.nodes.map((n) => ({
       name: n.name,
       site: n.site,

@@ -7,6 +7,7 @@
  * Its WireGuard interface for connection type t is `fb<node>-<t>` at 198.19.<t>.<i>/24, and its
  * tinc overlay address is 198.19.100.<i>/24.
  */
+import { tincTimers, type TincTimers } from '../../core/failover';
 import { clientOf, linkReference, linkType, type Topology } from '../../core/topology';
 import type { InventoryLink } from '../../core/inventory';
 
@@ -63,6 +64,8 @@ export interface PlannedLink extends Omit<InventoryLink, 'ends'> {
 
 export interface FleetPlan {
   name: string;
+  /** tinc's failure-detection timers, from the topology's failover profile. */
+  tinc: TincTimers;
   clientNode: string;
   nodes: PlannedNode[];
   links: PlannedLink[];
@@ -122,7 +125,7 @@ export function planFleet(topology: Topology): FleetPlan {
     };
     return { ...linkReference({ ...l, type }), index, ends: [end(l.a), end(l.b)] };
   });
-  return { name: topology.name, clientNode: client, nodes, links };
+  return { name: topology.name, clientNode: client, nodes, links, tinc: tincTimers(topology.failover) };
 }
 
 export function planNode(plan: FleetPlan, name: string): PlannedNode {

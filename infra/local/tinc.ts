@@ -3,7 +3,7 @@
  * mesh. A node knows only the peers it has a link to, at the mesh addresses of those links, and
  * every node is IndirectData, so tinc forwards hop by hop along its graph of meta connections
  * (fewest hops, as the published set-up observed) and never tries a direct path that does not
- * exist. Short ping settings make a cut link drop out of the graph within a few seconds.
+ * exist. The topology's failover profile sets how soon a cut link drops out of the graph.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,13 +13,10 @@ import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan,
 import { startProcess, waitFor, waitUntilReady } from './processes';
 import { fleetPaths, writePrivate, type FleetProcess } from './state';
 
-/**
- * Seconds. PingInterval 1 / PingTimeout 2: a silent meta connection is probed after 1 s and
- * dropped 2 s later, so traffic is re-routed within ~3-4 s of a cut (defaults: 60 and 5).
- * MaxTimeout 1 caps the reconnect back-off, so a restored link (or a peer that started a moment
- * later) is connected within about a second.
- */
-const TINC_TIMERS = ['PingInterval = 1', 'PingTimeout = 2', 'MaxTimeout = 1'];
+/** tinc's failure detection, from the topology's failover profile (core/topology.ts `tincTimers`). */
+function timerLines(plan: FleetPlan): string[] {
+  return [`PingInterval = ${plan.tinc.pingInterval}`, `PingTimeout = ${plan.tinc.pingTimeout}`, `MaxTimeout = ${plan.tinc.maxTimeout}`];
+}
 
 const TINC_CRYPTO = [
   `Cipher = ${TINC_PACKET_PROTECTION.cipher}`,
@@ -60,7 +57,7 @@ export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<st
     `Interface = ${OVERLAY_INTERFACE}`,
     'AddressFamily = ipv4',
     'IndirectData = yes',
-    ...TINC_TIMERS,
+    ...timerLines(plan),
     ...TINC_CRYPTO,
     // One meta connection per pair: the node listed first in the topology dials.
     ...[...peers.keys()].filter((peer) => byName.get(peer)!.index > node.index).map((peer) => `ConnectTo = ${peer}`),

@@ -83,6 +83,19 @@ describe('fleet plan', () => {
     expect(tincFiles(single, single.nodes[0], publicKeys)[2].content).toContain('PMTUDiscovery = no');
   });
 
+  test('the failover profile sets tinc\'s timers, and the inventory says which ran', () => {
+    const conf = (failover?: unknown) => {
+      const p = planFleet(validateTopology({ ...topology, failover }));
+      return { text: tincFiles(p, p.nodes[0], publicKeys).find((f) => f.path === 'tinc.conf')!.content, inventory: localInventory(p, publicKeys, 'boringtun 0.7.1') };
+    };
+    expect(conf().text).toContain('PingInterval = 1\nPingTimeout = 2\nMaxTimeout = 1\n');
+    expect(conf('tinc-defaults').text).toContain('PingInterval = 60\nPingTimeout = 5\nMaxTimeout = 900\n');
+    expect(conf({ pingInterval: 10, pingTimeout: 3 }).text).toContain('PingInterval = 10\nPingTimeout = 3\nMaxTimeout = 900\n');
+    expect(conf('tinc-defaults').inventory.overlay?.failover).toEqual({ pingInterval: 60, pingTimeout: 5, maxTimeout: 900 });
+    expect(() => validateTopology({ ...topology, failover: 'slow' })).toThrow(/failover/);
+    expect(() => validateTopology({ ...topology, failover: { pingInterval: 0, pingTimeout: 2 } })).toThrow(/failover/);
+  });
+
   test('the inventory carries reference values and public keys only', () => {
     const inventory = localInventory(plan, publicKeys, 'boringtun 0.7.1');
     expect(inventory.links[1]).toEqual({

@@ -1,0 +1,25 @@
+/** How the overlay notices a dead link: the topology's failover profile and the tinc timers it sets. */
+
+/**
+ * tinc's failure detection, which decides how long the overlay takes to re-route around a dead
+ * link: `fast` (default), `tinc-defaults` (what the published system ran), or custom seconds.
+ */
+export type FailoverProfile = 'fast' | 'tinc-defaults' | { pingInterval: number; pingTimeout: number; maxTimeout?: number };
+
+/** tinc's own timer options (seconds) for a profile. */
+export interface TincTimers {
+  pingInterval: number;
+  pingTimeout: number;
+  maxTimeout: number;
+}
+
+/**
+ * fast: a silent meta connection is probed after 1 s and dropped 2 s later (re-route in ~2 s
+ * here), and reconnects are retried every second. tinc-defaults: tinc 1.0's own 60 / 5 / 900.
+ * Custom: the given values, tinc's default reconnect cap where none is given.
+ */
+export function tincTimers(profile: FailoverProfile = 'fast'): TincTimers {
+  if (profile === 'fast') return { pingInterval: 1, pingTimeout: 2, maxTimeout: 1 };
+  if (profile === 'tinc-defaults') return { pingInterval: 60, pingTimeout: 5, maxTimeout: 900 };
+  return { pingInterval: profile.pingInterval, pingTimeout: profile.pingTimeout, maxTimeout: profile.maxTimeout ?? 900 };
+}
