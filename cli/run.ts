@@ -75,6 +75,8 @@ interface FleetChoice {
   keepFleet?: boolean;
   /** Require the local fleet up already (`fleet: existing`). */
   existingFleet?: boolean;
+  /** Wait for a run that holds the fleet instead of being refused. */
+  wait?: boolean;
 }
 
 /**
@@ -84,8 +86,9 @@ interface FleetChoice {
 async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
   const { value, plan, view } = await scenarioPlan(scenarioFile, options);
   const holder = await liveLeaseOfAnother('', runIsLiveVia(client));
-  if (holder) throw new Error(fleetBusyMessage(holder));
-  const input: ScenarioInput = { scenario: value, options, keepFleet: fleet.keepFleet, fleet: fleet.existingFleet ? 'existing' : 'auto' };
+  if (holder && !fleet.wait) throw new Error(`${fleetBusyMessage(holder)}; or queue behind it with --wait`);
+  if (holder) console.log(`${fleetBusyMessage(holder)}: this run waits for it`);
+  const input: ScenarioInput = { scenario: value, options, keepFleet: fleet.keepFleet, fleet: fleet.existingFleet ? 'existing' : 'auto', waitForFleet: fleet.wait };
   const handle = await client.workflow.start('scenarioWorkflow', {
     taskQueue: settings.taskQueue,
     workflowId: workflowIdFor(plan.scenario),
@@ -220,6 +223,7 @@ export function registerRunCommands(program: Command): void {
     .option('--dry-run', 'validate and print the plan; start nothing')
     .option('--keep-fleet', 'leave the fleet the run brings up running at the end, for inspection')
     .option('--existing-fleet', 'run on the local fleet already up (fragbench fleet up); do not bring one up')
+    .option('--wait', 'if another run holds the fleet, wait for it instead of being refused')
     .action(runCommand);
 
   program

@@ -28,6 +28,8 @@ export interface ScenarioInput {
   fleet?: FleetMode;
   /** Leave a fleet this run brought up running at the end, for inspection (`fragbench fleet down` removes it). */
   keepFleet?: boolean;
+  /** When another run holds the fleet, wait for it (asking again every few seconds) instead of failing. */
+  waitForFleet?: boolean;
 }
 
 export interface CellInput {
@@ -78,7 +80,9 @@ export interface CellProgress {
 export interface RunProgress {
   runId: string;
   scenario?: string;
-  status: 'preparing' | 'bringing the fleet up' | 'running' | 'cleaning up' | 'finished';
+  status: 'preparing' | 'waiting for the fleet' | 'bringing the fleet up' | 'running' | 'cleaning up' | 'finished';
+  /** While waiting for the fleet: who holds it (the "fleet busy" message). */
+  waitingFor?: string;
   cellIndex?: number;
   cellCount?: number;
   /** Workflow id of the running cell, for reading its live heartbeats. */

@@ -11,6 +11,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  sleep,
   setHandler,
   startChild,
   workflowInfo,
@@ -63,6 +64,29 @@ function refusalOf(err: unknown): unknown {
   return err;
 }
 
+/** How often a run that waits for the fleet asks again. */
+export const FLEET_WAIT_INTERVAL = '5 seconds';
+
+/**
+ * Takes the host's fleet; a run started with `waitForFleet` that finds it busy waits (a durable
+ * timer, visible in its history and its progress) and asks again, instead of failing.
+ */
+async function holdFleet(input: ScenarioInput, live: LiveRun): Promise<void> {
+  for (;;) {
+    live.progress.status = 'bringing the fleet up';
+    try {
+      await fleetLease.acquireFleet({ runId: live.runId, scenario: input.scenario, scenarioFile: input.scenarioFile, mode: input.fleet, options: input.options });
+      live.progress.waitingFor = undefined;
+      return;
+    } catch (err) {
+      const refusal = refusalOf(err);
+      if (!(input.waitForFleet && refusal instanceof ApplicationFailure && refusal.type === 'FleetBusy')) throw refusal;
+      Object.assign(live.progress, { status: 'waiting for the fleet', waitingFor: refusal.message });
+      await sleep(FLEET_WAIT_INTERVAL);
+    }
+  }
+}
+
 /** What the run's handlers (queries, signals) and its body share. */
 interface LiveRun {
   runId: string;
@@ -86,9 +110,7 @@ export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary
   });
 
   try {
-    await fleetLease.acquireFleet({ runId, scenario: input.scenario, scenarioFile: input.scenarioFile, mode: input.fleet, options: input.options }).catch((err: unknown) => {
-      throw refusalOf(err);
-    });
+    await holdFleet(input, live);
     return await runOnFleet(input, live);
   } finally {
     // Also after a cancel that came while the fleet was coming up: the lease says what this run brought up.

@@ -83,8 +83,9 @@ const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, e
 interface MockOptions {
   resizeMs?: number;
   failFirstClient?: boolean;
-  /** acquireFleet refuses, as it does when another run holds the fleet. */
+  /** acquireFleet refuses, as it does when another run holds the fleet (`busyTimes`: that many times, then takes it). */
   fleetBusy?: boolean;
+  busyTimes?: number;
   /** prepareRun fails with bad input (found only against the running fleet). */
   badScenario?: boolean;
 }
@@ -95,7 +96,8 @@ function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
   const activities = {
     async acquireFleet() {
       recorded.steps.push('acquire');
-      if (options.fleetBusy) throw ApplicationFailure.nonRetryable('fleet busy: run other on fhc-4 since 2026-11-24T00:00:00.000Z', 'FleetBusy');
+      const busy = options.fleetBusy && (options.busyTimes === undefined || recorded.steps.filter((x) => x === 'acquire').length <= options.busyTimes);
+      if (busy) throw ApplicationFailure.nonRetryable('fleet busy: run other on fhc-4 since 2026-11-24T00:00:00.000Z', 'FleetBusy');
       return { topology: 'fhc-4', broughtUp: true };
     },
     async releaseFleet({ tearDown }: { tearDown: boolean }) {
@@ -345,5 +347,18 @@ describe('the run holds the fleet for its whole length', () => {
     // Release is still asked, and does nothing for a lease the run does not hold (activities/fleet-lease.ts).
     expect(lastRun!.recorded.steps).toEqual(['acquire', 'release tearDown=true']);
     expect(lastRun!.recorded.clients).toHaveLength(0);
+  });
+
+  test('waitForFleet: a busy fleet is waited for (progress says who holds it), then the run goes on', async () => {
+    const seen: RunProgress[] = [];
+    const { summary, recorded } = await run(phases(), { fleetBusy: true, busyTimes: 1 }, async (handle) => {
+      while (seen.length === 0 || seen.at(-1)!.status === 'bringing the fleet up') {
+        seen.push((await handle.query(progressQuery)) as RunProgress);
+        await sleep(200);
+      }
+    }, { waitForFleet: true });
+    expect(summary.status).toBe('completed');
+    expect(recorded.steps).toEqual(['acquire', 'acquire', 'prepare', 'release tearDown=true']);
+    expect(seen.some((p) => p.status === 'waiting for the fleet' && /fleet busy: run other/.test(p.waitingFor ?? ''))).toBe(true);
   });
 });
