@@ -104,6 +104,11 @@ export interface OverlaySettings {
   wireguard?: string;
   /** tinc's failure-detection timers (s): how soon the overlay re-routes around a dead link. */
   failover?: TincTimers;
+  /**
+   * The CPUs (taskset list) the local fleet's network daemons were pinned to; absent: not pinned.
+   * Results carry it: the stack's latency and CPU figures depend on it.
+   */
+  networkCpus?: string;
 }
 
 export function linkId(a: string, b: string, type: number): string {

@@ -7,7 +7,8 @@
  * samples' span (so a client's JVM start before its first status line is not judged):
  * - host-bound: the host's CPU (all cores) is ≥ 90 % busy in ≥ 10 % of the seconds; or a role
  *   other than a database or a YCSB client (emulator, wireguard, tinc, temporal, worker, other)
- *   uses ≥ 95 % of one core in ≥ 10 % of the seconds. A share of seconds rather than the median:
+ *   uses ≥ 95 % of one core in ≥ 10 % of the seconds; or the network stack (emulator, wireguard
+ *   and tinc together, which the local fleet pins to one CPU) does. A share of seconds rather than the median:
  *   a tenth of a phase starved is enough to bend its throughput curve, and a median would hide it.
  * - client-bound: a YCSB client role uses ≥ 95 % of one core in ≥ 10 % of the seconds (the
  *   client's threads compete for a core, so the load it offers is what the client could do, not
@@ -61,6 +62,9 @@ export interface VerdictReason {
   /** e.g. "host CPU ≥ 90 % in 34 % of seconds (threshold 10 %)". */
   text: string;
 }
+
+/** The local fleet's network daemons, which share one CPU (infra/local/network-cpus.ts). */
+const NETWORK_STACK_ROLES: readonly string[] = ['emulator', 'wireguard', 'tinc'];
 
 /** The tool's own layers, for CPU per database operation. */
 export type ToolLayer = 'emulator' | 'wireguard' | 'tinc' | 'ycsb' | 'worker' | 'temporal';
@@ -132,6 +136,12 @@ export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VER
   if (telemetry.length === 0) unchecked.push('host', 'client');
   if (hostBusyShare !== null && hostBusyShare >= t.shareOfSecondsPercent) {
     reasons.push(secondsReason('host-bound', `host CPU ≥ ${t.hostBusyPercent} %`, hostBusyShare, t));
+  }
+  const stackShare = share((s) => NETWORK_STACK_ROLES.reduce((sum, role) => sum + (s.roles[role] ?? 0), 0) >= t.pinnedPercentOfCore);
+  // One daemon at a full core is named by the rule below, which is the more precise finding.
+  const oneDaemonPinned = NETWORK_STACK_ROLES.some((role) => (rolePinnedSharePercent[role] ?? 0) >= t.shareOfSecondsPercent);
+  if (roles.some((role) => NETWORK_STACK_ROLES.includes(role)) && !oneDaemonPinned && stackShare >= t.shareOfSecondsPercent) {
+    reasons.push(secondsReason('host-bound', `network stack (${NETWORK_STACK_ROLES.join(' + ')}) ≥ ${t.pinnedPercentOfCore} % of one core`, stackShare, t));
   }
   for (const role of roles) {
     const pinned = rolePinnedSharePercent[role];

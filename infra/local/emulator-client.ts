@@ -12,6 +12,7 @@ import type { ExecTarget } from '../../core/inventory';
 import { tail, type NodeExec } from '../../core/exec';
 import { execFor } from '../../activities/exec/transports';
 import { processArgv, stopPids, waitFor } from './processes';
+import { networkCpuPrefix } from './network-cpus';
 
 /** The emulator binary, built by `scripts/build.d/emulator.sh`. */
 export const EMULATOR_BINARY = path.resolve(__dirname, '..', '..', 'emulator', 'bin', 'fb-wan');
@@ -222,6 +223,7 @@ export async function startEmulator(options: StartEmulatorOptions): Promise<Runn
   const logStart = existsSync(logPath) ? statSync(logPath).size : 0;
   const logSinceStart = () => readFileSync(logPath).subarray(logStart).toString();
   const argv = [
+    ...networkCpuPrefix(),
     ...(realtimePriority === null ? [] : ['chrt', '-f', String(realtimePriority)]),
     EMULATOR_BINARY,
     '-config',

@@ -14,6 +14,7 @@ import { FleetNetwork } from '../shaping/fleet-network';
 import { startWanEmulator } from './emulator';
 import { EMULATOR_BINARY, EmulatorClient } from './emulator-client';
 import { localInventory } from './inventory';
+import { networkCpus } from './network-cpus';
 import { withFleetLock } from './lock';
 import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespaces, plannedNamespaces } from './namespaces';
 import { NAMESPACE_PREFIX, planFleet, planNode, type FleetPlan } from './plan';
@@ -24,7 +25,7 @@ import { configureWireguard, generateWireguardKey, startWireguard, uapiSocket, w
 
 export type Progress = (line: string) => void;
 
-const REQUIRED_PROGRAMS = ['ip', 'wg', WIREGUARD_PROGRAM, 'tincd', 'ping', 'iperf3', 'ss'];
+const REQUIRED_PROGRAMS = ['ip', 'taskset', 'wg', WIREGUARD_PROGRAM, 'tincd', 'ping', 'iperf3', 'ss'];
 /**
  * One-way delay given to a few links while measuring what the overlay adds to it. The overlay's
  * cost grows a little with the delay (its daemons sleep longer between packets): a median of
@@ -59,6 +60,7 @@ export async function fleetUp(topologyArg: string, progress: Progress = () => un
   const topology = loadTopology(topologyArg);
   const plan = planFleet(topology);
   checkPrerequisites();
+  networkCpus(); // a bad FRAGBENCH_NETWORK_CPUS fails here, before anything starts
   return withFleetLock('up', async () => {
     const existing = readState();
     if (existing?.status === 'up' && isRunning(existing)) {
@@ -136,7 +138,7 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
   await step('overlay connected', () => waitForOverlay(plan));
   state.baseRttMs = await step('overlay cost measured', () => measureBaseRtt(plan));
   writeState(state);
-  const inventory = localInventory(plan, wireguardKeys, await wireguardImplementation());
+  const inventory = localInventory(plan, wireguardKeys, await wireguardImplementation(), networkCpus());
   writePrivate(fleetPaths.inventory, JSON.stringify(inventory, null, 2), 0o644);
   await step('reference latency and bandwidth applied', () => new FleetNetwork(inventory).reset());
   state.status = 'up';

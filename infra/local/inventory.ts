@@ -5,14 +5,14 @@ import { linkReference } from '../../core/topology';
 import type { FleetPlan } from './plan';
 import { TINC_PACKET_PROTECTION } from './overlay-cost';
 
-export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string, string>, wireguard: string): Inventory {
+export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string, string>, wireguard: string, networkCpus?: string): Inventory {
   const inventory: Inventory = {
     schemaVersion: 1,
     name: plan.name,
     source: 'local',
     clientNode: plan.clientNode,
     shaping: 'emulator',
-    overlay: { tinc: { ...TINC_PACKET_PROTECTION }, wireguard, failover: plan.tinc },
+    overlay: { tinc: { ...TINC_PACKET_PROTECTION }, wireguard, failover: plan.tinc, ...(networkCpus !== undefined ? { networkCpus } : {}) },
     nodes: plan.nodes.map((n) => ({
       name: n.name,
       site: n.site,

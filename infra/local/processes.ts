@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { tail } from '../../core/exec';
 import { NetnsExec } from '../../activities/exec/transports';
+import { networkCpuPrefix } from './network-cpus';
 import { fleetPaths, type FleetProcess, type ProcessKind } from './state';
+
+/** Programs that start a daemon and then become it (exec): what /proc shows just after a start. */
+const LAUNCHERS = ['ip', 'chrt', 'taskset'];
 
 /** argv of a live (non-zombie) process, or undefined when it is gone. */
 export function processArgv(pid: number): string[] | undefined {
@@ -19,13 +23,13 @@ export function processArgv(pid: number): string[] | undefined {
 
 /**
  * True when `pid` is alive and still runs `program` (a recycled PID runs something else). Just
- * after a start it may still be the `ip netns exec` or `chrt` about to become the program.
+ * after a start it may still be the `ip netns exec`, `taskset` or `chrt` about to become the program.
  */
 export function runs(pid: number, program: string): boolean {
   const argv = processArgv(pid);
   if (argv === undefined || argv.length === 0) return false;
   const name = basename(argv[0]);
-  return name === program || (['ip', 'chrt'].includes(name) && argv.some((a) => basename(a) === program));
+  return name === program || (LAUNCHERS.includes(name) && argv.some((a) => basename(a) === program));
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -85,7 +89,8 @@ export async function waitFor<T>(what: string, timeoutMs: number, check: () => T
 const NETWORK_PRIORITY = ['chrt', '--rr', '5'];
 
 /**
- * Starts a long-lived fleet network daemon inside a namespace, at raised priority, its output
+ * Starts a long-lived fleet network daemon inside a namespace, on the network CPUs
+ * (network-cpus.ts), at raised priority, its output
  * to the fleet's log for `owner`.
  */
 export async function startProcess(
@@ -95,7 +100,7 @@ export async function startProcess(
   argv: string[],
   env?: Record<string, string>,
 ): Promise<FleetProcess> {
-  const pid = await new NetnsExec(namespace).spawnDetached([...NETWORK_PRIORITY, ...argv], fleetPaths.log(owner), { env });
+  const pid = await new NetnsExec(namespace).spawnDetached([...networkCpuPrefix(), ...NETWORK_PRIORITY, ...argv], fleetPaths.log(owner), { env });
   return { kind, owner, pid, program: basename(argv[0]) };
 }
 

@@ -53,6 +53,17 @@ describe('phase verdict', () => {
     expect(v.figures.roleMedianPercent.wireguard).toBe(10);
   });
 
+  it('host-bound: the network stack together at a full core (the local fleet pins it to one CPU), though no one daemon is', () => {
+    const stackFull = telemetry(100, (i) => (i < 20 ? { roles: { emulator: 40, wireguard: 30, tinc: 27 } } : {}));
+    const v = phaseVerdict(evidence({ telemetry: stackFull }));
+    expect(v.verdict).toBe('host-bound');
+    expect(v.reasons).toEqual([
+      { verdict: 'host-bound', figure: 20, threshold: 10, text: 'network stack (emulator + wireguard + tinc) ≥ 95 % of one core in 20 % of seconds (threshold 10 %)' },
+    ]);
+    const justBelow = telemetry(100, (i) => (i < 20 ? { roles: { emulator: 40, wireguard: 30, tinc: 24 } } : {}));
+    expect(phaseVerdict(evidence({ telemetry: justBelow })).verdict).toBe('ok');
+  });
+
   it('host-bound: host ≥ 90 % busy in ≥ 10 % of seconds, with the share as its figure', () => {
     const v = phaseVerdict(evidence({ telemetry: telemetry(100, (i) => (i < 34 ? { hostBusyPercent: 95, hostIdlePercent: 5 } : {})) }));
     expect(v.verdict).toBe('host-bound');

@@ -1,0 +1,42 @@
+/**
+ * Where the local fleet's network daemons (the WAN emulator, every WireGuard and every tincd) run:
+ * all on one CPU, the host's last, unless FRAGBENCH_NETWORK_CPUS says otherwise.
+ *
+ * Why one CPU: a datagram crosses five of these daemons each way, and each hand-over to a daemon
+ * on the other, idle CPU is a cross-CPU wake-up, which on this kind of virtual machine costs tens
+ * of microseconds of latency and CPU. Measured on fhc-4 (2 cores, `npm run bench:stack`): idle
+ * ping client→singapore at 0.02 ms configured went from ~0.45-0.5 ms to ~0.14 ms median, and the
+ * stack's CPU per Redis operation from 449 to 281 µs (tincd 107→68, WireGuard 116→35, emulator
+ * 131→90). The price: the stack as a whole can use one core at most; the verdict flags a phase in
+ * which it does (`network stack` in core/verdict.ts). The inventory records the choice.
+ */
+import { availableParallelism } from 'node:os';
+
+export const NETWORK_CPUS_VARIABLE = 'FRAGBENCH_NETWORK_CPUS';
+/** The variable's value that leaves the daemons wherever the scheduler puts them. */
+const UNPINNED = 'all';
+
+/**
+ * The CPU list (taskset's syntax, e.g. `1` or `0-1`) the daemons are pinned to, or undefined for
+ * no pinning (FRAGBENCH_NETWORK_CPUS=all, or a one-CPU host).
+ */
+export function networkCpus(env: NodeJS.ProcessEnv = process.env, cpus = availableParallelism()): string | undefined {
+  const setting = env[NETWORK_CPUS_VARIABLE]?.trim();
+  if (setting === UNPINNED) return undefined;
+  if (setting) {
+    const listed = /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(setting) ? setting.split(/[,-]/).map(Number) : undefined;
+    if (!listed || listed.some((cpu) => cpu >= cpus)) {
+      throw new Error(
+        `${NETWORK_CPUS_VARIABLE}=${JSON.stringify(setting)}: give a CPU list of this host (0-${cpus - 1}), e.g. "${cpus - 1}" or "0-${cpus - 1}", or "${UNPINNED}" for no pinning`,
+      );
+    }
+    return setting;
+  }
+  return cpus > 1 ? String(cpus - 1) : undefined;
+}
+
+/** The command prefix that starts a daemon on those CPUs (empty when not pinned). */
+export function networkCpuPrefix(): string[] {
+  const cpus = networkCpus();
+  return cpus === undefined ? [] : ['taskset', '-c', cpus];
+}
