@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { runHost, spawnHostDetached } from '../activities/exec/run';
+import { runHost } from '../platform/command';
+import { spawnDetached } from '../platform/process';
 import { tail } from '../core/exec';
 
 const STATE_DIR = '/var/lib/fragbench';
@@ -72,7 +73,7 @@ export async function ensureDevServer(log: (line: string) => void = console.log)
     '--ui-disable-news-fetch',
     '--log-level', 'warn',
   ];
-  const pid = spawnHostDetached(argv, DEV_SERVER.logFile);
+  const pid = spawnDetached(argv, DEV_SERVER.logFile);
   writeFileSync(DEV_SERVER.pidFile, `${pid}\n`);
   log(`Temporal dev server starting (pid ${pid}, log ${DEV_SERVER.logFile})`);
   const deadline = Date.now() + 60_000;

@@ -1,6 +1,7 @@
 import type { ExecTarget } from '../../core/inventory';
 import type { ExecOptions, ExecResult, NodeExec } from '../../core/exec';
-import { runHost, spawnHostDetached } from './run';
+import { runHost } from '../../platform/command';
+import { spawnDetached } from '../../platform/process';
 
 /** Runs commands inside a network namespace of this host (the local fleet). */
 export class NetnsExec implements NodeExec {
@@ -15,7 +16,7 @@ export class NetnsExec implements NodeExec {
     return runHost(this.wrap(argv), options, this.where);
   }
   async spawnDetached(argv: string[], logFile: string, options?: { env?: Record<string, string> }): Promise<number> {
-    return spawnHostDetached(this.wrap(argv), logFile, options?.env);
+    return spawnDetached(this.wrap(argv), logFile, options?.env);
   }
 }
 

@@ -4,7 +4,7 @@
  * the emulator. Every namespace carries a marker (an alias on its loopback) so that `down` and a
  * later `up` recognise the ones this project created even when the state file is gone.
  */
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { netnsArgv } from '../../activities/exec/transports';
 import { NAMESPACE_PREFIX, NODE_UPLINK, WAN_NAMESPACE, type FleetPlan } from './plan';
 import { allDone, processArgv, stopPids } from './processes';

@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { OVERLAY_MTU, TINC_PACKET_PROTECTION } from './overlay-cost';
 import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
 import { startProcess, waitFor, waitUntilReady } from './processes';

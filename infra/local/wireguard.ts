@@ -5,7 +5,7 @@
  * state directory: written there by `wg genkey`, read by `wg setconf` from a 0600 file.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { endsFrom, type FleetPlan, type PlannedInterface, type PlannedNode } from './plan';
 import { startProcess, waitUntilReady } from './processes';
 import { fleetPaths, writePrivate, type FleetProcess } from './state';

@@ -6,7 +6,8 @@ import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runHost, spawnHostDetached } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
+import { spawnDetached } from '../../platform/process';
 import { tail } from '../../core/exec';
 import { netnsArgv } from '../../activities/exec/transports';
 
@@ -45,7 +46,7 @@ export async function startRedis(options: { port: number; namespace?: string }):
   const inNs = (argv: string[]) => (options.namespace ? netnsArgv(options.namespace, argv) : argv);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fb-ycsb-redis-'));
   const logFile = path.join(dir, 'redis.log');
-  const pid = spawnHostDetached(
+  const pid = spawnDetached(
     inNs(['redis-server', '--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]),
     logFile,
   );

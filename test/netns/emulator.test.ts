@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { NetnsExec } from '../../activities/exec/transports';
 import { deleteNamespaces, disableForwarding } from '../../infra/local/namespaces';
 import { processArgv, stopPids, waitFor } from '../../infra/local/processes';

@@ -21,7 +21,7 @@ import {
   restoreLink,
 } from '../../activities/network';
 import { NetnsExec } from '../../activities/exec/transports';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { ping } from '../../activities/probes/ping';
 import { median } from '../../activities/probes/quantile';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';

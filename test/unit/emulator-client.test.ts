@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runHost, spawnHostDetached } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
+import { spawnDetached } from '../../platform/process';
 import type { NodeExec } from '../../core/exec';
 import {
   EmulatorClient,
@@ -18,7 +19,7 @@ import { stopPids } from '../../infra/local/processes';
 const onHost: NodeExec = {
   where: 'this host',
   run: (argv, options) => runHost(argv, options),
-  spawnDetached: async (argv, logFile, options) => spawnHostDetached(argv, logFile, options?.env),
+  spawnDetached: async (argv, logFile, options) => spawnDetached(argv, logFile, options?.env),
 };
 
 const shaping = { delayMs: 5, rateMbps: null, lossPercent: 0 };
