@@ -18,6 +18,8 @@ export const statePaths = {
   /** Outside the fleet directory, so it outlives `down` removing the directory it guards. */
   fleetLock: () => join(stateRoot(), 'fleet.lock'),
   runLease: () => join(stateRoot(), 'run-lease.json'),
+  /** A VM fleet's network settings (the local fleet keeps its own inside its directory). */
+  networkSettings: (fleet: string) => join(stateRoot(), 'network', `${fleet}.json`),
   /** Database adapters' state, and the databases' files on nodes; FRAGBENCH_DB_STATE_DIR wins. */
   databases: () => process.env.FRAGBENCH_DB_STATE_DIR || join(stateRoot(), 'db'),
   /** The local Temporal dev server's history, PID and log. */

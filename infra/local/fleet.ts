@@ -18,7 +18,8 @@ import { withFleetLock } from './lock';
 import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespaces, plannedNamespaces } from './namespaces';
 import { NAMESPACE_PREFIX, planFleet, planNode, type FleetPlan } from './plan';
 import { allDone, runs, stopPids, waitFor } from './processes';
-import { createFleetDir, fleetPaths, readState, removeFleetDir, writePrivate, writeState, type FleetProcess, type FleetState } from './state';
+import { writePrivate } from '../../platform/files';
+import { createFleetDir, fleetPaths, readState, removeFleetDir, writeState, type FleetProcess, type FleetState } from './state';
 import { generateTincKey, startTincOverlay, waitForTincMesh } from './tinc';
 import { configureWireguard, generateWireguardKey, startWireguard, uapiSocket, wireguardImplementation, WIREGUARD_PROGRAM } from './wireguard';
 

@@ -11,7 +11,8 @@ import { runHost } from '../../platform/command';
 import { OVERLAY_MTU, TINC_PACKET_PROTECTION } from './overlay-cost';
 import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
 import { startProcess, waitFor, waitUntilReady } from './processes';
-import { fleetPaths, writePrivate, type FleetProcess } from './state';
+import { writePrivate } from '../../platform/files';
+import { fleetPaths, type FleetProcess } from './state';
 
 /** tinc's failure detection, from the topology's failover profile (core/topology.ts `tincTimers`). */
 function timerLines(plan: FleetPlan): string[] {

@@ -8,7 +8,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { runHost } from '../../platform/command';
 import { endsFrom, type FleetPlan, type PlannedInterface, type PlannedNode } from './plan';
 import { startProcess, waitUntilReady } from './processes';
-import { fleetPaths, writePrivate, type FleetProcess } from './state';
+import { writePrivate } from '../../platform/files';
+import { fleetPaths, type FleetProcess } from './state';
 
 /**
  * This kernel has no WireGuard module, so the mesh runs in user space. boringtun (Cloudflare's
