@@ -93,3 +93,8 @@ export async function runHost(argv: string[], options: ExecOptions = {}, where =
   if (result.code !== 0 && !options.allowFailure) throw new CommandError(argv, where, result);
   return result;
 }
+
+/** The argv that runs `argv` inside a network namespace of this host (and keeps its PID). */
+export function netnsArgv(namespace: string, argv: string[]): string[] {
+  return ['ip', 'netns', 'exec', namespace, ...argv];
+}

@@ -120,7 +120,7 @@ export class ManagedProcess {
       await waitFor(
         async () => {
           if (await holds()) return true;
-          if (!this.isAlive()) throw new Error(`exited before ${what}`);
+          if (!this.isAlive()) throw new Error('exited before it was ready');
           return undefined;
         },
         { what, timeoutMs: options.timeoutMs, intervalMs: options.intervalMs },

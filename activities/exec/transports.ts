@@ -1,6 +1,6 @@
 import type { ExecTarget } from '../../core/inventory';
 import type { ExecOptions, ExecResult, NodeExec } from '../../core/exec';
-import { runHost } from '../../platform/command';
+import { netnsArgv, runHost } from '../../platform/command';
 import { spawnDetached } from '../../platform/process';
 
 /** Runs commands inside a network namespace of this host (the local fleet). */
@@ -49,10 +49,7 @@ export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_\-./:=@%+,]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The argv that runs `argv` inside a namespace of this host. */
-export function netnsArgv(namespace: string, argv: string[]): string[] {
-  return ['ip', 'netns', 'exec', namespace, ...argv];
-}
+export { netnsArgv };
 
 /** The argv that runs `argv` on the target from this host, for callers that stream output. */
 export function hostArgvFor(target: ExecTarget, argv: string[]): string[] {

@@ -21,7 +21,7 @@ export function emulatorConfig(plan: FleetPlan): EmulatorConfig {
 export async function startWanEmulator(plan: FleetPlan, record: (p: FleetProcess) => void): Promise<void> {
   writePrivate(fleetPaths.emulatorConfig, JSON.stringify(emulatorConfig(plan), null, 2));
   const { pid } = await startEmulator({
-    target: { transport: 'netns', namespace: WAN_NAMESPACE },
+    namespace: WAN_NAMESPACE,
     configPath: fleetPaths.emulatorConfig,
     controlPath: fleetPaths.emulatorSocket,
     logPath: fleetPaths.log('emulator'),
