@@ -7,7 +7,7 @@ import { InputError } from '../core/errors';
 import type { FleetRef } from '../core/fleet-ref';
 import type { Inventory } from '../core/inventory';
 import { validateInventory } from '../core/validate-inventory';
-import { runHost } from './exec/run';
+import { runHost } from '../platform/command';
 import { CommandError } from '../core/exec';
 import { fleetPaths } from '../infra/local/state';
 

@@ -14,7 +14,7 @@ import { fleetKey, fleetSpecs, planScenario, type PlanOptions } from '../core/sc
 import { checkScenarioShape, parseScenarioText } from '../core/scenario-schema';
 import type { FleetRef } from '../core/fleet-ref';
 import type { DatabaseActivities, DatabaseName, NetworkActivities, ResizeTiming, RttMatrix, TrafficMatrix } from './contracts';
-import { runHost } from './exec/run';
+import { runHost } from '../platform/command';
 import { loadFleet, projectPath, type FleetMode, type LoadedFleet } from './scenario-fleet';
 
 export interface LoadedScenario {

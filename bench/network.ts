@@ -22,7 +22,7 @@ import type { Topology } from '../core/topology';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { fleetPaths, readState } from '../infra/local/state';
 import { EmulatorClient } from '../infra/local/emulator-client';
-import { sleep, waitFor } from '../infra/local/processes';
+import { sleep, waitFor } from '../platform/wait';
 import { SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
 
@@ -109,10 +109,11 @@ async function secondsCutOff(inventory: Inventory, from: string, to: string, cut
 
 async function restoreAndSettle(links: string[], from: string, to: string, timeoutS = 30): Promise<void> {
   for (const link of links) await restoreLink({ fleet, link });
-  await waitFor(`${from}-${to} back on a direct link`, timeoutS * 1000, async () => {
-    const { hops } = await overlayRoute({ fleet, from, to });
-    return hops.length === 2 ? true : undefined;
-  }, 500);
+  await waitFor(async () => (await overlayRoute({ fleet, from, to })).hops.length === 2, {
+    what: `${from}-${to} back on a direct link`,
+    timeoutMs: timeoutS * 1000,
+    intervalMs: 500,
+  });
 }
 
 /** Of the given links, the one the overlay sends `from`'s pings to `to` over right now. */

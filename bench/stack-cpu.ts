@@ -32,7 +32,7 @@ import { fleetDown, fleetUp, isRunning } from '../infra/local/fleet';
 import { FleetNetwork } from '../infra/shaping/fleet-network';
 import { fleetPaths, readState } from '../infra/local/state';
 import { EmulatorClient } from '../infra/local/emulator-client';
-import { sleep } from '../infra/local/processes';
+import { sleep } from '../platform/wait';
 import { WIREGUARD_PROGRAM } from '../infra/local/wireguard';
 
 const fleet = { kind: 'local' } as const;

@@ -12,6 +12,7 @@ import { readState } from '../infra/local/state';
 import { TelemetrySampler } from '../services/telemetry/sampler';
 import { localTelemetryOptions } from '../services/telemetry/local-fleet';
 import type { TelemetrySample } from '../core/telemetry';
+import { sleep } from '../platform/wait';
 
 const TARGET_PERCENT_OF_CORE = 2;
 
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();
   await sampler.start((s) => samples.push(s));
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  await sleep(seconds * 1000);
   sampler.stop();
   const cpu = process.cpuUsage(cpuBefore);
   const wallS = (performance.now() - startedAt) / 1000;

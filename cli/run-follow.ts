@@ -7,6 +7,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { LoadProgress } from '../activities/load';
 import type { ResizeSummary } from '../core/run-record';
+import { sleep } from '../platform/wait';
 import { verdictText } from '../report/validity';
 import type { Sample } from '../core/samples';
 import { progressQuery, type CellProgress, type CellResult, type RunProgress, type RunSummary } from '../workflows/definitions';
@@ -67,7 +68,7 @@ export async function follow(client: Client, handle: WorkflowHandle, print: (lin
       if (line !== last) print(line);
       last = line;
     }
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
+    await Promise.race([result.catch(() => undefined), sleep(1_000)]);
   }
   return result;
 }

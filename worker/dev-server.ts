@@ -1,22 +1,23 @@
 /**
  * The local Temporal dev server (`temporal server start-dev`): started only when nothing answers
- * on 127.0.0.1:7233, bound to loopback, its history in a file under /var/lib/fragbench so runs
- * survive a restart, its PID in a state file so it is stopped by PID and nothing else.
+ * on 127.0.0.1:7233, bound to loopback, its history in a file under the state root so runs
+ * survive a restart, its PID in a file so that a later `fragbench` adopts and stops it by PID and
+ * its history file (the marker), and nothing else.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { runHost, spawnHostDetached } from '../activities/exec/run';
-import { tail } from '../core/exec';
+import { runHost } from '../platform/command';
+import { statePaths } from '../platform/paths';
+import { ManagedProcess, readPidFile, writePidFile } from '../platform/process';
 
-const STATE_DIR = '/var/lib/fragbench';
 export const DEV_SERVER = {
   ip: '127.0.0.1',
   port: 7233,
   uiPort: 8233,
-  dbFile: path.join(STATE_DIR, 'temporal-dev.db'),
-  pidFile: path.join(STATE_DIR, 'temporal-dev.pid'),
-  logFile: path.join(STATE_DIR, 'temporal-dev.log'),
+  dbFile: statePaths.temporalDev('db'),
+  pidFile: statePaths.temporalDev('pid'),
+  logFile: statePaths.temporalDev('log'),
 };
 export const UI_ADDRESS = `http://${DEV_SERVER.ip}:${DEV_SERVER.uiPort}`;
 
@@ -42,26 +43,13 @@ export async function temporalBinary(): Promise<string> {
   return stdout.trim();
 }
 
-function recordedPid(): number | undefined {
-  if (!existsSync(DEV_SERVER.pidFile)) return undefined;
-  const pid = Number(readFileSync(DEV_SERVER.pidFile, 'utf8').trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/** True when pid runs the dev server we started (a recycled PID runs something else). */
-function isOurServer(pid: number): boolean {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.includes('start-dev') && argv.includes(DEV_SERVER.dbFile);
-  } catch {
-    return false;
-  }
-}
+/** Our server's history file is in its command line: a recycled PID's is not. */
+const MARKER = DEV_SERVER.dbFile;
 
 /** Starts the dev server unless one answers already; returns whether this call started it. */
 export async function ensureDevServer(log: (line: string) => void = console.log): Promise<{ started: boolean }> {
   if (await answers(DEV_SERVER.ip, DEV_SERVER.port)) return { started: false };
-  mkdirSync(STATE_DIR, { recursive: true });
+  mkdirSync(path.dirname(DEV_SERVER.logFile), { recursive: true });
   const argv = [
     await temporalBinary(),
     'server', 'start-dev',
@@ -72,27 +60,24 @@ export async function ensureDevServer(log: (line: string) => void = console.log)
     '--ui-disable-news-fetch',
     '--log-level', 'warn',
   ];
-  const pid = spawnHostDetached(argv, DEV_SERVER.logFile);
-  writeFileSync(DEV_SERVER.pidFile, `${pid}\n`);
-  log(`Temporal dev server starting (pid ${pid}, log ${DEV_SERVER.logFile})`);
-  const deadline = Date.now() + 60_000;
-  while (!(await answers(DEV_SERVER.ip, DEV_SERVER.port))) {
-    if (!isOurServer(pid) || Date.now() > deadline) {
-      const logText = existsSync(DEV_SERVER.logFile) ? readFileSync(DEV_SERVER.logFile, 'utf8') : '';
-      throw new Error(`the Temporal dev server did not come up on ${DEV_SERVER.ip}:${DEV_SERVER.port}:\n${tail(logText, 15)}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const server = ManagedProcess.start({ argv, logFile: DEV_SERVER.logFile, marker: MARKER, name: 'the Temporal dev server' });
+  writePidFile(DEV_SERVER.pidFile, server.pid);
+  log(`Temporal dev server starting (pid ${server.pid}, log ${DEV_SERVER.logFile})`);
+  await server.waitReady(() => answers(DEV_SERVER.ip, DEV_SERVER.port), {
+    what: `it to answer on ${DEV_SERVER.ip}:${DEV_SERVER.port}`,
+    timeoutMs: 60_000,
+    intervalMs: 250,
+  });
   return { started: true };
 }
 
 /** Stops the dev server this project started (by its recorded PID); returns whether one was running. */
 export async function stopDevServer(): Promise<boolean> {
-  const pid = recordedPid();
+  const pid = readPidFile(DEV_SERVER.pidFile);
   rmSync(DEV_SERVER.pidFile, { force: true });
-  if (pid === undefined || !isOurServer(pid)) return false;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && isOurServer(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (isOurServer(pid)) process.kill(pid, 'SIGKILL');
+  const server = pid === undefined ? undefined : ManagedProcess.adopt({ pid, marker: MARKER, name: 'the Temporal dev server' });
+  if (!server) return false;
+  // Ten seconds to flush its history file before SIGKILL.
+  await server.stop(10_000);
   return true;
 }

@@ -13,7 +13,8 @@ import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../contracts';
 import { ClusterAdapter, type Member } from './cluster-adapter';
-import { defaultExecProvider, startServer, waitFor, type ExecProvider } from './node-shell';
+import { waitFor } from '../../platform/wait';
+import { defaultExecProvider, startServer, type ExecProvider } from './node-shell';
 import { installFromVendor } from './vendor-apt';
 
 type MongoMember = Member;
@@ -134,7 +135,6 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
   private async waitHealthy(via: MongoMember, members: MongoMember[], timeoutMs: number): Promise<void> {
     const want = members.map(host).sort().join(',');
     await waitFor(
-      `replica set ${REPLICA_SET} to be ${members.map((m) => m.node).join(', ')}, each primary or secondary`,
       async () => {
         const status = await this.memberStatus(via);
         const ready =
@@ -143,7 +143,7 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
           status.every((s) => s.health === 1 && (s.state === 'PRIMARY' || s.state === 'SECONDARY'));
         return ready ? true : undefined;
       },
-      { timeoutMs, intervalMs: 1000 },
+      { what: `replica set ${REPLICA_SET} to be ${members.map((m) => m.node).join(', ')}, each primary or secondary`, timeoutMs, intervalMs: 1000 },
     );
   }
 

@@ -5,7 +5,11 @@
  */
 import { tail, type ExecOptions, type ExecResult, type NodeExec } from '../../core/exec';
 import type { InventoryNode } from '../../core/inventory';
+import { argvHasMarker, parseCmdline, stopEscalating, type ProcessMarker } from '../../platform/pid';
+import { waitFor } from '../../platform/wait';
 import { execFor } from '../exec/transports';
+
+export type { ProcessMarker };
 
 /** How an adapter gets a NodeExec for a node; tests pass one that records commands. */
 export type ExecProvider = (node: InventoryNode) => NodeExec;
@@ -65,29 +69,23 @@ export class NodeShell {
   }
 
   /**
-   * True when `pid` runs with a marker as one of its arguments, or as the start of the process
-   * title it rewrote itself, so that a reused PID is never taken for ours. A server that renames
-   * itself (redis-server) needs two markers: one of its arguments for the moments before the
-   * rename, and the title after it; with only the title a slow start reads as an exit.
+   * True when `pid` on the node carries the marker (platform/pid's rule, read through the node's
+   * /proc), so that a reused PID is never taken for ours; with only a renamed title as marker, a
+   * slow start would read as an exit.
    */
   async isOurs(pid: number, marker: ProcessMarker): Promise<boolean> {
-    const markers = typeof marker === 'string' ? [marker] : marker;
     const result = await this.run(['cat', `/proc/${pid}/cmdline`], { allowFailure: true });
-    if (result.code !== 0) return false;
-    return result.stdout.split('\0').some((arg) => markers.some((m) => arg === m || arg.startsWith(`${m} `)));
+    return result.code === 0 && argvHasMarker(parseCmdline(result.stdout), marker);
   }
 
-  /** SIGTERM, then SIGKILL after a grace period; only if the PID is still ours. */
+  /** SIGTERM, then SIGKILL after a grace period; only while the PID is still ours. */
   async stopProcess(pid: number, marker: ProcessMarker, graceMs = STOP_GRACE_MS): Promise<void> {
-    if (!(await this.isOurs(pid, marker))) return;
-    await this.run(['kill', '-TERM', String(pid)], { allowFailure: true });
-    const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline) {
-      if (!(await this.isOurs(pid, marker))) return;
-      await sleep(200);
-    }
-    await this.run(['kill', '-KILL', String(pid)], { allowFailure: true });
-    while (await this.isOurs(pid, marker)) await sleep(100);
+    const onNode = {
+      isRunning: () => this.isOurs(pid, marker),
+      signal: async (signal: NodeJS.Signals) => void (await this.run(['kill', `-${signal.slice(3)}`, String(pid)], { allowFailure: true })),
+    };
+    // Each look is a command on the node (over SSH for a VM): look less often than on this host.
+    await stopEscalating([onNode], { graceMs, pollMs: 200 });
   }
 
   /** Whether a TCP port accepts connections at address (probed from this node). */
@@ -100,32 +98,6 @@ export class NodeShell {
   /** e.g. `tl1 (fb-tl1)`: the node's name and where its commands run. */
   get label(): string {
     return `${this.node.name} (${this.exec.where})`;
-  }
-}
-
-/** What identifies a process as ours in its command line: one argument, or any of several. */
-export type ProcessMarker = string | readonly string[];
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * Polls `probe` until it returns a value other than undefined. `stillTrying` may throw to give up
- * early (e.g. the process died); on timeout the error says what was awaited.
- */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  options: { timeoutMs: number; intervalMs?: number; stillTrying?: () => Promise<void> },
-): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (options.stillTrying) await options.stillTrying();
-    if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for ${what}`);
-    await sleep(options.intervalMs ?? 250);
   }
 }
 
@@ -163,13 +135,14 @@ export async function startServer(
 ): Promise<number> {
   const pid = await shell.spawn(spec.argv, spec.logFile);
   try {
-    await waitFor(`${spec.database} on ${shell.label} to serve`, async () => ((await ready()) ? true : undefined), {
-      timeoutMs,
-      intervalMs: 300,
-      stillTrying: async () => {
+    await waitFor(
+      async () => {
+        if (await ready()) return true;
         if (!(await shell.isOurs(pid, spec.marker))) throw await startFailure(shell, spec.database, spec.logFile, 'the process exited');
+        return undefined;
       },
-    });
+      { what: `${spec.database} on ${shell.label} to serve`, timeoutMs, intervalMs: 300 },
+    );
     return pid;
   } catch (err) {
     await shell.stopProcess(pid, spec.marker, 2_000);

@@ -3,17 +3,15 @@
  * later activity call, in another process, can resize or stop it: one JSON file per fleet and
  * database on the host that runs the activities. Node-side files live under nodeDir().
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { readJson, writeJsonAtomic } from '../../platform/files';
+import { statePaths } from '../../platform/paths';
 import type { DatabaseName } from '../contracts';
 
-/** Root of the adapters' state and of the databases' files on nodes; tests may point it elsewhere. */
-export function stateRoot(): string {
-  return process.env.FRAGBENCH_DB_STATE_DIR ?? '/var/lib/fragbench/db';
-}
-
+/** Read at each call: tests point FRAGBENCH_DB_STATE_DIR elsewhere between cases. */
 export function databaseDir(fleet: string, database: DatabaseName): string {
-  return join(stateRoot(), fleet, database);
+  return join(statePaths.databases(), fleet, database);
 }
 
 /** Directory of one node's database files (data, config, log), on that node. */
@@ -29,12 +27,7 @@ export class StateFile<T> {
   }
 
   read(): T | undefined {
-    try {
-      return JSON.parse(readFileSync(this.path, 'utf8')) as T;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+    return readJson<T>(this.path);
   }
 
   /** The state, or an error saying the cluster has not been formed. */
@@ -46,10 +39,7 @@ export class StateFile<T> {
 
   /** Written atomically, so a crash mid-write never leaves half a state. */
   write(state: T): void {
-    mkdirSync(join(this.path, '..'), { recursive: true });
-    const temp = `${this.path}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(state, null, 2)}\n`);
-    renameSync(temp, this.path);
+    writeJsonAtomic(this.path, state);
   }
 
   remove(): void {

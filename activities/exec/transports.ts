@@ -1,6 +1,7 @@
 import type { ExecTarget } from '../../core/inventory';
 import type { ExecOptions, ExecResult, NodeExec } from '../../core/exec';
-import { runHost, spawnHostDetached } from './run';
+import { netnsArgv, runHost } from '../../platform/command';
+import { spawnDetached } from '../../platform/process';
 
 /** Runs commands inside a network namespace of this host (the local fleet). */
 export class NetnsExec implements NodeExec {
@@ -15,7 +16,7 @@ export class NetnsExec implements NodeExec {
     return runHost(this.wrap(argv), options, this.where);
   }
   async spawnDetached(argv: string[], logFile: string, options?: { env?: Record<string, string> }): Promise<number> {
-    return spawnHostDetached(this.wrap(argv), logFile, options?.env);
+    return spawnDetached(this.wrap(argv), logFile, options?.env);
   }
 }
 
@@ -48,10 +49,7 @@ export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_\-./:=@%+,]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The argv that runs `argv` inside a namespace of this host. */
-export function netnsArgv(namespace: string, argv: string[]): string[] {
-  return ['ip', 'netns', 'exec', namespace, ...argv];
-}
+export { netnsArgv };
 
 /** The argv that runs `argv` on the target from this host, for callers that stream output. */
 export function hostArgvFor(target: ExecTarget, argv: string[]): string[] {

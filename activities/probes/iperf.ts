@@ -1,6 +1,6 @@
 /** TCP throughput over the overlay with iperf3: a one-shot server on the receiver, stopped by PID. */
 import type { NodeExec } from '../../core/exec';
-import { sleep } from '../../infra/local/processes';
+import { sleep } from '../../platform/wait';
 
 const BASE_PORT = 5201;
 

@@ -4,7 +4,7 @@
  * packet is forwarded hop by hop, so following the next hops from node to node is the path.
  */
 import type { NodeExec } from '../../core/exec';
-import { sleep } from '../../infra/local/processes';
+import { sleep } from '../../platform/wait';
 
 /** Where a node's tincd keeps its PID and log. */
 export interface TincFiles {

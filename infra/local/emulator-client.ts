@@ -1,17 +1,16 @@
 /**
  * The WAN link emulator of the local fleet (`emulator/`, binary `fb-wan`) as TypeScript sees it:
  * the types of its config file, a client for its control socket, and the function that starts it
- * (stop it by PID with `stopPids`: on SIGTERM it closes its sockets and removes its control socket). The emulator relays every link's WireGuard UDP between two node namespaces,
+ * (stop it with its ManagedProcess: on SIGTERM it closes its sockets and removes its control
+ * socket). The emulator relays every link's WireGuard UDP between two node namespaces,
  * each direction with its own one-way delay, rate cap and random loss; links can be changed,
  * cut and restored while traffic flows.
  */
 import { createConnection } from 'node:net';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ExecTarget } from '../../core/inventory';
-import { tail, type NodeExec } from '../../core/exec';
-import { execFor } from '../../activities/exec/transports';
-import { processArgv, stopPids, waitFor } from './processes';
+import { netnsArgv } from '../../platform/command';
+import { ManagedProcess } from '../../platform/process';
 import { networkCpuPrefix } from './network-cpus';
 
 /** The emulator binary, built by `scripts/build.d/emulator.sh`. */
@@ -193,9 +192,8 @@ export class EmulatorClient {
 // ---- process -------------------------------------------------------------------------------
 
 export interface StartEmulatorOptions {
-  /** Where it runs: the WAN namespace (`{ transport: 'netns', namespace: 'fb-wan' }`), or any
-   *  NodeExec whose processes run on this host. */
-  target: ExecTarget | NodeExec;
+  /** The namespace it runs in (the WAN namespace, `fb-wan`); none: this host's own network. */
+  namespace?: string;
   configPath: string;
   controlPath: string;
   /** stdout and stderr are appended here. */
@@ -207,6 +205,7 @@ export interface StartEmulatorOptions {
 
 export interface RunningEmulator {
   pid: number;
+  process: ManagedProcess;
   client: EmulatorClient;
 }
 
@@ -219,36 +218,15 @@ export async function startEmulator(options: StartEmulatorOptions): Promise<Runn
   if (!existsSync(EMULATOR_BINARY)) {
     throw new Error(`${EMULATOR_BINARY} is missing: build it with scripts/build.d/emulator.sh (or make setup)`);
   }
-  const exec = 'transport' in options.target ? localExec(options.target) : options.target;
-  const logStart = existsSync(logPath) ? statSync(logPath).size : 0;
-  const logSinceStart = () => readFileSync(logPath).subarray(logStart).toString();
-  const argv = [
-    ...networkCpuPrefix(),
-    ...(realtimePriority === null ? [] : ['chrt', '-f', String(realtimePriority)]),
-    EMULATOR_BINARY,
-    '-config',
-    configPath,
-    '-control',
-    controlPath,
-  ];
+  const priority = [...networkCpuPrefix(), ...(realtimePriority === null ? [] : ['chrt', '-f', String(realtimePriority)])];
   // Not GODEBUG=schedtrace (which keeps Go's sysmon from parking and halved fb-wan's CPU per
   // operation): with it, the emulator's RTT test saw p99 5.3 ms late on a 20 ms link in 2 of 5 runs.
-  const pid = await exec.spawnDetached(argv, logPath);
-  try {
-    await waitFor('its ready line', readyTimeoutMs, () => {
-      if (logSinceStart().split('\n').includes(EMULATOR_READY_LINE)) return true;
-      if (processArgv(pid) === undefined) throw new Error('exited before it was ready');
-      return undefined;
-    }, 20);
-  } catch (err) {
-    await stopPids([pid]);
-    throw new Error(`fb-wan in ${exec.where}: ${(err as Error).message} (log ${logPath}):\n${tail(logSinceStart(), 20)}`);
-  }
-  return { pid, client: new EmulatorClient(controlPath) };
-}
-
-
-function localExec(target: ExecTarget): NodeExec {
-  if (target.transport !== 'netns') throw new Error(`the emulator runs on this host only, not over ${target.transport}`);
-  return execFor(target);
+  const emulator = ManagedProcess.start({
+    prefix: options.namespace ? netnsArgv(options.namespace, priority) : priority,
+    argv: [EMULATOR_BINARY, '-config', configPath, '-control', controlPath],
+    logFile: logPath,
+    name: `fb-wan in ${options.namespace ?? 'this host'}`,
+  });
+  await emulator.waitReady({ logLine: EMULATOR_READY_LINE }, { what: 'its ready line', timeoutMs: readyTimeoutMs, intervalMs: 20 });
+  return { pid: emulator.pid, process: emulator, client: new EmulatorClient(controlPath) };
 }

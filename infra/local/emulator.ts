@@ -1,7 +1,8 @@
 /** The local fleet's WAN emulator: its config derived from the plan, started in the WAN namespace. */
 import { startEmulator, type DirectionShaping, type EmulatorConfig } from './emulator-client';
 import { WAN_NAMESPACE, type FleetPlan } from './plan';
-import { fleetPaths, writePrivate, type FleetProcess } from './state';
+import { writePrivate } from '../../platform/files';
+import { fleetPaths, type FleetProcess } from './state';
 
 /** Every link relayed end to end, unshaped: `up` measures the overlay's own cost, then applies the reference. */
 export function emulatorConfig(plan: FleetPlan): EmulatorConfig {
@@ -20,7 +21,7 @@ export function emulatorConfig(plan: FleetPlan): EmulatorConfig {
 export async function startWanEmulator(plan: FleetPlan, record: (p: FleetProcess) => void): Promise<void> {
   writePrivate(fleetPaths.emulatorConfig, JSON.stringify(emulatorConfig(plan), null, 2));
   const { pid } = await startEmulator({
-    target: { transport: 'netns', namespace: WAN_NAMESPACE },
+    namespace: WAN_NAMESPACE,
     configPath: fleetPaths.emulatorConfig,
     controlPath: fleetPaths.emulatorSocket,
     logPath: fleetPaths.log('emulator'),

@@ -18,8 +18,11 @@ import { networkCpus } from './network-cpus';
 import { withFleetLock } from './lock';
 import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespaces, plannedNamespaces } from './namespaces';
 import { NAMESPACE_PREFIX, planFleet, planNode, type FleetPlan } from './plan';
-import { allDone, runs, stopPids, waitFor } from './processes';
-import { createFleetDir, fleetPaths, readState, removeFleetDir, writePrivate, writeState, type FleetProcess, type FleetState } from './state';
+import { stopPids } from '../../platform/pid';
+import { allDone, waitFor } from '../../platform/wait';
+import { daemonRuns } from './processes';
+import { writePrivate } from '../../platform/files';
+import { createFleetDir, fleetPaths, readState, removeFleetDir, writeState, type FleetProcess, type FleetState } from './state';
 import { generateTincKey, startTincOverlay, waitForTincMesh } from './tinc';
 import { configureWireguard, generateWireguardKey, startWireguard, uapiSocket, wireguardImplementation, WIREGUARD_PROGRAM } from './wireguard';
 
@@ -157,10 +160,10 @@ async function waitForOverlay(plan: FleetPlan): Promise<void> {
   await waitForTincMesh(plan, OVERLAY_TIMEOUT_MS);
   const [first, ...others] = plan.nodes;
   const reach = (from: string, to: string) =>
-    waitFor(`overlay ${from} -> ${to}`, OVERLAY_TIMEOUT_MS, async () => {
-      const result = await ping(new NetnsExec(planNode(plan, from).namespace), planNode(plan, to).overlayAddress, 1);
-      return result.avgMs ?? undefined;
-    });
+    waitFor(
+      async () => (await ping(new NetnsExec(planNode(plan, from).namespace), planNode(plan, to).overlayAddress, 1)).avgMs ?? undefined,
+      { what: `overlay ${from} -> ${to}`, timeoutMs: OVERLAY_TIMEOUT_MS },
+    );
   await allDone(others.flatMap((n) => [reach(first.name, n.name), reach(n.name, first.name)]));
 }
 
@@ -192,7 +195,7 @@ async function measureBaseRtt(plan: FleetPlan): Promise<number> {
 }
 
 export function isRunning(state: FleetState): boolean {
-  return state.processes.length > 0 && state.processes.every((p) => runs(p.pid, p.program));
+  return state.processes.length > 0 && state.processes.every(daemonRuns);
 }
 
 /** Removes the local fleet (idempotent): processes by PID, namespaces, sockets, state directory. */
@@ -209,7 +212,7 @@ async function tearDown(progress: Progress): Promise<boolean> {
     removeFleetDir();
     return false;
   }
-  const ours = (state?.processes ?? []).filter((p) => runs(p.pid, p.program));
+  const ours = (state?.processes ?? []).filter(daemonRuns);
   await stopPids(ours.map((p) => p.pid));
   progress(`stopped ${ours.length} processes`);
   await deleteNamespaces(namespaces);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Inventory } from '../../core/inventory';
 import { FleetNetwork } from '../shaping/fleet-network';
 import { startWanEmulator } from './emulator';
-import { runs } from './processes';
+import { daemonRuns } from './processes';
 import { fleetPaths, readState, writeState, type FleetProcess, type FleetState } from './state';
 import { startTinc } from './tinc';
 import { configureWireguard, startWireguard } from './wireguard';
@@ -25,7 +25,7 @@ export interface Restart {
 /** The fleet's daemons whose PID no longer runs their program. */
 export function deadDaemons(state: FleetState | undefined = readState()): FleetProcess[] {
   if (state?.status !== 'up') return [];
-  return state.processes.filter((p) => !runs(p.pid, p.program));
+  return state.processes.filter((p) => !daemonRuns(p));
 }
 
 /**

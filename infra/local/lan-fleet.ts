@@ -6,7 +6,7 @@
  * 198.19.243.0/24 (tag a = .0/27, b = .32/27, ...). No WireGuard, no tinc, no shaping: a node's
  * overlay address is its LAN address.
  */
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import type { Inventory, InventoryNode } from '../../core/inventory';
 import { validateInventory } from '../../core/validate-inventory';
 

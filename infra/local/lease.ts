@@ -4,12 +4,12 @@
  * ended without giving it back (its worker crashed and the run was terminated, or the Temporal
  * server that knew it is gone) is stale and is taken over.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { fleetBusyMessage, type FleetLease } from '../../core/fleet-lease';
-import { STATE_ROOT, writePrivate } from './state';
+import { createExclusive, readJson, writePrivate } from '../../platform/files';
+import { statePaths } from '../../platform/paths';
 
-export const LEASE_FILE = join(STATE_ROOT, 'run-lease.json');
+export const LEASE_FILE = statePaths.runLease();
 
 /** Says whether the run is still going (true), has ended (false). */
 export type RunIsLive = (runId: string) => Promise<boolean>;
@@ -22,12 +22,7 @@ export class FleetBusyError extends Error {
 }
 
 export function readLease(): FleetLease | undefined {
-  try {
-    return JSON.parse(readFileSync(LEASE_FILE, 'utf8')) as FleetLease;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  return readJson<FleetLease>(LEASE_FILE);
 }
 
 /** The lease if a live run other than `runId` holds it. */
@@ -42,14 +37,8 @@ export async function liveLeaseOfAnother(runId: string, isLive: RunIsLive): Prom
  * a live run holds it. A stale lease is replaced.
  */
 export async function takeLease(lease: FleetLease, isLive: RunIsLive): Promise<FleetLease> {
-  mkdirSync(STATE_ROOT, { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(LEASE_FILE, JSON.stringify(lease), { flag: 'wx', mode: 0o600 });
-      return lease;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+    if (createExclusive(LEASE_FILE, JSON.stringify(lease))) return lease;
     const held = readLease();
     if (held?.runId === lease.runId) return held;
     if (held && (await isLive(held.runId))) throw new FleetBusyError(held);

@@ -2,9 +2,9 @@
  * One `fleet up` or `fleet down` at a time: a lock file holding the PID of the process that has
  * it. A lock whose process is gone (a crash) is taken over.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { processArgv } from './processes';
+import { readFileSync, rmSync } from 'node:fs';
+import { createExclusive } from '../../platform/files';
+import { isAlive } from '../../platform/pid';
 import { LOCK_FILE } from './state';
 
 export async function withFleetLock<T>(what: string, work: () => Promise<T>): Promise<T> {
@@ -17,16 +17,10 @@ export async function withFleetLock<T>(what: string, work: () => Promise<T>): Pr
 }
 
 function acquire(what: string): void {
-  mkdirSync(dirname(LOCK_FILE), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(LOCK_FILE, `${process.pid} ${what}\n`, { flag: 'wx', mode: 0o600 });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+    if (createExclusive(LOCK_FILE, `${process.pid} ${what}\n`)) return;
     const [pid, ...holder] = readFileSync(LOCK_FILE, 'utf8').trim().split(' ');
-    if (processArgv(Number(pid)) !== undefined) {
+    if (isAlive(Number(pid))) {
       throw new Error(`another "fleet ${holder.join(' ')}" (PID ${pid}) is working on the local fleet; wait for it to finish`);
     }
     rmSync(LOCK_FILE, { force: true });

@@ -4,10 +4,10 @@
  * the emulator. Every namespace carries a marker (an alias on its loopback) so that `down` and a
  * later `up` recognise the ones this project created even when the state file is gone.
  */
-import { runHost } from '../../activities/exec/run';
-import { netnsArgv } from '../../activities/exec/transports';
+import { netnsArgv, runHost } from '../../platform/command';
 import { NAMESPACE_PREFIX, NODE_UPLINK, WAN_NAMESPACE, type FleetPlan } from './plan';
-import { allDone, processArgv, stopPids } from './processes';
+import { isAlive, stopPids } from '../../platform/pid';
+import { allDone } from '../../platform/wait';
 
 export const NAMESPACE_MARKER = 'fragbench-fleet';
 
@@ -88,7 +88,7 @@ async function namespacePids(namespace: string): Promise<number[]> {
     .split('\n')
     .filter(Boolean)
     .map(Number)
-    .filter((pid) => pid !== process.pid && processArgv(pid) !== undefined);
+    .filter((pid) => pid !== process.pid && isAlive(pid));
 }
 
 /**

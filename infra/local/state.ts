@@ -3,14 +3,14 @@
  * its keys and logs. Only root can read it (dirs 0700, key files 0600); private keys never leave it.
  * A fleet exists exactly while `state.json` exists; `down` removes the whole directory.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJson, writePrivate } from '../../platform/files';
+import { statePaths } from '../../platform/paths';
 import type { FleetPlan } from './plan';
 
-export const STATE_ROOT = '/var/lib/fragbench';
-export const FLEET_DIR = join(STATE_ROOT, 'fleet');
-/** Outside FLEET_DIR, so it outlives `down` removing the directory it guards. */
-export const LOCK_FILE = join(STATE_ROOT, 'fleet.lock');
+export const FLEET_DIR = statePaths.fleet();
+export const LOCK_FILE = statePaths.fleetLock();
 
 export const fleetPaths = {
   state: join(FLEET_DIR, 'state.json'),
@@ -57,8 +57,7 @@ export interface FleetState {
 }
 
 export function readState(): FleetState | undefined {
-  if (!existsSync(fleetPaths.state)) return undefined;
-  return JSON.parse(readFileSync(fleetPaths.state, 'utf8')) as FleetState;
+  return readJson<FleetState>(fleetPaths.state);
 }
 
 /** Atomic write, so a crash never leaves a half-written state behind. */
@@ -75,13 +74,4 @@ export function createFleetDir(): void {
 
 export function removeFleetDir(): void {
   rmSync(FLEET_DIR, { recursive: true, force: true });
-}
-
-/** Writes a file only root can read (keys, configs holding keys, state). */
-export function writePrivate(file: string, content: string, mode = 0o600): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, content, { mode });
-  chmodSync(tmp, mode);
-  renameSync(tmp, file);
 }

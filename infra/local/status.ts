@@ -1,7 +1,7 @@
 /** `fleet status`: what the local fleet is, and how it is right now (processes, shaping, cuts). */
 import { EmulatorClient, type DirectionStats, type LinkStats } from './emulator-client';
 import { listNamespaces, markedNamespaces } from './namespaces';
-import { runs } from './processes';
+import { daemonRuns } from './processes';
 import { fleetPaths, readState } from './state';
 import { relayBytesPerPayloadByte } from './overlay-cost';
 import { FleetNetwork, type NetworkSettings } from '../shaping/fleet-network';
@@ -56,7 +56,7 @@ export async function fleetStatus(): Promise<FleetStatus> {
   const marked = await markedNamespaces();
   if (!state) return { up: false, nodes: [], links: [], processes: [], strayNamespaces: marked };
   const existing = new Set(await listNamespaces());
-  const processes = state.processes.map((p) => ({ kind: p.kind, owner: p.owner, pid: p.pid, alive: runs(p.pid, p.program) }));
+  const processes = state.processes.map((p) => ({ kind: p.kind, owner: p.owner, pid: p.pid, alive: daemonRuns(p) }));
   let stats = new Map<string, LinkStats>();
   let emulatorError: string | undefined;
   try {

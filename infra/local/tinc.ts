@@ -7,11 +7,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { OVERLAY_MTU, TINC_PACKET_PROTECTION } from './overlay-cost';
 import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
-import { startProcess, waitFor, waitUntilReady } from './processes';
-import { fleetPaths, writePrivate, type FleetProcess } from './state';
+import { waitFor } from '../../platform/wait';
+import { startDaemon } from './processes';
+import { writePrivate } from '../../platform/files';
+import { fleetPaths, type FleetProcess } from './state';
 
 /** tinc's failure detection, from the topology's failover profile (core/topology.ts `tincTimers`). */
 function timerLines(plan: FleetPlan): string[] {
@@ -124,13 +126,13 @@ export function activatedPeers(node: string): Set<string> {
 
 /** Resolves once every tincd has a meta connection to every peer it has a link to. */
 export function waitForTincMesh(plan: FleetPlan, timeoutMs: number): Promise<true> {
-  return waitFor(`every tinc meta connection`, timeoutMs, () => {
+  return waitFor(() => {
     const missing = plan.nodes.flatMap((node) => {
       const connected = activatedPeers(node.name);
       return [...peerAddresses(plan, node.name).keys()].filter((peer) => !connected.has(peer)).map((peer) => `${node.name}-${peer}`);
     });
-    return missing.length === 0 ? true : undefined;
-  }, 100);
+    return missing.length === 0;
+  }, { what: 'every tinc meta connection', timeoutMs, intervalMs: 100 });
 }
 
 export function tincPidFile(node: string): string {
@@ -152,18 +154,15 @@ export async function startTincOverlay(plan: FleetPlan, publicKeys: Map<string, 
 export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
   rmSync(readyFile(node.name), { force: true });
   const dir = fleetPaths.tincDir(node.name);
-  const started = await startProcess(node.namespace, 'tinc', `tinc-${node.name}`, [
-    'tincd',
-    '-D',
-    '-d1',
-    '-c',
-    dir,
-    `--pidfile=${tincPidFile(node.name)}`,
-    `--logfile=${fleetPaths.log(`tinc-${node.name}`)}`,
-  ]);
-  record(started);
-  const log = fleetPaths.log(`tinc-${node.name}`);
+  const owner = `tinc-${node.name}`;
+  const log = fleetPaths.log(owner);
+  const argv = ['tincd', '-D', '-d1', '-c', dir, `--pidfile=${tincPidFile(node.name)}`, `--logfile=${log}`];
   // "Ready" follows the listening sockets; tinc-up may run just before them.
   const listening = () => existsSync(readyFile(node.name)) && existsSync(log) && /: Ready$/m.test(readFileSync(log, 'utf8'));
-  await waitUntilReady(started, 'tinc-up and its listening socket', 10_000, listening, 10);
+  await startDaemon({ namespace: node.namespace, kind: 'tinc', owner, argv }, record, {
+    ready: listening,
+    what: 'tinc-up and its listening socket',
+    timeoutMs: 10_000,
+    intervalMs: 10,
+  });
 }

@@ -4,11 +4,12 @@
  * every datagram between two nodes passes through the emulator. Private keys stay in the fleet's
  * state directory: written there by `wg genkey`, read by `wg setconf` from a 0600 file.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { runHost } from '../../activities/exec/run';
+import { readFileSync, rmSync } from 'node:fs';
+import { runHost } from '../../platform/command';
 import { endsFrom, type FleetPlan, type PlannedInterface, type PlannedNode } from './plan';
-import { startProcess, waitUntilReady } from './processes';
-import { fleetPaths, writePrivate, type FleetProcess } from './state';
+import { startDaemon } from './processes';
+import { writePrivate } from '../../platform/files';
+import { fleetPaths, type FleetProcess } from './state';
 
 /**
  * This kernel has no WireGuard module, so the mesh runs in user space. boringtun (Cloudflare's
@@ -45,9 +46,12 @@ export async function generateWireguardKey(node: string): Promise<string> {
 export async function startWireguard(node: PlannedNode, iface: PlannedInterface, record: (p: FleetProcess) => void): Promise<void> {
   // A socket left by a killed daemon would look like a ready one.
   rmSync(uapiSocket(iface.name), { force: true });
-  const started = await startProcess(node.namespace, 'wireguard', iface.name, [WIREGUARD_PROGRAM, ...WIREGUARD_ARGS, iface.name]);
-  record(started);
-  await waitUntilReady(started, `${uapiSocket(iface.name)} to appear`, 10_000, () => existsSync(uapiSocket(iface.name)));
+  const socket = uapiSocket(iface.name);
+  await startDaemon({ namespace: node.namespace, kind: 'wireguard', owner: iface.name, argv: [WIREGUARD_PROGRAM, ...WIREGUARD_ARGS, iface.name] }, record, {
+    ready: { socket },
+    what: `${socket} to appear`,
+    timeoutMs: 10_000,
+  });
 }
 
 /** wg-quick style config of one interface: its key and port, and one peer per link of its type. */

@@ -4,11 +4,11 @@
  * fleet's state directory, or one file per inventory name for VM fleets) so that a bandwidth epoch
  * keeps the latency of the epoch before it, across activity calls and processes.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryLink } from '../../core/inventory';
-import { STATE_ROOT, fleetPaths, readState, writePrivate } from '../local/state';
+import { readJson, writePrivate } from '../../platform/files';
+import { statePaths } from '../../platform/paths';
+import { fleetPaths, readState } from '../local/state';
 import { relayBytesPerPayloadByte } from '../local/overlay-cost';
 import { EmulatorShaper } from './emulator-shaper';
 import type { LinkShape, LinkShaper } from './shaper';
@@ -24,7 +24,7 @@ export interface NetworkSettings {
 export const REFERENCE_SETTINGS: NetworkSettings = { latencyScale: 1, bandwidthScale: 1, cut: [] };
 
 export function settingsFile(inventory: Inventory): string {
-  return inventory.source === 'local' ? fleetPaths.shaping : join(STATE_ROOT, 'network', `${inventory.name}.json`);
+  return inventory.source === 'local' ? fleetPaths.shaping : statePaths.networkSettings(inventory.name);
 }
 
 export function shaperFor(inventory: Inventory): LinkShaper {
@@ -59,8 +59,7 @@ export class FleetNetwork {
   }
 
   settings(): NetworkSettings {
-    if (!existsSync(this.file)) return { ...REFERENCE_SETTINGS };
-    return JSON.parse(readFileSync(this.file, 'utf8')) as NetworkSettings;
+    return readJson<NetworkSettings>(this.file) ?? { ...REFERENCE_SETTINGS };
   }
 
   async setLatencyScale(scale: number): Promise<NetworkSettings> {

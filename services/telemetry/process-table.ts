@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessClassifier, ProcessInfo, Role } from '../../core/telemetry';
 import { parsePidStat, type PidStat } from '../../platform/proc';
+import { parseCmdline } from '../../platform/pid';
 
 const NETNS_DIR = '/run/netns';
 
@@ -63,7 +64,7 @@ function namespaceOf(pid: number, byInode: Map<string, string>): string | undefi
 }
 
 function processInfo(stat: PidStat, namespace: string | undefined): ProcessInfo {
-  const argv = (readText(`/proc/${stat.pid}/cmdline`) ?? '').split('\0').filter(Boolean);
+  const argv = parseCmdline(readText(`/proc/${stat.pid}/cmdline`) ?? '');
   return { pid: stat.pid, comm: stat.comm, argv, namespace };
 }
 

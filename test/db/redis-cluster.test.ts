@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { execFor } from '../../activities/exec/transports';
 import { RedisClusterAdapter } from '../../activities/databases/redis/redis-cluster';
 import { isMaster, parseClusterNodes } from '../../activities/databases/redis/cluster-nodes';

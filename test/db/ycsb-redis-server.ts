@@ -3,12 +3,12 @@
  * inside a network namespace, no persistence; stopped (or stalled, or killed) by its PID.
  */
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runHost, spawnHostDetached } from '../../activities/exec/run';
-import { tail } from '../../core/exec';
-import { netnsArgv } from '../../activities/exec/transports';
+import { netnsArgv, runHost } from '../../platform/command';
+import { signalPid } from '../../platform/pid';
+import { ManagedProcess } from '../../platform/process';
 
 export interface RedisProcess {
   pid: number;
@@ -30,46 +30,38 @@ export function freePort(): Promise<number> {
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export async function startRedis(options: { port: number; namespace?: string }): Promise<RedisProcess> {
-  const inNs = (argv: string[]) => (options.namespace ? netnsArgv(options.namespace, argv) : argv);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fb-ycsb-redis-'));
-  const logFile = path.join(dir, 'redis.log');
-  const pid = spawnHostDetached(
-    inNs(['redis-server', '--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]),
-    logFile,
-  );
+  const server = ManagedProcess.start({
+    prefix: options.namespace ? netnsArgv(options.namespace, []) : [],
+    argv: ['redis-server', '--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    // Its --dir is unique to this start; redis-server renames its title, which keeps no argument.
+    marker: [dir, `redis-server 127.0.0.1:${options.port}`],
+    logFile: path.join(dir, 'redis.log'),
+    name: `redis-server on port ${options.port}`,
+  });
+  const signal = (sig: NodeJS.Signals) => (server.isOurs() ? signalPid(server.pid, sig) : undefined);
   const redis: RedisProcess = {
-    pid,
+    pid: server.pid,
     port: options.port,
-    signal: (signal) => {
-      if (alive(pid)) process.kill(pid, signal);
-    },
+    signal,
     stop: async () => {
-      redis.signal('SIGCONT');
-      redis.signal('SIGTERM');
-      for (let i = 0; i < 50 && alive(pid); i++) await sleep(100);
-      redis.signal('SIGKILL');
+      // A test may have stalled it: a stopped process would sit out the SIGTERM grace.
+      signal('SIGCONT');
+      await server.stop(5_000);
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  for (let i = 0; i < 50; i++) {
-    const ping = await runHost(inNs(['redis-cli', '-p', String(options.port), 'ping']), { allowFailure: true });
-    if (ping.stdout.trim() === 'PONG') return redis;
-    if (!alive(pid)) break;
-    await sleep(100);
+  const pong = async () => (await runHost(inNamespace(options.namespace, ['redis-cli', '-p', String(options.port), 'ping']), { allowFailure: true })).stdout.trim() === 'PONG';
+  try {
+    await server.waitReady(pong, { what: 'it to answer PING', timeoutMs: 5_000, intervalMs: 100 });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   }
-  const log = readFileSync(logFile, 'utf8');
-  await redis.stop();
-  throw new Error(`redis-server on port ${options.port} did not start:\n${tail(log, 20)}`);
+  return redis;
+}
+
+function inNamespace(namespace: string | undefined, argv: string[]): string[] {
+  return namespace ? netnsArgv(namespace, argv) : argv;
 }

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { runYcsb } from '../../activities/ycsb/runner';
 import { runYcsbReporting, type LoadProgress } from '../../activities/ycsb/reporting';

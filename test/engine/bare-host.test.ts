@@ -14,7 +14,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { fleetDown } from '../../infra/local/fleet';
 import { LEASE_FILE } from '../../infra/local/lease';
 import { readState } from '../../infra/local/state';

@@ -19,7 +19,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { fleetStatus } from '../../infra/local/status';

@@ -4,10 +4,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { NetnsExec } from '../../activities/exec/transports';
 import { deleteNamespaces, disableForwarding } from '../../infra/local/namespaces';
-import { processArgv, stopPids, waitFor } from '../../infra/local/processes';
+import { processArgv, stopPids } from '../../platform/pid';
+import { waitFor } from '../../platform/wait';
 import { startEmulator, type EmulatorConfig, type LinkStats, type RunningEmulator } from '../../infra/local/emulator-client';
 
 const NODE1 = 'fb-te1';
@@ -131,7 +132,7 @@ beforeAll(async () => {
   };
   writeFileSync(file('links.json'), JSON.stringify(config));
   emulator = await startEmulator({
-    target: { transport: 'netns', namespace: WAN },
+    namespace: WAN,
     configPath: file('links.json'),
     controlPath: file('control.sock'),
     logPath: file('fb-wan.log'),
@@ -140,7 +141,7 @@ beforeAll(async () => {
     ['chrt', '-f', '10', 'python3', '-c', ECHO, `${NODE2_ADDR}:${WG_PORT}`],
     file('echo.log'),
   );
-  await waitFor('the echo in fb-te2', 10_000, () => (readFileSync(file('echo.log'), 'utf8').includes('echo ready') ? true : undefined));
+  await waitFor(() => readFileSync(file('echo.log'), 'utf8').includes('echo ready'), { what: 'the echo in fb-te2', timeoutMs: 10_000 });
 }, 300_000);
 
 afterAll(async () => {

@@ -21,13 +21,14 @@ import {
   restoreLink,
 } from '../../activities/network';
 import { NetnsExec } from '../../activities/exec/transports';
-import { runHost } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
 import { ping } from '../../activities/probes/ping';
 import { median } from '../../activities/probes/quantile';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { fleetStatus } from '../../infra/local/status';
 import { listNamespaces, markedNamespaces } from '../../infra/local/namespaces';
-import { processArgv, waitFor } from '../../infra/local/processes';
+import { processArgv } from '../../platform/pid';
+import { waitFor } from '../../platform/wait';
 import { FLEET_DIR, fleetPaths, readState, type FleetProcess } from '../../infra/local/state';
 import { uapiSocket } from '../../infra/local/wireguard';
 
@@ -88,7 +89,7 @@ async function rtt(from: string, to: string, count = 10): Promise<number | null>
 
 /** Waits until `from` reaches `to` again over the overlay; returns the RTT then. */
 function reachable(from: string, to: string, timeoutMs: number): Promise<number> {
-  return waitFor(`${from} to reach ${to}`, timeoutMs, async () => (await rtt(from, to, 2)) ?? undefined, 100);
+  return waitFor(async () => (await rtt(from, to, 2)) ?? undefined, { what: `${from} to reach ${to}`, timeoutMs, intervalMs: 100 });
 }
 
 function expectNear(measured: number | null, configured: number, tolerance: number): void {
@@ -225,10 +226,11 @@ describe('failover on the overlay', () => {
     expectNear(await rtt('fq1', 'fq2'), 40 + 30, 6);
     expect((await overlayRoute({ fleet, from: 'fq1', to: 'fq2' })).hops).toEqual(['fq1', 'fq3', 'fq2']);
     await restoreLink({ fleet, link: 'fq1-fq2/0' });
-    await waitFor('the direct route back', 15_000, async () => {
-      const { hops } = await overlayRoute({ fleet, from: 'fq1', to: 'fq2' });
-      return hops.length === 2 ? hops : undefined;
-    }, 250);
+    await waitFor(async () => (await overlayRoute({ fleet, from: 'fq1', to: 'fq2' })).hops.length === 2, {
+      what: 'the direct route back',
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
     expectNear(await rtt('fq1', 'fq2'), 20, 4);
   });
 
@@ -237,10 +239,13 @@ describe('failover on the overlay', () => {
     expectNear(await rtt('fm1', 'fm2'), 20, 4);
     await cutLink({ fleet, link: 'fm1-fm2/0' });
     // tinc notices the cut, may go through fm3 for a moment, and reconnects over type 1 (60 ms).
-    await waitFor('fm1-fm2 over connection type 1', 20_000, async () => {
-      const ms = await rtt('fm1', 'fm2', 5);
-      return ms !== null && Math.abs(ms - 60) <= 6 ? ms : undefined;
-    }, 250);
+    await waitFor(
+      async () => {
+        const ms = await rtt('fm1', 'fm2', 5);
+        return ms !== null && Math.abs(ms - 60) <= 6 ? ms : undefined;
+      },
+      { what: 'fm1-fm2 over connection type 1', timeoutMs: 20_000, intervalMs: 250 },
+    );
     expect((await overlayRoute({ fleet, from: 'fm1', to: 'fm2' })).hops).toEqual(['fm1', 'fm2']);
     await cutLink({ fleet, link: 'fm1-fm2/1' });
     const cutAt = Date.now();
@@ -279,10 +284,13 @@ describe('cleaning up', () => {
     const cli = resolve(__dirname, '../../bin/fragbench.js');
     const child = spawn(process.execPath, [cli, 'fleet', 'up', topologyFile(FOUR)], { stdio: 'ignore' });
     // Kill it once tinc has started somewhere: the build is half done.
-    const orphans = await waitFor('the first tincd of the crashing up', 60_000, () => {
-      const state = existsSync(fleetPaths.state) ? readState() : undefined;
-      return state?.processes.some((p) => p.kind === 'tinc') ? state.processes : undefined;
-    });
+    const orphans = await waitFor(
+      () => {
+        const state = existsSync(fleetPaths.state) ? readState() : undefined;
+        return state?.processes.some((p) => p.kind === 'tinc') ? state.processes : undefined;
+      },
+      { what: 'the first tincd of the crashing up', timeoutMs: 60_000 },
+    );
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(orphans.some((p) => processArgv(p.pid) !== undefined)).toBe(true);

@@ -19,7 +19,8 @@ import { loadInventory } from '../../activities/inventory-loader';
 import { findNode } from '../../core/inventory';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { EmulatorClient } from '../../infra/local/emulator-client';
-import { runs, sleep, waitFor } from '../../infra/local/processes';
+import { sleep, waitFor } from '../../platform/wait';
+import { daemonRuns } from '../../infra/local/processes';
 import { fleetPaths, readState, type FleetProcess } from '../../infra/local/state';
 
 jest.setTimeout(180_000);
@@ -63,14 +64,14 @@ test('a killed emulator, WireGuard daemon and tincd are each detected within 2 s
     await sleep(1500);
     const killedAt = Date.now();
     process.kill(victim.pid, 'SIGKILL');
-    const fault = await waitFor(`${victim.program} ${victim.owner} restarted`, 30_000, async () => (await faults())[i]);
+    const fault = await waitFor(async () => (await faults())[i], { what: `${victim.program} ${victim.owner} restarted`, timeoutMs: 30_000 });
     expect(fault.kind).toBe('tool-fault');
     expect(fault.detail).toMatchObject({ program: victim.program, owner: victim.owner, pid: victim.pid });
     expect(fault.requestedAt - killedAt).toBeLessThanOrEqual(2000);
     expect(fault.completedAt).toBeGreaterThanOrEqual(fault.requestedAt);
     const replacement = daemon(victim.kind, victim.owner);
     expect(replacement.pid).not.toBe(victim.pid);
-    expect(runs(replacement.pid, replacement.program)).toBe(true);
+    expect(daemonRuns(replacement)).toBe(true);
   }
   env.cancel();
   // It ended because it was cancelled, not because a death broke it.
@@ -81,8 +82,8 @@ test('a killed emulator, WireGuard daemon and tincd are each detected within 2 s
   expect(links.find((l) => l.id === 'sydney-pune/0')!.cut).toBe(true);
   expect(links.find((l) => l.id === 'client-sydney/0')!.ab.delayMs).toBeGreaterThan(3);
   // Through the restarted WireGuard interface and tincd, at the latency set before the kills.
-  await waitFor('the overlay to carry sydney again', 30_000, async () => ((await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'sydney')!.overlayAddress, 1, 0.2)).samplesMs.length > 0 ? true : undefined));
+  await waitFor(async () => (await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'sydney')!.overlayAddress, 1, 0.2)).samplesMs.length > 0, { what: 'the overlay to carry sydney again', timeoutMs: 30_000 });
   const after = await medianRtt('client', 'sydney');
   expect(Math.abs(after - before)).toBeLessThanOrEqual(Math.max(0.5, 0.02 * before));
-  await waitFor('pune to answer through its new tincd', 30_000, async () => ((await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'pune')!.overlayAddress, 1, 0.2)).samplesMs.length > 0 ? true : undefined));
+  await waitFor(async () => (await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'pune')!.overlayAddress, 1, 0.2)).samplesMs.length > 0, { what: 'pune to answer through its new tincd', timeoutMs: 30_000 });
 });

@@ -4,8 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runHost, spawnHostDetached } from '../../activities/exec/run';
-import type { NodeExec } from '../../core/exec';
+import { runHost } from '../../platform/command';
 import {
   EmulatorClient,
   EmulatorError,
@@ -13,13 +12,6 @@ import {
   type EmulatorConfig,
   type RunningEmulator,
 } from '../../infra/local/emulator-client';
-import { stopPids } from '../../infra/local/processes';
-
-const onHost: NodeExec = {
-  where: 'this host',
-  run: (argv, options) => runHost(argv, options),
-  spawnDetached: async (argv, logFile, options) => spawnHostDetached(argv, logFile, options?.env),
-};
 
 const shaping = { delayMs: 5, rateMbps: null, lossPercent: 0 };
 const config = (host: number): EmulatorConfig => ({
@@ -40,7 +32,6 @@ beforeAll(async () => {
   await runHost(['bash', 'scripts/build.d/emulator.sh'], { timeoutMs: 300_000 });
   writeFileSync(file('links.json'), JSON.stringify(config(0)));
   running = await startEmulator({
-    target: onHost,
     configPath: file('links.json'),
     controlPath: file('control.sock'),
     logPath: file('fb-wan.log'),
@@ -49,7 +40,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (running) await stopPids([running.pid]);
+  if (running) await running.process.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -134,7 +125,6 @@ test('a start that fails reports the end of the log, and leaves nothing running'
   unbindable.links[1].b.listen = '192.0.2.1:40001';
   writeFileSync(file('bad.json'), JSON.stringify(unbindable));
   const start = startEmulator({
-    target: onHost,
     configPath: file('bad.json'),
     controlPath: file('bad.sock'),
     logPath: file('bad.log'),
@@ -145,8 +135,8 @@ test('a start that fails reports the end of the log, and leaves nothing running'
 });
 
 test('stopping removes the control socket', async () => {
-  const { pid } = running!;
+  const { process } = running!;
   running = undefined;
-  await stopPids([pid]);
+  await process.stop();
   expect(existsSync(file('control.sock'))).toBe(false);
 });

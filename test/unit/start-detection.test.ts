@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExecOptions, ExecResult, NodeExec } from '../../core/exec';
-import { runHost, spawnHostDetached } from '../../activities/exec/run';
+import { runHost } from '../../platform/command';
+import { spawnDetached } from '../../platform/process';
 import { NodeShell, startServer } from '../../activities/databases/node-shell';
 
 /** This host as a node: the commands run for real, only without a namespace around them. */
@@ -19,7 +20,7 @@ class HostExec implements NodeExec {
     return runHost(argv, options);
   }
   async spawnDetached(argv: string[], logFile: string): Promise<number> {
-    return spawnHostDetached(argv, logFile);
+    return spawnDetached(argv, logFile);
   }
 }
 

@@ -18,7 +18,8 @@ import { CommandError } from '../../../core/exec';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
-import { defaultExecProvider, sleep, startServer, waitFor, type ExecProvider } from '../node-shell';
+import { sleep, waitFor } from '../../../platform/wait';
+import { defaultExecProvider, startServer, type ExecProvider } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import {
   cassandraYaml,
@@ -203,13 +204,12 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
   private async waitRingIs(via: CassandraMember, members: CassandraMember[], timeoutMs = 120_000): Promise<void> {
     const want = members.map((m) => m.address).sort().join(',');
     await waitFor(
-      `Cassandra's ring to be ${members.map((m) => m.node).join(', ')}, all up and normal`,
       async () => {
         const ring = await this.ring(via).catch(() => []);
         const ok = ring.every((e) => e.up && e.state === 'N') && ring.map((e) => e.address).sort().join(',') === want;
         return ok ? true : undefined;
       },
-      { timeoutMs, intervalMs: 1000 },
+      { what: `Cassandra's ring to be ${members.map((m) => m.node).join(', ')}, all up and normal`, timeoutMs, intervalMs: 1000 },
     );
   }
 

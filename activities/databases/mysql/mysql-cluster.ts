@@ -19,7 +19,8 @@ import { InputError } from '../../../core/errors';
 import { dataNodes, type Inventory, type InventoryNode } from '../../../core/inventory';
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
-import { defaultExecProvider, startFailure, startServer, waitFor, type ExecProvider, type NodeShell } from '../node-shell';
+import { waitFor } from '../../../platform/wait';
+import { defaultExecProvider, startFailure, startServer, type ExecProvider, type NodeShell } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import { parseNdbShow, type NdbNodeStatus } from './ndb-show';
 
@@ -295,9 +296,8 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     const acceptedAt = Date.now();
     await this.retire(state, groupMembers);
     await waitFor(
-      `data nodes ${groupMembers.map((m) => m.nodeId).join(', ')} to leave the cluster`,
       async () => ((await this.ndbShow(state)).some((s) => groupMembers.some((m) => m.nodeId === s.id) && s.connected) ? undefined : true),
-      { timeoutMs: 120_000, intervalMs: 500 },
+      { what: `data nodes ${groupMembers.map((m) => m.nodeId).join(', ')} to leave the cluster`, timeoutMs: 120_000, intervalMs: 500 },
     );
     const completedAt = Date.now();
     return { node: node.name, requestedAt, acceptedAt, completedAt };

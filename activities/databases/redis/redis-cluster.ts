@@ -15,7 +15,8 @@ import { InputError } from '../../../core/errors';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
-import { defaultExecProvider, NodeShell, sleep, startServer, waitFor, type ExecProvider, type ProcessMarker } from '../node-shell';
+import { sleep, waitFor } from '../../../platform/wait';
+import { defaultExecProvider, NodeShell, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import { HASH_SLOTS, isMaster, myself, parseClusterInfo, parseClusterNodes, type ClusterNodeLine } from './cluster-nodes';
 
@@ -179,7 +180,8 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
   }
 
   private async waitSettled(state: RedisState): Promise<void> {
-    await waitFor('the Redis cluster to agree on its configuration', async () => ((await this.settled(state)) ? true : undefined), {
+    await waitFor(() => this.settled(state), {
+      what: 'the Redis cluster to agree on its configuration',
       timeoutMs: SETTLE_TIMEOUT_MS,
       intervalMs: 200,
     });
