@@ -11,7 +11,7 @@ import { buildFleet } from '../../infra/pulumi/fleet';
 import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import { planHybrid } from '../../infra/pulumi/plan-hybrid';
 import type { HybridSettings } from '../../infra/pulumi/settings';
-import { filesOfScript, parseWireguard, splitList } from './config-files';
+import { filesOfScript, parseWireguard, routesOfScript, splitList } from './config-files';
 import { OPERATOR_CONFIG, OPERATOR_SSH_PRIVATE_KEY, TYPES, BUILD_TIMEOUT_MS, mockCloud, settled, stackSettings, valueOf, type MockCloud } from './harness';
 
 let cloud: MockCloud;
@@ -175,6 +175,34 @@ describe('the WireGuard tunnel, in the published order', () => {
     expect(cmd.inputs.stdin).toContain(`wg set wg0 peer ${consumer.wireguard[0].publicKey} allowed-ips ${allowed.join(',')}`);
     // It runs again when the consumer VM is replaced.
     expect(cmd.inputs.triggers).toContain(cloud.named(TYPES.osInstance, 'consumer-broker').state.id);
+  });
+});
+
+describe('routes at both ends of the tunnel', () => {
+  const stdin = (name: string) => cloud.named(TYPES.command, name).inputs.stdin as string;
+  const viaTunnel = (prefixes: string[]) => prefixes.map((p) => `${p} dev wg0`);
+  const tunnelAddress = (name: string) => `${inventory.nodes.find((n) => n.name === name)!.wireguard[0].address}/32`;
+
+  test("the consumer routes the donor's tunnel address and Azure's networks into the tunnel", () => {
+    expect(routesOfScript(stdin('consumer-broker-wireguard'))).toEqual(
+      expect.arrayContaining(viaTunnel([tunnelAddress('dbroker'), settings.cidrs.azureBroker, settings.cidrs.azureShared])),
+    );
+  });
+
+  test("once the consumer is authorised, the donor routes its tunnel address and OpenStack's networks into the tunnel", () => {
+    const expected = viaTunnel([tunnelAddress('cbroker'), settings.cidrs.openstackBroker, settings.cidrs.openstackShared]);
+    // The live interface: a peer added with `wg set` gets no route by itself.
+    const authorise = stdin('authorise-consumer');
+    expect(routesOfScript(authorise)).toEqual(expect.arrayContaining(expected));
+    // And after a restart or reboot: the config file it leaves names the consumer with those AllowedIPs.
+    const saved = parseWireguard(filesOfScript(authorise)['/etc/wireguard/wg0.conf']);
+    expect(saved.peers.map((p) => splitList(p.AllowedIPs))).toEqual([[tunnelAddress('cbroker'), settings.cidrs.openstackBroker, settings.cidrs.openstackShared].sort()]);
+    expect(wireguardPublicKey(saved.iface.PrivateKey)).toBe(inventory.nodes.find((n) => n.name === 'dbroker')!.wireguard[0].publicKey);
+  });
+
+  test('removing the authorisation takes the routes away with the peer', () => {
+    const onDelete = cloud.named(TYPES.command, 'authorise-consumer').inputs.delete as string;
+    for (const prefix of [settings.cidrs.openstackBroker, settings.cidrs.openstackShared]) expect(onDelete).toContain(`ip route del ${prefix} dev wg0`);
   });
 });
 

@@ -11,7 +11,7 @@ import { wireguardKeyRing, type KeyRing } from '../keys/mesh-keys';
 import { interfaceKey, plannedNode } from '../plan';
 import { HYBRID_NODES, type HybridPlan } from '../plan-hybrid';
 import { writeFilesScript, type FileSpec } from '../render/files-script';
-import { wireguardConfig, wireguardConfigPath, wireguardPeers } from '../render/wireguard';
+import { peerRouteCommands, peerRouteRemovals, wireguardConfig, wireguardConfigPath, wireguardPeers } from '../render/wireguard';
 import { remoteScript, type SshTarget } from '../remote';
 import type { HybridSettings } from '../settings';
 
@@ -109,7 +109,11 @@ function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.Resource
   }, { ...t.parent, dependsOn: [t.consumerVm.resource, t.consumerSharedAttachment, ...after] });
 }
 
-/** (v) Authorise: the donor learns the consumer's key and networks, once both ends exist. */
+/**
+ * (v) Authorise: the donor learns the consumer's key and networks, once both ends exist. The
+ * peer goes into the running interface with routes to the consumer's networks (`wg set` adds
+ * none), and the donor's config file is rewritten whole, so a restart or reboot keeps both.
+ */
 function authoriseConsumer(t: Tunnel, after: pulumi.Resource[]): void {
   const consumerPeer = t.inventory.apply((inventory) => {
     const peerOfDonor = wireguardPeers(inventory, donor, TUNNEL_TYPE, t.plan.routedPrefixes).find((p) => p.node === consumer);
@@ -118,8 +122,10 @@ function authoriseConsumer(t: Tunnel, after: pulumi.Resource[]): void {
   });
   remoteScript('authorise-consumer', {
     target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
-    script: consumerPeer.apply((p) => `wg set ${WG} peer ${p.publicKey} allowed-ips ${p.allowedIps.join(',')}\nwg-quick save ${WG}\n`),
-    onDelete: consumerPeer.apply((p) => `wg set ${WG} peer ${p.publicKey} remove && wg-quick save ${WG}`),
+    script: pulumi.all([consumerPeer, tunnelConfig(t, donor, [])]).apply(([p, conf]) =>
+      writeFilesScript(tunnelConfigFile(conf), [`wg set ${WG} peer ${p.publicKey} allowed-ips ${p.allowedIps.join(',')}`, ...peerRouteCommands(WG, p.allowedIps)]),
+    ),
+    onDelete: consumerPeer.apply((p) => [`wg set ${WG} peer ${p.publicKey} remove`, ...peerRouteRemovals(WG, p.allowedIps), `wg-quick save ${WG}`].join('\n')),
     triggers: [t.consumerVm.id, consumerPeer.publicKey],
   }, { ...t.parent, dependsOn: after });
 }
