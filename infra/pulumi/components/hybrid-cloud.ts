@@ -16,7 +16,7 @@ import { AzureNetwork, azureSecurityGroup } from '../cloud/azure';
 import { fromFleet, sshFrom, wireguardFromAnywhere } from '../cloud/exposure';
 import { OpenStackNetwork, OpenStackSecurityGroup } from '../cloud/openstack';
 import { nodeVm, type AzurePlacement, type NodeVm, type OpenStackPlacement } from '../cloud/vm';
-import { inventoryOutput } from '../inventory';
+import { inventoryAfter, inventoryOutput } from '../inventory';
 import type { KeyPair } from '../keys/key-pair';
 import { publicKeys } from '../keys/mesh-keys';
 import { plannedNode } from '../plan';
@@ -62,13 +62,15 @@ export class HybridCloud extends pulumi.ComponentResource {
 
     const managerAddress = required(openstack.managerVm.publicAddress, manager);
     const donorAddress = required(azure.donorVm.publicAddress, donor);
-    this.inventory = inventoryOutput(plan, { [manager]: managerAddress, [donor]: donorAddress }, publicKeys(keys.tunnel));
+    // The tunnel's configs are rendered from this; what the stack publishes waits for the tunnel.
+    const rendered = inventoryOutput(plan, { [manager]: managerAddress, [donor]: donorAddress }, publicKeys(keys.tunnel));
 
-    configureTunnel({
-      settings, plan, sshPrivateKey: args.sshPrivateKey, keys, inventory: this.inventory,
+    const tunnelSteps = configureTunnel({
+      settings, plan, sshPrivateKey: args.sshPrivateKey, keys, inventory: rendered,
       managerVm: openstack.managerVm, managerAddress, donorVm: azure.donorVm, donorAddress,
       consumerVm: openstack.consumerVm, consumerSharedPort: consumerShared.port, consumerSharedAttachment: consumerShared.attachment,
     }, parent);
+    this.inventory = inventoryAfter(rendered, tunnelSteps);
 
     this.registerOutputs({ inventory: this.inventory, client: clientVm.id });
   }
