@@ -79,6 +79,7 @@ export const TYPES = {
   azRouteTable: 'azure-native:network:RouteTable',
   azSubnet: 'azure-native:network:Subnet',
   azVnet: 'azure-native:network:VirtualNetwork',
+  azNatGateway: 'azure-native:network:NatGateway',
 };
 
 /** Sets fresh mocks for a stack; each call starts a new, empty record. */

@@ -15,6 +15,8 @@ export interface AzureNetworkArgs {
   cidr: string;
   networkSecurityGroupId?: pulumi.Input<string>;
   routeTableId?: pulumi.Input<string>;
+  /** The way out for VMs without a public IP of their own (see natGateway). */
+  natGatewayId?: pulumi.Input<string>;
 }
 
 export class AzureNetwork extends pulumi.ComponentResource {
@@ -37,11 +39,30 @@ export class AzureNetwork extends pulumi.ComponentResource {
         addressPrefix: args.cidr,
         ...(args.networkSecurityGroupId ? { networkSecurityGroup: { id: args.networkSecurityGroupId } } : {}),
         ...(args.routeTableId ? { routeTable: { id: args.routeTableId } } : {}),
+        ...(args.natGatewayId ? { natGateway: { id: args.natGatewayId } } : {}),
+        // Azure is retiring implicit outbound access: a VM goes out through its own public IP
+        // or the subnet's NAT gateway, and nothing else, so its source address is known.
+        defaultOutboundAccess: false,
       },
       parent,
     );
     this.registerOutputs({ vnetId: this.vnet.id, subnetId: this.subnet.id });
   }
+}
+
+export interface AzureHomeArgs {
+  resourceGroupName: pulumi.Input<string>;
+  location: string;
+}
+
+/** A NAT gateway with its own static public IP: explicit outbound access for a subnet's VMs. */
+export function natGateway(name: string, args: AzureHomeArgs, opts?: pulumi.CustomResourceOptions): network.NatGateway {
+  const address = new network.PublicIPAddress(
+    `${name}-nat`,
+    { ...args, sku: { name: 'Standard' }, publicIPAllocationMethod: 'Static' },
+    opts,
+  );
+  return new network.NatGateway(name, { ...args, sku: { name: 'Standard' }, publicIpAddresses: [{ id: address.id }] }, opts);
 }
 
 export interface AzureSecurityGroupArgs {

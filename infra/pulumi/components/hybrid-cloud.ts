@@ -12,7 +12,7 @@ import * as networking from '@pulumi/openstack/networking';
 import * as network from '@pulumi/azure-native/network';
 import * as resources from '@pulumi/azure-native/resources';
 import type { Inventory } from '../../../core/inventory';
-import { AzureNetwork, azureSecurityGroup } from '../cloud/azure';
+import { AzureNetwork, azureSecurityGroup, natGateway } from '../cloud/azure';
 import { fromFleet, sshFrom, wireguardFromAnywhere } from '../cloud/exposure';
 import { OpenStackNetwork, OpenStackSecurityGroup } from '../cloud/openstack';
 import { nodeVm, type AzurePlacement, type NodeVm, type OpenStackPlacement } from '../cloud/vm';
@@ -165,7 +165,11 @@ function sharedNetworks(ctx: HybridContext, router: networking.Router, home: Azu
   const sharedNsg = azureSecurityGroup('shared', { ...home, rules: fromFleet(ctx.fleetCidrs) }, parent);
   // Phase 6 (Azure) comes before the shared VNet: its subnet takes the route table when it is created.
   const routeTable = routeOpenStackThroughDonor(ctx, home);
-  const azure = new AzureNetwork('shared-vnet', { ...home, cidr: s.cidrs.azureShared, networkSecurityGroupId: sharedNsg.id, routeTableId: routeTable.id }, parent);
+  // The public nodes have no public IP: package installs go out through a NAT gateway.
+  const nat = natGateway('shared', home, parent);
+  const azure = new AzureNetwork('shared-vnet', {
+    ...home, cidr: s.cidrs.azureShared, networkSecurityGroupId: sharedNsg.id, routeTableId: routeTable.id, natGatewayId: nat.id,
+  }, parent);
   return { openstack, azure };
 }
 
