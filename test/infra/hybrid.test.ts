@@ -30,15 +30,15 @@ beforeAll(async () => {
 
 describe('resources per layout', () => {
   test('6_2 gives 6 OpenStack and 2 Azure database nodes of the published sizes', () => {
-    const osData = cloud.ofType(TYPES.osInstance).filter((r) => /^fb-prv\d+$/.test(r.inputs.name));
-    const azData = cloud.ofType(TYPES.azVm).filter((r) => /^fb-pub\d+$/.test(r.inputs.vmName));
-    expect(osData.map((r) => r.inputs.name).sort()).toEqual(['fb-prv1', 'fb-prv2', 'fb-prv3', 'fb-prv4', 'fb-prv5', 'fb-prv6']);
-    expect(azData.map((r) => r.inputs.vmName).sort()).toEqual(['fb-pub1', 'fb-pub2']);
+    const osData = cloud.ofType(TYPES.osInstance).filter((r) => /^fb-hybrid-virginia-prv\d+$/.test(r.inputs.name));
+    const azData = cloud.ofType(TYPES.azVm).filter((r) => /^fb-hybrid-virginia-pub\d+$/.test(r.inputs.vmName));
+    expect(osData.map((r) => r.inputs.name.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['prv1', 'prv2', 'prv3', 'prv4', 'prv5', 'prv6']);
+    expect(azData.map((r) => r.inputs.vmName.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['pub1', 'pub2']);
     expect(new Set(osData.map((r) => r.inputs.flavorName))).toEqual(new Set(['m1.small']));
     expect(new Set(azData.map((r) => r.inputs.hardwareProfile.vmSize))).toEqual(new Set(['Standard_B1ms']));
     // Plus the consumer broker, the VM manager and the client in OpenStack, the donor broker in Azure.
     expect(cloud.ofType(TYPES.osInstance).map((r) => r.inputs.name).sort()).toEqual(
-      ['fb-cbroker', 'fb-client', 'fb-manager', ...osData.map((r) => r.inputs.name)].sort(),
+      [...['cbroker', 'client', 'manager'].map((n) => `fb-hybrid-virginia-${n}`), ...osData.map((r) => r.inputs.name)].sort(),
     );
     expect(cloud.ofType(TYPES.azVm)).toHaveLength(3);
   });

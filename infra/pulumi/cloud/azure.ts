@@ -5,6 +5,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as compute from '@pulumi/azure-native/compute';
 import * as network from '@pulumi/azure-native/network';
+import { REPLACE_VM_FIRST, cloudName } from '../names';
 import type { PlannedNode } from '../plan';
 import type { AzureImage } from '../settings';
 import { ANYWHERE, type IngressRule } from './exposure';
@@ -100,6 +101,7 @@ export function azureSecurityGroup(name: string, args: AzureSecurityGroupArgs, o
 
 /** Where and how Azure VMs of a fleet are made. */
 export interface AzureVmHome {
+  stack: string;
   resourceGroupName: pulumi.Input<string>;
   subnetId: pulumi.Input<string>;
   image: AzureImage;
@@ -157,7 +159,7 @@ export class AzureVm extends pulumi.ComponentResource {
       {
         resourceGroupName: args.resourceGroupName,
         location,
-        vmName: `fb-${node.name}`,
+        vmName: cloudName(args.stack, node.name),
         hardwareProfile: { vmSize: node.size.name },
         storageProfile: {
           imageReference: args.image,
@@ -169,7 +171,7 @@ export class AzureVm extends pulumi.ComponentResource {
           },
         },
         osProfile: {
-          computerName: `fb-${node.name}`,
+          computerName: cloudName(args.stack, node.name),
           adminUsername: args.adminUser,
           customData: pulumi.output(args.userData).apply((ud) => Buffer.from(ud).toString('base64')),
           linuxConfiguration: {
@@ -178,9 +180,9 @@ export class AzureVm extends pulumi.ComponentResource {
           },
         },
         networkProfile: { networkInterfaces: [{ id: this.nic.id, primary: true, deleteOption: 'Delete' }] },
-        tags: { fragbench_role: node.role, fragbench_site: node.site },
+        tags: { fragbench_role: node.role, fragbench_site: node.site, fragbench_stack: args.stack },
       },
-      parent,
+      { ...parent, ...REPLACE_VM_FIRST },
     );
     this.publicAddress = publicIp?.ipAddress.apply((ip) => {
       if (!ip) throw new Error(`Azure gave ${node.name}'s public IP no address`);

@@ -11,6 +11,7 @@ import { AzureNetwork, azureSecurityGroup } from '../cloud/azure';
 import { sshFrom, wireguardFromAnywhere } from '../cloud/exposure';
 import { OpenStackNetwork, OpenStackSecurityGroup } from '../cloud/openstack';
 import { nodeVm, type NodeVm, type VmPlacement } from '../cloud/vm';
+import { cloudName } from '../names';
 import { inventoryAfter, inventoryOutput } from '../inventory';
 import { KeyPair } from '../keys/key-pair';
 import { privateKeys, publicKeys, wireguardKeyRing } from '../keys/mesh-keys';
@@ -44,11 +45,11 @@ export class FragmentedCloud extends pulumi.ComponentResource {
     const placements = new Map<string, VmPlacement>();
     const inOpenStack = plan.nodes.filter((n) => n.cloud === 'openstack');
     if (inOpenStack.length) {
-      const router = new networking.Router('router', { name: 'fb-router', externalNetworkId: s.openstack.externalNetworkId }, parent);
-      const net = new OpenStackNetwork('sites', { cidr: s.cidrs.openstack, routerId: router.id }, parent);
-      const group = new OpenStackSecurityGroup('sites', { description: "fragbench: WireGuard, and SSH from the operator's address", rules: exposed }, parent);
+      const router = new networking.Router('router', { name: cloudName(s.stack, 'router'), externalNetworkId: s.openstack.externalNetworkId }, parent);
+      const net = new OpenStackNetwork('sites', { stack: s.stack, cidr: s.cidrs.openstack, routerId: router.id }, parent);
+      const group = new OpenStackSecurityGroup('sites', { stack: s.stack, description: "fragbench: WireGuard, and SSH from the operator's address", rules: exposed }, parent);
       placements.set('openstack', {
-        cloud: 'openstack', network: net, securityGroupIds: [group.group.id], imageName: s.openstack.imageName, floatingIpPool: s.openstack.floatingIpPool, userData,
+        cloud: 'openstack', stack: s.stack, network: net, securityGroupIds: [group.group.id], imageName: s.openstack.imageName, floatingIpPool: s.openstack.floatingIpPool, userData,
       });
     }
     const locations = Object.keys(plan.azureSubnets);
@@ -58,7 +59,7 @@ export class FragmentedCloud extends pulumi.ComponentResource {
         const nsg = azureSecurityGroup(`sites-${location}`, { resourceGroupName: group.name, location, rules: exposed }, parent);
         const net = new AzureNetwork(`sites-${location}`, { resourceGroupName: group.name, location, cidr: plan.azureSubnets[location], networkSecurityGroupId: nsg.id }, parent);
         placements.set(`azure:${location}`, {
-          cloud: 'azure', resourceGroupName: group.name, subnetId: net.subnet.id, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData,
+          cloud: 'azure', stack: s.stack, resourceGroupName: group.name, subnetId: net.subnet.id, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData,
         });
       }
     }

@@ -16,6 +16,7 @@ import { AzureNetwork, azureSecurityGroup, natGateway } from '../cloud/azure';
 import { fromFleet, sshFrom, wireguardFromAnywhere } from '../cloud/exposure';
 import { OpenStackNetwork, OpenStackSecurityGroup } from '../cloud/openstack';
 import { nodeVm, type AzurePlacement, type NodeVm, type OpenStackPlacement } from '../cloud/vm';
+import { cloudName } from '../names';
 import { inventoryAfter, inventoryOutput } from '../inventory';
 import type { KeyPair } from '../keys/key-pair';
 import { publicKeys } from '../keys/mesh-keys';
@@ -132,10 +133,10 @@ interface ConsumerOnShared {
 /** Phase 1: consumer broker network and broker VM in OpenStack (with the VM manager beside it). */
 function openstackBrokerSide(ctx: HybridContext): OpenStackBrokerSide {
   const { s, plan, parent } = ctx;
-  const router = new networking.Router('router', { name: 'fb-router', externalNetworkId: s.openstack.externalNetworkId }, parent);
-  const brokerNet = new OpenStackNetwork('broker-net', { cidr: s.cidrs.openstackBroker, routerId: router.id }, parent);
-  const internal = new OpenStackSecurityGroup('internal', { description: 'fragbench: the fleet networks only', rules: fromFleet(ctx.fleetCidrs) }, parent);
-  const operator = new OpenStackSecurityGroup('operator-ssh', { description: "fragbench: SSH from the operator's address", rules: [sshFrom(s.operatorCidr)] }, parent);
+  const router = new networking.Router('router', { name: cloudName(s.stack, 'router'), externalNetworkId: s.openstack.externalNetworkId }, parent);
+  const brokerNet = new OpenStackNetwork('broker-net', { stack: s.stack, cidr: s.cidrs.openstackBroker, routerId: router.id }, parent);
+  const internal = new OpenStackSecurityGroup('internal', { stack: s.stack, description: 'fragbench: the fleet networks only', rules: fromFleet(ctx.fleetCidrs) }, parent);
+  const operator = new OpenStackSecurityGroup('operator-ssh', { stack: s.stack, description: "fragbench: SSH from the operator's address", rules: [sshFrom(s.operatorCidr)] }, parent);
   const managerPlacement = openstackPlacement(ctx, brokerNet, [internal.group.id, operator.group.id], PACKAGES.node);
   const managerVm = nodeVm('manager', plannedNode(plan, manager), managerPlacement, {}, parent);
   const consumerPlacement = openstackPlacement(ctx, brokerNet, [internal.group.id], PACKAGES.broker);
@@ -161,7 +162,7 @@ function azureBrokerSide(ctx: HybridContext): AzureBrokerSide {
 /** Phase 4: the shared networks the database nodes live on. */
 function sharedNetworks(ctx: HybridContext, router: networking.Router, home: AzureHome): SharedNetworks {
   const { s, parent } = ctx;
-  const openstack = new OpenStackNetwork('shared-net', { cidr: s.cidrs.openstackShared, routerId: router.id }, parent);
+  const openstack = new OpenStackNetwork('shared-net', { stack: s.stack, cidr: s.cidrs.openstackShared, routerId: router.id }, parent);
   const sharedNsg = azureSecurityGroup('shared', { ...home, rules: fromFleet(ctx.fleetCidrs) }, parent);
   // Phase 6 (Azure) comes before the shared VNet: its subnet takes the route table when it is created.
   const routeTable = routeOpenStackThroughDonor(ctx, home);
@@ -188,7 +189,7 @@ function routeOpenStackThroughDonor(ctx: HybridContext, home: AzureHome): networ
 function attachConsumerToShared(ctx: HybridContext, brokers: OpenStackBrokerSide, sharedNet: OpenStackNetwork): ConsumerOnShared {
   const { plan, parent } = ctx;
   const port = new networking.Port('consumer-broker-shared', {
-    name: 'fb-consumer-broker-shared',
+    name: cloudName(ctx.s.stack, 'consumer-broker-shared'),
     networkId: sharedNet.network.id,
     fixedIps: [{ subnetId: sharedNet.subnet.id, ipAddress: plan.consumerSharedAddress }],
     securityGroupIds: [brokers.internal.group.id],
@@ -221,13 +222,13 @@ function routeAzureThroughConsumer(ctx: HybridContext, router: networking.Router
 
 function openstackPlacement(ctx: HybridContext, network: OpenStackNetwork, groups: pulumi.Input<string>[], packages: string[]): OpenStackPlacement {
   const { openstack } = ctx.s;
-  return { cloud: 'openstack', network, securityGroupIds: groups, imageName: openstack.imageName, floatingIpPool: openstack.floatingIpPool, userData: ctx.userData(packages) };
+  return { cloud: 'openstack', stack: ctx.s.stack, network, securityGroupIds: groups, imageName: openstack.imageName, floatingIpPool: openstack.floatingIpPool, userData: ctx.userData(packages) };
 }
 
 function azurePlacement(ctx: HybridContext, home: AzureHome, subnetId: pulumi.Input<string>, packages: string[]): AzurePlacement {
   const { s } = ctx;
   return {
-    cloud: 'azure', resourceGroupName: home.resourceGroupName, subnetId, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData: ctx.userData(packages),
+    cloud: 'azure', stack: s.stack, resourceGroupName: home.resourceGroupName, subnetId, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData: ctx.userData(packages),
   };
 }
 
