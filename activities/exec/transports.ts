@@ -20,6 +20,9 @@ export class NetnsExec implements NodeExec {
   }
 }
 
+/** Options for every ssh hop: never prompt, trust a host's first key. */
+const SSH_OPTIONS = ['BatchMode=yes', 'StrictHostKeyChecking=accept-new'];
+
 /** Runs commands on a VM over SSH, through a jump host where the VM has no public address. */
 export class SshExec implements NodeExec {
   readonly where: string;
@@ -29,9 +32,15 @@ export class SshExec implements NodeExec {
   /** The ssh argv that runs `argv` remotely; arguments are quoted for the remote shell. */
   sshArgv(argv: string[]): string[] {
     const t = this.target;
-    const args = ['ssh', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new'];
+    const options = SSH_OPTIONS.flatMap((o) => ['-o', o]);
+    const args = ['ssh', ...options];
     if (t.port) args.push('-p', String(t.port));
-    if (t.jump) args.push('-J', `${t.jump.user}@${t.jump.host}${t.jump.port ? `:${t.jump.port}` : ''}`);
+    // Not -J: ssh applies command-line -o options to the destination only, so the jump hop
+    // would run without BatchMode and could stop at a password or host-key prompt.
+    if (t.jump) {
+      const jumpPort = t.jump.port ? ` -p ${t.jump.port}` : '';
+      args.push('-o', `ProxyCommand=ssh ${options.join(' ')}${jumpPort} -W %h:%p ${t.jump.user}@${t.jump.host}`);
+    }
     args.push(this.where, '--', argv.map(shellQuote).join(' '));
     return args;
   }

@@ -85,3 +85,11 @@ export function inventoryOutput(
     .all([pulumi.all(publicAddresses), pulumi.all(publicKeys)])
     .apply(([addresses, keys]) => buildInventory(plan, { publicAddresses: addresses, publicKeys: keys }));
 }
+
+/**
+ * The inventory as published: only once the given resources (the commands that configure the
+ * VMs) exist, so a scenario reading the stack output never finds a fleet still being set up.
+ */
+export function inventoryAfter(inventory: pulumi.Output<Inventory>, resources: pulumi.CustomResource[]): pulumi.Output<Inventory> {
+  return pulumi.all([inventory, pulumi.all(resources.map((r) => r.id))]).apply(([published]) => published);
+}

@@ -60,6 +60,8 @@ export interface HybridSettings extends CommonSettings {
   layout: { private: number; public: number };
   privateSize: VmSize;
   publicSize: VmSize;
+  /** The donor broker's own size: it forwards the tunnel, whatever size the public nodes are. */
+  donorSize: VmSize;
   clientSize: VmSize;
   cidrs: HybridCidrs;
 }
@@ -241,6 +243,7 @@ function readHybrid(r: Reader): Omit<HybridSettings, keyof CommonSettings | 'kin
     layout,
     privateSize: r.size('privateSize', 'openstack', DEFAULT_SIZES.private),
     publicSize: r.size('publicSize', 'azure', DEFAULT_SIZES.public),
+    donorSize: r.size('donorSize', 'azure', DEFAULT_SIZES.public),
     clientSize: r.size('clientSize', 'openstack', DEFAULT_SIZES.site.openstack),
     cidrs,
   };

@@ -34,3 +34,21 @@ export function parseWireguard(text: string): ParsedWireguard {
 export function splitList(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean).sort();
 }
+
+/**
+ * The routes a script leaves on a VM, as `prefix dev interface`: what `wg-quick` adds for every
+ * peer's AllowedIPs of each config it brings up (unless `Table = off`), plus explicit `ip route`s.
+ */
+export function routesOfScript(script: string): string[] {
+  const routes = new Set<string>();
+  const files = filesOfScript(script);
+  for (const m of script.matchAll(/wg-quick(?:@| up )(\w+)/g)) {
+    const conf = files[`/etc/wireguard/${m[1]}.conf`];
+    if (!conf) continue;
+    const parsed = parseWireguard(conf);
+    if (parsed.iface.Table === 'off') continue;
+    for (const peer of parsed.peers) for (const prefix of splitList(peer.AllowedIPs)) routes.add(`${prefix} dev ${m[1]}`);
+  }
+  for (const m of script.matchAll(/^ip route (?:add|replace) (\S+) dev (\S+)/gm)) routes.add(`${m[1]} dev ${m[2]}`);
+  return [...routes].sort();
+}

@@ -75,7 +75,7 @@ describe('fhc-8dc as published', () => {
   test('one OpenStack VM of 2 vCPU / 4 GiB / 40 GB per site, plus the client, each with a public address', () => {
     const topology = loadTopology('fhc-8dc');
     const vms = b.cloud.ofType(TYPES.osInstance);
-    expect(vms.map((v) => v.inputs.name).sort()).toEqual(topology.nodes.map((n) => `fb-${n.name}`).sort());
+    expect(vms.map((v) => v.inputs.name).sort()).toEqual(topology.nodes.map((n) => `fb-fhc-8dc-${n.name}`).sort());
     expect(new Set(vms.map((v) => v.inputs.flavorName))).toEqual(new Set(['m1.medium']));
     expect(b.cloud.ofType(TYPES.osFloatingIp)).toHaveLength(topology.nodes.length);
     expect(b.cloud.ofType(TYPES.azVm)).toHaveLength(0);
@@ -158,7 +158,7 @@ describe('several connection types per pair, and a site in Azure', () => {
 
   test('the Azure site gets a VM, a public IP and an NSG opening only the WireGuard ports and SSH', () => {
     const vms = b.cloud.ofType(TYPES.azVm);
-    expect(vms.map((v) => [v.inputs.vmName, v.inputs.hardwareProfile.vmSize, v.inputs.storageProfile.osDisk.diskSizeGB])).toEqual([['fb-beta', 'Standard_B2s', 40]]);
+    expect(vms.map((v) => [v.inputs.vmName, v.inputs.hardwareProfile.vmSize, v.inputs.storageProfile.osDisk.diskSizeGB])).toEqual([['fb-fhc-8dc-beta', 'Standard_B2s', 40]]);
     expect(b.inventory.nodes.find((n) => n.name === 'beta')).toMatchObject({ cloud: 'azure', site: 'virginia' });
     expect(b.cloud.ofType(TYPES.azPublicIp)).toHaveLength(1);
     const rules = b.cloud.ofType(TYPES.azNsg).flatMap((n) => n.inputs.securityRules as Record<string, any>[]);

@@ -19,6 +19,14 @@ export interface Declared {
   /** Top-level inputs that arrived as Pulumi secrets. */
   secretInputs: string[];
   state: Record<string, any>;
+  /** Resource options the program registered it with, as the engine receives them. */
+  options: RegisteredOptions;
+}
+
+export interface RegisteredOptions {
+  deleteBeforeReplace: boolean;
+  /** Direct dependencies (dependsOn and the resources its inputs come from), as `type::name`. */
+  dependsOn: string[];
 }
 
 /** How the mock monitor hands over a secret value. */
@@ -42,6 +50,13 @@ export interface MockCloud {
   leakedKeys(text: string): string[];
   ofType(type: string): Declared[];
   named(type: string, name: string): Declared;
+  /** Lets resources that `hold` kept waiting finish registering. */
+  release(): void;
+}
+
+export interface MockCloudOptions {
+  /** Keep these resources from finishing registration until release(): a slow cloud. */
+  hold?: (type: string, name: string) => boolean;
 }
 
 /** Loading the Pulumi SDKs and compiling the program takes a while on a shared 2-core machine. */
@@ -64,17 +79,22 @@ export const TYPES = {
   azRouteTable: 'azure-native:network:RouteTable',
   azSubnet: 'azure-native:network:Subnet',
   azVnet: 'azure-native:network:VirtualNetwork',
+  azNatGateway: 'azure-native:network:NatGateway',
 };
 
 /** Sets fresh mocks for a stack; each call starts a new, empty record. */
-export function mockCloud(stack: string): MockCloud {
+export function mockCloud(stack: string, options: MockCloudOptions = {}): MockCloud {
   const resources: Declared[] = [];
+  const registered = new Map<string, RegisteredOptions>();
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
   const privateKeys: string[] = [];
   let addresses = 0;
   let macs = 0;
   pulumi.runtime.setMocks(
     {
-      newResource(args) {
+      async newResource(args) {
+        if (options.hold?.(args.type, args.name)) await released;
         const secretInputs = Object.entries(args.inputs as Record<string, unknown>).filter(([, v]) => isSecretValue(v)).map(([k]) => k);
         const inputs = unwrapSecrets(args.inputs) as Record<string, any>;
         const state: Record<string, any> = { ...inputs, name: inputs.name ?? args.name };
@@ -92,7 +112,8 @@ export function mockCloud(stack: string): MockCloud {
           state.id = `/subscriptions/test/resourceGroups/fb/providers/${args.type}/${args.name}`;
         }
         state.id = state.id ?? `${args.name}-id`;
-        resources.push({ type: args.type, name: args.name, inputs, secretInputs, state });
+        const registration = registered.get(`${args.type}::${args.name}`) ?? { deleteBeforeReplace: false, dependsOn: [] };
+        resources.push({ type: args.type, name: args.name, inputs, secretInputs, state, options: registration });
         return { id: state.id, state };
       },
       call: (args) => args.inputs,
@@ -101,6 +122,7 @@ export function mockCloud(stack: string): MockCloud {
     stack,
     false,
   );
+  recordRegistrations(registered);
   const ofType = (type: string) => resources.filter((r) => r.type === type);
   return {
     resources,
@@ -108,12 +130,43 @@ export function mockCloud(stack: string): MockCloud {
     leakedKeys: (text) =>
       privateKeys.flatMap((k) => k.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----'))).filter((part) => text.includes(part)),
     ofType,
+    release: () => release(),
     named(type, name) {
       const found = ofType(type).find((r) => r.name === name);
       if (!found) throw new Error(`no ${type} named ${name}; have ${ofType(type).map((r) => r.name).join(', ')}`);
       return found;
     },
   };
+}
+
+/**
+ * The mocks see a resource's inputs only; its options (deleteBeforeReplace, dependencies) are in
+ * the registration request the mock monitor receives, so they are read there on the way in.
+ */
+function recordRegistrations(into: Map<string, RegisteredOptions>): void {
+  const monitor = pulumi.runtime.getMonitor() as unknown as { registerResource: (req: RegisterRequest, cb: unknown) => void };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, cb) => {
+    into.set(`${req.getType()}::${req.getName()}`, {
+      deleteBeforeReplace: req.getDeletebeforereplace(),
+      dependsOn: req.getDependenciesList().map(typeAndName),
+    });
+    register(req, cb);
+  };
+}
+
+/** The parts of Pulumi's RegisterResourceRequest read here. */
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  getDeletebeforereplace(): boolean;
+  getDependenciesList(): string[];
+}
+
+/** `urn:pulumi:stack::project::parent$type::name` -> `type::name`. */
+function typeAndName(urn: string): string {
+  const parts = urn.split('::');
+  return `${(parts[2] ?? '').split('$').pop()}::${parts.slice(3).join('::')}`;
 }
 
 export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {

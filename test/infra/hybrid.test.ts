@@ -11,7 +11,7 @@ import { buildFleet } from '../../infra/pulumi/fleet';
 import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import { planHybrid } from '../../infra/pulumi/plan-hybrid';
 import type { HybridSettings } from '../../infra/pulumi/settings';
-import { filesOfScript, parseWireguard, splitList } from './config-files';
+import { filesOfScript, parseWireguard, routesOfScript, splitList } from './config-files';
 import { OPERATOR_CONFIG, OPERATOR_SSH_PRIVATE_KEY, TYPES, BUILD_TIMEOUT_MS, mockCloud, settled, stackSettings, valueOf, type MockCloud } from './harness';
 
 let cloud: MockCloud;
@@ -30,15 +30,15 @@ beforeAll(async () => {
 
 describe('resources per layout', () => {
   test('6_2 gives 6 OpenStack and 2 Azure database nodes of the published sizes', () => {
-    const osData = cloud.ofType(TYPES.osInstance).filter((r) => /^fb-prv\d+$/.test(r.inputs.name));
-    const azData = cloud.ofType(TYPES.azVm).filter((r) => /^fb-pub\d+$/.test(r.inputs.vmName));
-    expect(osData.map((r) => r.inputs.name).sort()).toEqual(['fb-prv1', 'fb-prv2', 'fb-prv3', 'fb-prv4', 'fb-prv5', 'fb-prv6']);
-    expect(azData.map((r) => r.inputs.vmName).sort()).toEqual(['fb-pub1', 'fb-pub2']);
+    const osData = cloud.ofType(TYPES.osInstance).filter((r) => /^fb-hybrid-virginia-prv\d+$/.test(r.inputs.name));
+    const azData = cloud.ofType(TYPES.azVm).filter((r) => /^fb-hybrid-virginia-pub\d+$/.test(r.inputs.vmName));
+    expect(osData.map((r) => r.inputs.name.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['prv1', 'prv2', 'prv3', 'prv4', 'prv5', 'prv6']);
+    expect(azData.map((r) => r.inputs.vmName.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['pub1', 'pub2']);
     expect(new Set(osData.map((r) => r.inputs.flavorName))).toEqual(new Set(['m1.small']));
     expect(new Set(azData.map((r) => r.inputs.hardwareProfile.vmSize))).toEqual(new Set(['Standard_B1ms']));
     // Plus the consumer broker, the VM manager and the client in OpenStack, the donor broker in Azure.
     expect(cloud.ofType(TYPES.osInstance).map((r) => r.inputs.name).sort()).toEqual(
-      ['fb-cbroker', 'fb-client', 'fb-manager', ...osData.map((r) => r.inputs.name)].sort(),
+      [...['cbroker', 'client', 'manager'].map((n) => `fb-hybrid-virginia-${n}`), ...osData.map((r) => r.inputs.name)].sort(),
     );
     expect(cloud.ofType(TYPES.azVm)).toHaveLength(3);
   });
@@ -121,7 +121,9 @@ describe('what faces the internet', () => {
   });
 
   test('only the donor broker and the VM manager have public addresses', () => {
-    expect(cloud.ofType(TYPES.azPublicIp).map((r) => r.name)).toEqual(['donor-broker']);
+    // The NAT gateway's address is for going out only: no NIC holds it.
+    const nicIps = cloud.ofType(TYPES.azNic).map((r) => r.inputs.ipConfigurations[0].publicIPAddress?.id).filter(Boolean);
+    expect(cloud.ofType(TYPES.azPublicIp).filter((r) => nicIps.includes(r.state.id)).map((r) => r.name)).toEqual(['donor-broker']);
     expect(cloud.ofType(TYPES.osFloatingIp).map((r) => r.name)).toEqual(['manager']);
   });
 });
@@ -175,6 +177,34 @@ describe('the WireGuard tunnel, in the published order', () => {
     expect(cmd.inputs.stdin).toContain(`wg set wg0 peer ${consumer.wireguard[0].publicKey} allowed-ips ${allowed.join(',')}`);
     // It runs again when the consumer VM is replaced.
     expect(cmd.inputs.triggers).toContain(cloud.named(TYPES.osInstance, 'consumer-broker').state.id);
+  });
+});
+
+describe('routes at both ends of the tunnel', () => {
+  const stdin = (name: string) => cloud.named(TYPES.command, name).inputs.stdin as string;
+  const viaTunnel = (prefixes: string[]) => prefixes.map((p) => `${p} dev wg0`);
+  const tunnelAddress = (name: string) => `${inventory.nodes.find((n) => n.name === name)!.wireguard[0].address}/32`;
+
+  test("the consumer routes the donor's tunnel address and Azure's networks into the tunnel", () => {
+    expect(routesOfScript(stdin('consumer-broker-wireguard'))).toEqual(
+      expect.arrayContaining(viaTunnel([tunnelAddress('dbroker'), settings.cidrs.azureBroker, settings.cidrs.azureShared])),
+    );
+  });
+
+  test("once the consumer is authorised, the donor routes its tunnel address and OpenStack's networks into the tunnel", () => {
+    const expected = viaTunnel([tunnelAddress('cbroker'), settings.cidrs.openstackBroker, settings.cidrs.openstackShared]);
+    // The live interface: a peer added with `wg set` gets no route by itself.
+    const authorise = stdin('authorise-consumer');
+    expect(routesOfScript(authorise)).toEqual(expect.arrayContaining(expected));
+    // And after a restart or reboot: the config file it leaves names the consumer with those AllowedIPs.
+    const saved = parseWireguard(filesOfScript(authorise)['/etc/wireguard/wg0.conf']);
+    expect(saved.peers.map((p) => splitList(p.AllowedIPs))).toEqual([[tunnelAddress('cbroker'), settings.cidrs.openstackBroker, settings.cidrs.openstackShared].sort()]);
+    expect(wireguardPublicKey(saved.iface.PrivateKey)).toBe(inventory.nodes.find((n) => n.name === 'dbroker')!.wireguard[0].publicKey);
+  });
+
+  test('removing the authorisation takes the routes away with the peer', () => {
+    const onDelete = cloud.named(TYPES.command, 'authorise-consumer').inputs.delete as string;
+    for (const prefix of [settings.cidrs.openstackBroker, settings.cidrs.openstackShared]) expect(onDelete).toContain(`ip route del ${prefix} dev wg0`);
   });
 });
 

@@ -2,7 +2,6 @@
  * The key pair provider, called directly (Pulumi does not call a dynamic provider's create under
  * mocks): real keys, checked against the real tools (`wg pubkey`, `ssh-keygen -y`, `openssl`).
  */
-import { execFileSync } from 'child_process';
 import * as pulumi from '@pulumi/pulumi';
 import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
@@ -10,8 +9,7 @@ import { join } from 'path';
 import { newKeyMaterial, wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import { KeyPair, keyPairProvider, type KeyPairInputs, type KeyPairOutputs } from '../../infra/pulumi/keys/key-pair';
 import { mockCloud, valueOf } from './harness';
-
-const tool = (cmd: string, args: string[], input?: string) => execFileSync(cmd, args, { input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] }).trim();
+import { tool } from './key-checks';
 
 describe('key material', () => {
   test('WireGuard keys are 32 bytes, base64, and the public one is what `wg pubkey` derives', () => {

@@ -5,6 +5,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as compute from '@pulumi/azure-native/compute';
 import * as network from '@pulumi/azure-native/network';
+import { REPLACE_VM_FIRST, cloudName } from '../names';
 import type { PlannedNode } from '../plan';
 import type { AzureImage } from '../settings';
 import { ANYWHERE, type IngressRule } from './exposure';
@@ -15,6 +16,8 @@ export interface AzureNetworkArgs {
   cidr: string;
   networkSecurityGroupId?: pulumi.Input<string>;
   routeTableId?: pulumi.Input<string>;
+  /** The way out for VMs without a public IP of their own (see natGateway). */
+  natGatewayId?: pulumi.Input<string>;
 }
 
 export class AzureNetwork extends pulumi.ComponentResource {
@@ -37,11 +40,30 @@ export class AzureNetwork extends pulumi.ComponentResource {
         addressPrefix: args.cidr,
         ...(args.networkSecurityGroupId ? { networkSecurityGroup: { id: args.networkSecurityGroupId } } : {}),
         ...(args.routeTableId ? { routeTable: { id: args.routeTableId } } : {}),
+        ...(args.natGatewayId ? { natGateway: { id: args.natGatewayId } } : {}),
+        // Azure is retiring implicit outbound access: a VM goes out through its own public IP
+        // or the subnet's NAT gateway, and nothing else, so its source address is known.
+        defaultOutboundAccess: false,
       },
       parent,
     );
     this.registerOutputs({ vnetId: this.vnet.id, subnetId: this.subnet.id });
   }
+}
+
+export interface AzureHomeArgs {
+  resourceGroupName: pulumi.Input<string>;
+  location: string;
+}
+
+/** A NAT gateway with its own static public IP: explicit outbound access for a subnet's VMs. */
+export function natGateway(name: string, args: AzureHomeArgs, opts?: pulumi.CustomResourceOptions): network.NatGateway {
+  const address = new network.PublicIPAddress(
+    `${name}-nat`,
+    { ...args, sku: { name: 'Standard' }, publicIPAllocationMethod: 'Static' },
+    opts,
+  );
+  return new network.NatGateway(name, { ...args, sku: { name: 'Standard' }, publicIpAddresses: [{ id: address.id }] }, opts);
 }
 
 export interface AzureSecurityGroupArgs {
@@ -79,6 +101,7 @@ export function azureSecurityGroup(name: string, args: AzureSecurityGroupArgs, o
 
 /** Where and how Azure VMs of a fleet are made. */
 export interface AzureVmHome {
+  stack: string;
   resourceGroupName: pulumi.Input<string>;
   subnetId: pulumi.Input<string>;
   image: AzureImage;
@@ -136,7 +159,7 @@ export class AzureVm extends pulumi.ComponentResource {
       {
         resourceGroupName: args.resourceGroupName,
         location,
-        vmName: `fb-${node.name}`,
+        vmName: cloudName(args.stack, node.name),
         hardwareProfile: { vmSize: node.size.name },
         storageProfile: {
           imageReference: args.image,
@@ -148,7 +171,7 @@ export class AzureVm extends pulumi.ComponentResource {
           },
         },
         osProfile: {
-          computerName: `fb-${node.name}`,
+          computerName: cloudName(args.stack, node.name),
           adminUsername: args.adminUser,
           customData: pulumi.output(args.userData).apply((ud) => Buffer.from(ud).toString('base64')),
           linuxConfiguration: {
@@ -157,9 +180,9 @@ export class AzureVm extends pulumi.ComponentResource {
           },
         },
         networkProfile: { networkInterfaces: [{ id: this.nic.id, primary: true, deleteOption: 'Delete' }] },
-        tags: { fragbench_role: node.role, fragbench_site: node.site },
+        tags: { fragbench_role: node.role, fragbench_site: node.site, fragbench_stack: args.stack },
       },
-      parent,
+      { ...parent, ...REPLACE_VM_FIRST },
     );
     this.publicAddress = publicIp?.ipAddress.apply((ip) => {
       if (!ip) throw new Error(`Azure gave ${node.name}'s public IP no address`);

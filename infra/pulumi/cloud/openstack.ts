@@ -3,9 +3,11 @@ import * as pulumi from '@pulumi/pulumi';
 import * as compute from '@pulumi/openstack/compute';
 import * as networking from '@pulumi/openstack/networking';
 import type { PlannedNode } from '../plan';
+import { REPLACE_VM_FIRST, cloudName } from '../names';
 import type { IngressRule } from './exposure';
 
 export interface OpenStackNetworkArgs {
+  stack: string;
   cidr: string;
   routerId: pulumi.Input<string>;
 }
@@ -19,14 +21,15 @@ export class OpenStackNetwork extends pulumi.ComponentResource {
   constructor(name: string, args: OpenStackNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super('fragbench:openstack:Network', name, {}, opts);
     const parent = { parent: this };
-    this.network = new networking.Network(name, { name: `fb-${name}`, adminStateUp: true }, parent);
-    this.subnet = new networking.Subnet(name, { name: `fb-${name}`, networkId: this.network.id, cidr: args.cidr, ipVersion: 4 }, parent);
+    this.network = new networking.Network(name, { name: cloudName(args.stack, name), adminStateUp: true }, parent);
+    this.subnet = new networking.Subnet(name, { name: cloudName(args.stack, name), networkId: this.network.id, cidr: args.cidr, ipVersion: 4 }, parent);
     this.routerInterface = new networking.RouterInterface(name, { routerId: args.routerId, subnetId: this.subnet.id }, parent);
     this.registerOutputs({ networkId: this.network.id, subnetId: this.subnet.id });
   }
 }
 
 export interface SecurityGroupArgs {
+  stack: string;
   description: string;
   rules: IngressRule[];
 }
@@ -37,7 +40,7 @@ export class OpenStackSecurityGroup extends pulumi.ComponentResource {
 
   constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.ComponentResourceOptions) {
     super('fragbench:openstack:SecurityGroup', name, {}, opts);
-    this.group = new networking.SecGroup(name, { name: `fb-${name}`, description: args.description }, { parent: this });
+    this.group = new networking.SecGroup(name, { name: cloudName(args.stack, name), description: args.description }, { parent: this });
     args.rules.forEach(
       (rule, i) =>
         new networking.SecGroupRule(
@@ -67,6 +70,7 @@ export interface OpenStackPortSpec {
 }
 
 export interface OpenStackVmArgs {
+  stack: string;
   node: PlannedNode;
   /** The first port is the VM's primary interface (and takes the floating IP). */
   ports: OpenStackPortSpec[];
@@ -89,7 +93,7 @@ export class OpenStackVm extends pulumi.ComponentResource {
         new networking.Port(
           `${name}-${i}`,
           {
-            name: `fb-${name}-${i}`,
+            name: cloudName(args.stack, name, String(i)),
             networkId: p.network.network.id,
             fixedIps: [{ subnetId: p.network.subnet.id, ipAddress: p.fixedIp }],
             securityGroupIds: p.securityGroupIds,
@@ -101,14 +105,14 @@ export class OpenStackVm extends pulumi.ComponentResource {
     this.instance = new compute.Instance(
       name,
       {
-        name: `fb-${args.node.name}`,
+        name: cloudName(args.stack, args.node.name),
         flavorName: args.node.size.name,
         imageName: args.imageName,
         userData: args.userData,
         networks: this.ports.map((p) => ({ port: p.id })),
-        metadata: { fragbench_role: args.node.role, fragbench_site: args.node.site },
+        metadata: { fragbench_role: args.node.role, fragbench_site: args.node.site, fragbench_stack: args.stack },
       },
-      parent,
+      { ...parent, ...REPLACE_VM_FIRST },
     );
     if (args.node.hasPublicAddress) {
       if (!args.floatingIpPool) throw new Error(`node "${args.node.name}" needs a floating IP pool`);

@@ -6,6 +6,7 @@ import { OpenStackVm, type OpenStackNetwork, type OpenStackPortSpec } from './op
 
 export interface OpenStackPlacement {
   cloud: 'openstack';
+  stack: string;
   network: OpenStackNetwork;
   securityGroupIds: pulumi.Input<string>[];
   imageName: string;
@@ -42,7 +43,7 @@ export function nodeVm(name: string, node: PlannedNode, where: VmPlacement, extr
       securityGroupIds: where.securityGroupIds,
       ...(extras.allowedAddressPairs ? { allowedAddressPairs: extras.allowedAddressPairs } : {}),
     };
-    const vm = new OpenStackVm(name, { node, ports: [port], imageName: where.imageName, userData: where.userData, floatingIpPool: where.floatingIpPool }, opts);
+    const vm = new OpenStackVm(name, { stack: where.stack, node, ports: [port], imageName: where.imageName, userData: where.userData, floatingIpPool: where.floatingIpPool }, opts);
     return { id: vm.instance.id, publicAddress: vm.publicAddress, resource: vm };
   }
   const vm = new AzureVm(name, { ...where, node, ipForwarding: extras.ipForwarding }, opts);

@@ -11,7 +11,8 @@ import { AzureNetwork, azureSecurityGroup } from '../cloud/azure';
 import { sshFrom, wireguardFromAnywhere } from '../cloud/exposure';
 import { OpenStackNetwork, OpenStackSecurityGroup } from '../cloud/openstack';
 import { nodeVm, type NodeVm, type VmPlacement } from '../cloud/vm';
-import { inventoryOutput } from '../inventory';
+import { cloudName } from '../names';
+import { inventoryAfter, inventoryOutput } from '../inventory';
 import { KeyPair } from '../keys/key-pair';
 import { privateKeys, publicKeys, wireguardKeyRing } from '../keys/mesh-keys';
 import { interfaceKey, type PlannedNode } from '../plan';
@@ -44,11 +45,11 @@ export class FragmentedCloud extends pulumi.ComponentResource {
     const placements = new Map<string, VmPlacement>();
     const inOpenStack = plan.nodes.filter((n) => n.cloud === 'openstack');
     if (inOpenStack.length) {
-      const router = new networking.Router('router', { name: 'fb-router', externalNetworkId: s.openstack.externalNetworkId }, parent);
-      const net = new OpenStackNetwork('sites', { cidr: s.cidrs.openstack, routerId: router.id }, parent);
-      const group = new OpenStackSecurityGroup('sites', { description: "fragbench: WireGuard, and SSH from the operator's address", rules: exposed }, parent);
+      const router = new networking.Router('router', { name: cloudName(s.stack, 'router'), externalNetworkId: s.openstack.externalNetworkId }, parent);
+      const net = new OpenStackNetwork('sites', { stack: s.stack, cidr: s.cidrs.openstack, routerId: router.id }, parent);
+      const group = new OpenStackSecurityGroup('sites', { stack: s.stack, description: "fragbench: WireGuard, and SSH from the operator's address", rules: exposed }, parent);
       placements.set('openstack', {
-        cloud: 'openstack', network: net, securityGroupIds: [group.group.id], imageName: s.openstack.imageName, floatingIpPool: s.openstack.floatingIpPool, userData,
+        cloud: 'openstack', stack: s.stack, network: net, securityGroupIds: [group.group.id], imageName: s.openstack.imageName, floatingIpPool: s.openstack.floatingIpPool, userData,
       });
     }
     const locations = Object.keys(plan.azureSubnets);
@@ -58,7 +59,7 @@ export class FragmentedCloud extends pulumi.ComponentResource {
         const nsg = azureSecurityGroup(`sites-${location}`, { resourceGroupName: group.name, location, rules: exposed }, parent);
         const net = new AzureNetwork(`sites-${location}`, { resourceGroupName: group.name, location, cidr: plan.azureSubnets[location], networkSecurityGroupId: nsg.id }, parent);
         placements.set(`azure:${location}`, {
-          cloud: 'azure', resourceGroupName: group.name, subnetId: net.subnet.id, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData,
+          cloud: 'azure', stack: s.stack, resourceGroupName: group.name, subnetId: net.subnet.id, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData,
         });
       }
     }
@@ -73,18 +74,19 @@ export class FragmentedCloud extends pulumi.ComponentResource {
       if (!address) throw new Error(`site "${node}" has no public address`);
       return address;
     };
-    this.inventory = inventoryOutput(plan, Object.fromEntries(plan.nodes.map((n) => [n.name, publicAddress(n.name)])), publicKeys(wgKeys));
+    // The configs are rendered from this; what the stack publishes waits for them to be applied.
+    const mesh = inventoryOutput(plan, Object.fromEntries(plan.nodes.map((n) => [n.name, publicAddress(n.name)])), publicKeys(wgKeys));
 
     // Each VM gets its WireGuard interfaces and tinc, rendered from the inventory.
     const tincPublic = pulumi.all(Object.fromEntries(Object.entries(tincKeys).map(([n, k]) => [n, k.publicKey])));
     const wgPrivate = pulumi.all(privateKeys(wgKeys));
-    for (const node of plan.nodes) {
+    const meshCommands = plan.nodes.map((node) => {
       const start = [
         ...node.wireguard.flatMap((w) => [`systemctl enable wg-quick@${w.name}`, `systemctl restart wg-quick@${w.name}`]),
         `systemctl enable ${TINC_SERVICE}`,
         `systemctl restart ${TINC_SERVICE}`,
       ];
-      const script = pulumi.all([this.inventory, wgPrivate, tincKeys[node.name].privateKey, tincPublic]).apply(([inventory, wgPriv, tincPriv, tincPub]) => {
+      const script = pulumi.all([mesh, wgPrivate, tincKeys[node.name].privateKey, tincPublic]).apply(([inventory, wgPriv, tincPriv, tincPub]) => {
         const wgFiles = Object.fromEntries(
           node.wireguard.map((w) => [
             wireguardConfigPath(w.name),
@@ -94,11 +96,12 @@ export class FragmentedCloud extends pulumi.ComponentResource {
         const tinc = tincFiles({ mesh: inventory, node: node.name, privateKey: tincPriv, publicKeys: tincPub, overlayCidr: s.cidrs.overlay });
         return writeFilesScript({ ...wgFiles, ...tinc }, start);
       });
-      remoteScript(`${node.name}-mesh`, { target: { host: publicAddress(node.name), user: s.sshUser }, sshPrivateKey: args.sshPrivateKey, script }, {
-        ...parent,
-        dependsOn: [(vms.get(node.name) as NodeVm).resource],
-      });
-    }
+      const vm = vms.get(node.name) as NodeVm;
+      return remoteScript(`${node.name}-mesh`, {
+        stack: s.stack, target: { host: publicAddress(node.name), user: s.sshUser, vmId: vm.id }, sshPrivateKey: args.sshPrivateKey, script,
+      }, { ...parent, dependsOn: [vm.resource] });
+    });
+    this.inventory = inventoryAfter(mesh, meshCommands);
     this.registerOutputs({ inventory: this.inventory });
   }
 }

@@ -12,11 +12,12 @@ import * as networking from '@pulumi/openstack/networking';
 import * as network from '@pulumi/azure-native/network';
 import * as resources from '@pulumi/azure-native/resources';
 import type { Inventory } from '../../../core/inventory';
-import { AzureNetwork, azureSecurityGroup } from '../cloud/azure';
+import { AzureNetwork, azureSecurityGroup, natGateway } from '../cloud/azure';
 import { fromFleet, sshFrom, wireguardFromAnywhere } from '../cloud/exposure';
 import { OpenStackNetwork, OpenStackSecurityGroup } from '../cloud/openstack';
 import { nodeVm, type AzurePlacement, type NodeVm, type OpenStackPlacement } from '../cloud/vm';
-import { inventoryOutput } from '../inventory';
+import { cloudName } from '../names';
+import { inventoryAfter, inventoryOutput } from '../inventory';
 import type { KeyPair } from '../keys/key-pair';
 import { publicKeys } from '../keys/mesh-keys';
 import { plannedNode } from '../plan';
@@ -62,13 +63,15 @@ export class HybridCloud extends pulumi.ComponentResource {
 
     const managerAddress = required(openstack.managerVm.publicAddress, manager);
     const donorAddress = required(azure.donorVm.publicAddress, donor);
-    this.inventory = inventoryOutput(plan, { [manager]: managerAddress, [donor]: donorAddress }, publicKeys(keys.tunnel));
+    // The tunnel's configs are rendered from this; what the stack publishes waits for the tunnel.
+    const rendered = inventoryOutput(plan, { [manager]: managerAddress, [donor]: donorAddress }, publicKeys(keys.tunnel));
 
-    configureTunnel({
-      settings, plan, sshPrivateKey: args.sshPrivateKey, keys, inventory: this.inventory,
+    const tunnelSteps = configureTunnel({
+      settings, plan, sshPrivateKey: args.sshPrivateKey, keys, inventory: rendered,
       managerVm: openstack.managerVm, managerAddress, donorVm: azure.donorVm, donorAddress,
       consumerVm: openstack.consumerVm, consumerSharedPort: consumerShared.port, consumerSharedAttachment: consumerShared.attachment,
     }, parent);
+    this.inventory = inventoryAfter(rendered, tunnelSteps);
 
     this.registerOutputs({ inventory: this.inventory, client: clientVm.id });
   }
@@ -130,10 +133,10 @@ interface ConsumerOnShared {
 /** Phase 1: consumer broker network and broker VM in OpenStack (with the VM manager beside it). */
 function openstackBrokerSide(ctx: HybridContext): OpenStackBrokerSide {
   const { s, plan, parent } = ctx;
-  const router = new networking.Router('router', { name: 'fb-router', externalNetworkId: s.openstack.externalNetworkId }, parent);
-  const brokerNet = new OpenStackNetwork('broker-net', { cidr: s.cidrs.openstackBroker, routerId: router.id }, parent);
-  const internal = new OpenStackSecurityGroup('internal', { description: 'fragbench: the fleet networks only', rules: fromFleet(ctx.fleetCidrs) }, parent);
-  const operator = new OpenStackSecurityGroup('operator-ssh', { description: "fragbench: SSH from the operator's address", rules: [sshFrom(s.operatorCidr)] }, parent);
+  const router = new networking.Router('router', { name: cloudName(s.stack, 'router'), externalNetworkId: s.openstack.externalNetworkId }, parent);
+  const brokerNet = new OpenStackNetwork('broker-net', { stack: s.stack, cidr: s.cidrs.openstackBroker, routerId: router.id }, parent);
+  const internal = new OpenStackSecurityGroup('internal', { stack: s.stack, description: 'fragbench: the fleet networks only', rules: fromFleet(ctx.fleetCidrs) }, parent);
+  const operator = new OpenStackSecurityGroup('operator-ssh', { stack: s.stack, description: "fragbench: SSH from the operator's address", rules: [sshFrom(s.operatorCidr)] }, parent);
   const managerPlacement = openstackPlacement(ctx, brokerNet, [internal.group.id, operator.group.id], PACKAGES.node);
   const managerVm = nodeVm('manager', plannedNode(plan, manager), managerPlacement, {}, parent);
   const consumerPlacement = openstackPlacement(ctx, brokerNet, [internal.group.id], PACKAGES.broker);
@@ -159,11 +162,15 @@ function azureBrokerSide(ctx: HybridContext): AzureBrokerSide {
 /** Phase 4: the shared networks the database nodes live on. */
 function sharedNetworks(ctx: HybridContext, router: networking.Router, home: AzureHome): SharedNetworks {
   const { s, parent } = ctx;
-  const openstack = new OpenStackNetwork('shared-net', { cidr: s.cidrs.openstackShared, routerId: router.id }, parent);
+  const openstack = new OpenStackNetwork('shared-net', { stack: s.stack, cidr: s.cidrs.openstackShared, routerId: router.id }, parent);
   const sharedNsg = azureSecurityGroup('shared', { ...home, rules: fromFleet(ctx.fleetCidrs) }, parent);
   // Phase 6 (Azure) comes before the shared VNet: its subnet takes the route table when it is created.
   const routeTable = routeOpenStackThroughDonor(ctx, home);
-  const azure = new AzureNetwork('shared-vnet', { ...home, cidr: s.cidrs.azureShared, networkSecurityGroupId: sharedNsg.id, routeTableId: routeTable.id }, parent);
+  // The public nodes have no public IP: package installs go out through a NAT gateway.
+  const nat = natGateway('shared', home, parent);
+  const azure = new AzureNetwork('shared-vnet', {
+    ...home, cidr: s.cidrs.azureShared, networkSecurityGroupId: sharedNsg.id, routeTableId: routeTable.id, natGatewayId: nat.id,
+  }, parent);
   return { openstack, azure };
 }
 
@@ -182,7 +189,7 @@ function routeOpenStackThroughDonor(ctx: HybridContext, home: AzureHome): networ
 function attachConsumerToShared(ctx: HybridContext, brokers: OpenStackBrokerSide, sharedNet: OpenStackNetwork): ConsumerOnShared {
   const { plan, parent } = ctx;
   const port = new networking.Port('consumer-broker-shared', {
-    name: 'fb-consumer-broker-shared',
+    name: cloudName(ctx.s.stack, 'consumer-broker-shared'),
     networkId: sharedNet.network.id,
     fixedIps: [{ subnetId: sharedNet.subnet.id, ipAddress: plan.consumerSharedAddress }],
     securityGroupIds: [brokers.internal.group.id],
@@ -215,13 +222,13 @@ function routeAzureThroughConsumer(ctx: HybridContext, router: networking.Router
 
 function openstackPlacement(ctx: HybridContext, network: OpenStackNetwork, groups: pulumi.Input<string>[], packages: string[]): OpenStackPlacement {
   const { openstack } = ctx.s;
-  return { cloud: 'openstack', network, securityGroupIds: groups, imageName: openstack.imageName, floatingIpPool: openstack.floatingIpPool, userData: ctx.userData(packages) };
+  return { cloud: 'openstack', stack: ctx.s.stack, network, securityGroupIds: groups, imageName: openstack.imageName, floatingIpPool: openstack.floatingIpPool, userData: ctx.userData(packages) };
 }
 
 function azurePlacement(ctx: HybridContext, home: AzureHome, subnetId: pulumi.Input<string>, packages: string[]): AzurePlacement {
   const { s } = ctx;
   return {
-    cloud: 'azure', resourceGroupName: home.resourceGroupName, subnetId, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData: ctx.userData(packages),
+    cloud: 'azure', stack: s.stack, resourceGroupName: home.resourceGroupName, subnetId, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData: ctx.userData(packages),
   };
 }
 

@@ -11,7 +11,7 @@ import { wireguardKeyRing, type KeyRing } from '../keys/mesh-keys';
 import { interfaceKey, plannedNode } from '../plan';
 import { HYBRID_NODES, type HybridPlan } from '../plan-hybrid';
 import { writeFilesScript, type FileSpec } from '../render/files-script';
-import { wireguardConfig, wireguardConfigPath, wireguardPeers } from '../render/wireguard';
+import { peerRouteCommands, peerRouteRemovals, wireguardConfig, wireguardConfigPath, wireguardPeers } from '../render/wireguard';
 import { remoteScript, type SshTarget } from '../remote';
 import type { HybridSettings } from '../settings';
 
@@ -61,23 +61,28 @@ interface Tunnel extends TunnelArgs {
   donorTarget: SshTarget;
 }
 
-/** Phase 3: the WireGuard tunnel, in the published key-handling order. */
-export function configureTunnel(args: TunnelArgs, parent: { parent: pulumi.Resource }): void {
+/** Phase 3: the WireGuard tunnel, in the published key-handling order. Returns its steps, in order. */
+export function configureTunnel(args: TunnelArgs, parent: { parent: pulumi.Resource }): pulumi.CustomResource[] {
   const user = args.settings.sshUser;
-  const t: Tunnel = { ...args, parent, managerTarget: { host: args.managerAddress, user }, donorTarget: { host: args.donorAddress, user } };
+  const t: Tunnel = {
+    ...args, parent,
+    managerTarget: { host: args.managerAddress, user, vmId: args.managerVm.id },
+    donorTarget: { host: args.donorAddress, user, vmId: args.donorVm.id },
+  };
   const keysOnManager = copyKeysToManager(t);
   const donorTunnel = configureDonor(t);
   const consumerTunnel = configureConsumer(t, [keysOnManager, donorTunnel]);
-  authoriseConsumer(t, [donorTunnel, consumerTunnel]);
+  const authorised = authoriseConsumer(t, [donorTunnel, consumerTunnel]);
+  return [keysOnManager, donorTunnel, consumerTunnel, authorised];
 }
 
-function copyKeysToManager(t: Tunnel): pulumi.Resource {
+function copyKeysToManager(t: Tunnel): pulumi.CustomResource {
   const { sshUser } = t.settings;
   const home = `/home/${sshUser}/.ssh`;
   const keyFile = (node: string) => `/etc/fragbench/keys/${node}-${WG}.key`;
   const { managerSsh } = t.keys;
   return remoteScript('manager-keys', {
-    target: t.managerTarget, sshPrivateKey: t.sshPrivateKey,
+    stack: t.settings.stack, target: t.managerTarget, sshPrivateKey: t.sshPrivateKey,
     script: pulumi.all([managerSsh.privateKey, managerSsh.publicKey, tunnelKey(t, consumer).privateKey, tunnelKey(t, donor).privateKey])
       .apply(([sshKey, sshPub, consumerKey, donorKey]) => writeFilesScript({
         [`${home}/id_ed25519`]: { content: sshKey, mode: '600', owner: sshUser },
@@ -89,9 +94,9 @@ function copyKeysToManager(t: Tunnel): pulumi.Resource {
 }
 
 /** (i)-(ii) The donor's config, with no peer yet; its VM is up and takes it. */
-function configureDonor(t: Tunnel): pulumi.Resource {
+function configureDonor(t: Tunnel): pulumi.CustomResource {
   return remoteScript('donor-broker-wireguard', {
-    target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
+    stack: t.settings.stack, target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
     script: tunnelConfig(t, donor, [consumer]).apply((conf) => writeFilesScript(tunnelConfigFile(conf), START_TUNNEL)),
   }, { ...t.parent, dependsOn: [t.donorVm.resource] });
 }
@@ -100,26 +105,34 @@ function configureDonor(t: Tunnel): pulumi.Resource {
  * (iii)-(iv) The consumer's config from the donor's public key and address, pushed by the manager;
  * its second (shared) interface is brought up here too. It cannot connect until (v).
  */
-function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.Resource {
+function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomResource {
   return remoteScript('consumer-broker-wireguard', {
-    target: { host: plannedNode(t.plan, consumer).privateAddress, user: t.settings.sshUser, jump: t.managerTarget }, sshPrivateKey: t.sshPrivateKey,
+    stack: t.settings.stack,
+    target: { host: plannedNode(t.plan, consumer).privateAddress, user: t.settings.sshUser, vmId: t.consumerVm.id, jump: t.managerTarget }, sshPrivateKey: t.sshPrivateKey,
     script: pulumi.all([tunnelConfig(t, consumer, []), t.consumerSharedPort.macAddress]).apply(([conf, mac]) =>
       writeFilesScript({ ...tunnelConfigFile(conf), ...sharedInterfaceNetplan(mac) }, ['netplan apply', ...START_TUNNEL]),
     ),
   }, { ...t.parent, dependsOn: [t.consumerVm.resource, t.consumerSharedAttachment, ...after] });
 }
 
-/** (v) Authorise: the donor learns the consumer's key and networks, once both ends exist. */
-function authoriseConsumer(t: Tunnel, after: pulumi.Resource[]): void {
+/**
+ * (v) Authorise: the donor learns the consumer's key and networks, once both ends exist. The
+ * peer goes into the running interface with routes to the consumer's networks (`wg set` adds
+ * none), and the donor's config file is rewritten whole, so a restart or reboot keeps both.
+ */
+function authoriseConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomResource {
   const consumerPeer = t.inventory.apply((inventory) => {
     const peerOfDonor = wireguardPeers(inventory, donor, TUNNEL_TYPE, t.plan.routedPrefixes).find((p) => p.node === consumer);
     if (!peerOfDonor) throw new Error(`the inventory has no ${consumer}-${donor} link`);
     return peerOfDonor;
   });
-  remoteScript('authorise-consumer', {
-    target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
-    script: consumerPeer.apply((p) => `wg set ${WG} peer ${p.publicKey} allowed-ips ${p.allowedIps.join(',')}\nwg-quick save ${WG}\n`),
-    onDelete: consumerPeer.apply((p) => `wg set ${WG} peer ${p.publicKey} remove && wg-quick save ${WG}`),
+  return remoteScript('authorise-consumer', {
+    stack: t.settings.stack, target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
+    script: pulumi.all([consumerPeer, tunnelConfig(t, donor, [])]).apply(([p, conf]) =>
+      writeFilesScript(tunnelConfigFile(conf), [`wg set ${WG} peer ${p.publicKey} allowed-ips ${p.allowedIps.join(',')}`, ...peerRouteCommands(WG, p.allowedIps)]),
+    ),
+    onDelete: consumerPeer.apply((p) => [`wg set ${WG} peer ${p.publicKey} remove`, ...peerRouteRemovals(WG, p.allowedIps), `wg-quick save ${WG}`].join('\n')),
+    // Runs again when the consumer VM is replaced (or its key rotated): the donor must learn the new one.
     triggers: [t.consumerVm.id, consumerPeer.publicKey],
   }, { ...t.parent, dependsOn: after });
 }

@@ -34,17 +34,22 @@ export function newKeyMaterial(kind: KeyKind, comment = 'fragbench'): KeyMateria
 export function wireguardPublicKey(privateKeyBase64: string): string {
   const d = Buffer.from(privateKeyBase64, 'base64');
   if (d.length !== 32) throw new Error('a WireGuard private key is 32 bytes, base64-encoded');
-  return rawPublicKey(PKCS8_PREFIX.x25519, d).toString('base64');
+  return rawPublicKey(PKCS8_PREFIX_HEX.x25519, d).toString('base64');
 }
 
-/** PKCS#8 DER headers for a raw 32-byte X25519 / Ed25519 private key (RFC 8410). */
-const PKCS8_PREFIX = {
-  x25519: Buffer.from('302e020100300506032b656e04220420', 'hex'),
-  ed25519: Buffer.from('302e020100300506032b657004220420', 'hex'),
+/**
+ * PKCS#8 DER headers for a raw 32-byte X25519 / Ed25519 private key (RFC 8410), as hex text.
+ * Text, not Buffers: `pulumi up` serializes the key pair provider's closure, and a captured
+ * Buffer comes back as a plain object that Buffer.concat rejects, so bytes are made per call.
+ */
+const PKCS8_PREFIX_HEX = {
+  x25519: '302e020100300506032b656e04220420',
+  ed25519: '302e020100300506032b657004220420',
 };
 
-function rawPublicKey(prefix: Buffer, privateBytes: Buffer): Buffer {
-  const key = createPrivateKey({ key: Buffer.concat([prefix, privateBytes]), format: 'der', type: 'pkcs8' });
+function rawPublicKey(prefixHex: string, privateBytes: Buffer): Buffer {
+  const der = Buffer.concat([Buffer.from(prefixHex, 'hex'), privateBytes]);
+  const key = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
   return Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x as string, 'base64url');
 }
 
@@ -59,7 +64,7 @@ function clampX25519(bytes: Buffer): Buffer {
 
 /** An Ed25519 key pair for OpenSSH from a 32-byte seed. */
 export function sshKeyFromSeed(seed: Buffer, comment: string): KeyMaterial {
-  const pub = rawPublicKey(PKCS8_PREFIX.ed25519, seed);
+  const pub = rawPublicKey(PKCS8_PREFIX_HEX.ed25519, seed);
   const publicBlob = sshStrings(Buffer.from('ssh-ed25519'), pub);
   const check = randomBytes(4);
   let secret = Buffer.concat([

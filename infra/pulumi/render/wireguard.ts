@@ -72,6 +72,20 @@ export function wireguardConfig(args: WireguardConfigArgs): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Routes for a peer added to a running interface. `wg-quick up` routes each AllowedIPs entry
+ * into the interface, but `wg set` on a live one routes nothing, so the added peer's networks
+ * would stay unreachable from this side until the next restart.
+ */
+export function peerRouteCommands(interfaceName: string, allowedIps: string[]): string[] {
+  return allowedIps.map((prefix) => `ip route replace ${prefix} dev ${interfaceName}`);
+}
+
+/** Undoes peerRouteCommands; a route already gone is not an error. */
+export function peerRouteRemovals(interfaceName: string, allowedIps: string[]): string[] {
+  return allowedIps.map((prefix) => `ip route del ${prefix} dev ${interfaceName} 2>/dev/null || true`);
+}
+
 export function wireguardConfigPath(interfaceName: string): string {
   return `/etc/wireguard/${interfaceName}.conf`;
 }
