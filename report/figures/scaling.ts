@@ -14,7 +14,9 @@ const MEASURES: Record<Measure, { what: string; yTitle: string }> = {
   normalizedBytes: { what: 'transferred data', yTitle: 'Transferred data' },
 };
 
-const coordinate = (cell: CellRecord, key: string) => (key in cell.coordinates ? String(cell.coordinates[key]) : 'all');
+/** A matrix coordinate; the database, when it is not an axis, is the one the cell ran. */
+const coordinate = (cell: CellRecord, key: string) =>
+  key in cell.coordinates ? String(cell.coordinates[key]) : key === 'database' && cell.cluster ? cell.cluster.database : 'all';
 
 /** A panel per workload, three to a row, each drawn by `unit`. */
 function panelsByWorkload(rows: object[], unit: Record<string, unknown>): Figure['spec'] {
