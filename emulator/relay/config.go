@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -42,12 +43,21 @@ type Shaping struct {
 	RateMbps *float64 `json:"rateMbps"`
 	// LossPercent is the chance (0..100) that a packet is dropped at random.
 	LossPercent float64 `json:"lossPercent"`
+	// JitterMs is the standard deviation of the one-way delay (direction.go says how it is drawn).
+	JitterMs float64 `json:"jitterMs"`
+	// Seed starts the direction's loss and jitter draws, so that a run can be repeated; nil picks
+	// one at random (stats report the seed in use either way). A float because the config and
+	// the control socket are JSON that TypeScript writes: a whole number up to 2^53-1.
+	Seed *float64 `json:"seed"`
 }
 
 // Limits on values, so that a typo (a delay in microseconds, a rate in bit/s) is caught.
 const (
 	maxDelayMs  = 60_000
+	maxJitterMs = 10_000
 	maxRateMbps = 1_000_000
+	// maxSeed is the largest integer a JSON number read by JavaScript keeps exactly.
+	maxSeed = 1<<53 - 1
 )
 
 // FieldError is a problem with one field of an input, named like `links[3].ab.delayMs`.
@@ -148,6 +158,10 @@ func checkShaping(errs *fieldErrors, at string, s Shaping) {
 		checkRate(errs, at+".rateMbps", *s.RateMbps)
 	}
 	checkLoss(errs, at+".lossPercent", s.LossPercent)
+	checkJitter(errs, at+".jitterMs", s.JitterMs)
+	if s.Seed != nil {
+		checkSeed(errs, at+".seed", *s.Seed)
+	}
 }
 
 func checkDelay(errs *fieldErrors, field string, v float64) {
@@ -160,6 +174,16 @@ func checkRate(errs *fieldErrors, field string, v float64) {
 
 func checkLoss(errs *fieldErrors, field string, v float64) {
 	checkRange(errs, field, v, 0, 100, "a percentage")
+}
+
+func checkJitter(errs *fieldErrors, field string, v float64) {
+	checkRange(errs, field, v, 0, maxJitterMs, "the standard deviation of the one-way delay in milliseconds")
+}
+
+func checkSeed(errs *fieldErrors, field string, v float64) {
+	if v != math.Trunc(v) || v < 0 || v > maxSeed {
+		errs.add(field, "must be a whole number from 0 to 2^53-1 (%d), got %s", maxSeed, strconv.FormatFloat(v, 'f', -1, 64))
+	}
 }
 
 func checkRange(errs *fieldErrors, field string, v, lo, hi float64, meaning string) {

@@ -23,6 +23,18 @@ func TestParseConfigAcceptsTheDocumentedShape(t *testing.T) {
 	}
 }
 
+func TestParseConfigReadsJitterAndSeed(t *testing.T) {
+	link := strings.Replace(goodLink, `"lossPercent":0}`, `"lossPercent":0,"jitterMs":1.5,"seed":9007199254740991}`, 1)
+	cfg, err := ParseConfig([]byte(`{"links":[` + link + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, ba := cfg.Links[0].AB, cfg.Links[0].BA
+	if ab.JitterMs != 1.5 || ab.Seed == nil || uint64(*ab.Seed) != maxSeed || ba.JitterMs != 0 || ba.Seed != nil {
+		t.Errorf("parsed ab %+v, ba %+v", ab, ba)
+	}
+}
+
 func TestParseConfigNamesTheBadField(t *testing.T) {
 	second := func(edit func(string) string) string {
 		other := strings.NewReplacer("sydney-pune/0", "pune-perth/0", "198.18.1.", "198.18.3.", "198.18.2.", "198.18.4.").Replace(goodLink)
@@ -38,6 +50,18 @@ func TestParseConfigNamesTheBadField(t *testing.T) {
 			[]string{"links[1].ab.rateMbps: must be >= 0"}},
 		{"loss over 100", second(func(l string) string { return strings.Replace(l, `"lossPercent":0}}`, `"lossPercent":120}}`, 1) }),
 			[]string{"links[1].ba.lossPercent: must be <= 100"}},
+		{"negative jitter", second(func(l string) string {
+			return strings.Replace(l, `"lossPercent":0}`, `"lossPercent":0,"jitterMs":-2}`, 1)
+		}),
+			[]string{"links[1].ab.jitterMs: must be >= 0"}},
+		{"fractional seed", second(func(l string) string {
+			return strings.Replace(l, `"lossPercent":0}}`, `"lossPercent":0,"seed":0.5}}`, 1)
+		}),
+			[]string{"links[1].ba.seed: must be a whole number from 0 to 2^53-1"}},
+		{"negative seed", second(func(l string) string {
+			return strings.Replace(l, `"lossPercent":0}}`, `"lossPercent":0,"seed":-1}}`, 1)
+		}),
+			[]string{"links[1].ba.seed: must be a whole number", "got -1"}},
 		{"duplicate id", second(func(l string) string { return strings.Replace(l, "pune-perth/0", "sydney-pune/0", 1) }),
 			[]string{`links[1].id: "sydney-pune/0" is already the id of links[0]`}},
 		{"empty id", second(func(l string) string { return strings.Replace(l, `"pune-perth/0"`, `""`, 1) }),

@@ -17,7 +17,8 @@ import (
 // The control protocol: newline-delimited JSON on a unix socket, one response line per request.
 //
 //	{"op":"ping"}                                                    -> {"ok":true}
-//	{"op":"set","link":ID,"dir":"ab"|"ba"|"both","delayMs":N,"rateMbps":N|null,"lossPercent":N}
+//	{"op":"set","link":ID,"dir":"ab"|"ba"|"both","delayMs":N,"rateMbps":N|null,"lossPercent":N,
+//	 "jitterMs":N,"seed":N}                                          (only the fields given change)
 //	{"op":"setMany","items":[{"link":..,"dir":..,...}, ...]}         (all or nothing)
 //	{"op":"cut","link":ID}, {"op":"restore","link":ID}               -> {"ok":true}
 //	{"op":"stats"}                                                   -> {"ok":true,"links":[...]}
@@ -32,6 +33,8 @@ type setFields struct {
 	DelayMs     *float64     `json:"delayMs"`
 	RateMbps    optionalRate `json:"rateMbps"`
 	LossPercent *float64     `json:"lossPercent"`
+	JitterMs    *float64     `json:"jitterMs"`
+	Seed        *float64     `json:"seed"`
 }
 
 type request struct {
@@ -61,7 +64,10 @@ func (o *optionalRate) UnmarshalJSON(b []byte) error {
 }
 
 func (f setFields) change() Change {
-	return Change{Link: f.Link, Dir: f.Dir, DelayMs: f.DelayMs, SetRate: f.RateMbps.given, RateMbps: f.RateMbps.value, LossPercent: f.LossPercent}
+	return Change{
+		Link: f.Link, Dir: f.Dir, DelayMs: f.DelayMs, SetRate: f.RateMbps.given, RateMbps: f.RateMbps.value,
+		LossPercent: f.LossPercent, JitterMs: f.JitterMs, Seed: f.Seed,
+	}
 }
 
 type response struct {

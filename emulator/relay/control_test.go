@@ -64,13 +64,20 @@ func (c *controlClient) fails(t *testing.T, request, want string) {
 func startControl(t *testing.T, net8 int) (*Relay, *ControlServer, string) {
 	t.Helper()
 	r, _ := startRelay(t, net8, [2]Shaping{shaping(10, 0, 0), shaping(20, 50, 1)}, [2]Shaping{})
+	s, path := serveControl(t, r)
+	return r, s, path
+}
+
+// serveControl serves r's control protocol on a socket in a temporary directory.
+func serveControl(t *testing.T, r *Relay) (*ControlServer, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "control.sock")
 	s, err := ListenControl(path, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return r, s, path
+	return s, path
 }
 
 func TestControlSetAndStats(t *testing.T) {

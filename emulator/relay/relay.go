@@ -1,5 +1,5 @@
 // Package relay is the local fleet's WAN link emulator: a UDP relay that gives each direction of
-// each link a one-way delay, a rate cap and random loss, and cuts and restores links, all
+// each link a one-way delay with optional jitter, a rate cap and seeded random loss, and cuts and restores links, all
 // changeable while traffic flows.
 package relay
 
@@ -81,7 +81,7 @@ func openLink(i int, lc LinkConfig) (*link, []end, error) {
 		return nil, nil, err
 	}
 	l.socks = append(l.socks, sockB)
-	l.ab, l.ba = newDirection(sockB, peerB, lc.AB), newDirection(sockA, peerA, lc.BA)
+	l.ab, l.ba = newDirection(sockB, peerB, lc.AB, lc.ID+" ab"), newDirection(sockA, peerA, lc.BA, lc.ID+" ba")
 	l.refreshRTT()
 	return l, []end{{sockA, peerA, l.ab}, {sockB, peerB, l.ba}}, nil
 }
@@ -140,6 +140,9 @@ type Change struct {
 	SetRate     bool
 	RateMbps    *float64
 	LossPercent *float64
+	JitterMs    *float64
+	// Seed restarts the direction's loss and jitter draws from this seed's beginning.
+	Seed *float64
 }
 
 // ChangeError is a rejected change: Index says which of the changes passed to Apply it was.
@@ -179,8 +182,8 @@ func (r *Relay) check(c Change) error {
 	if c.Dir != "ab" && c.Dir != "ba" && c.Dir != "both" {
 		errs.add("dir", `must be "ab", "ba" or "both", got %q`, c.Dir)
 	}
-	if c.DelayMs == nil && !c.SetRate && c.LossPercent == nil {
-		errs.add("", "nothing to change: give delayMs, rateMbps or lossPercent")
+	if c.DelayMs == nil && !c.SetRate && c.LossPercent == nil && c.JitterMs == nil && c.Seed == nil {
+		errs.add("", "nothing to change: give delayMs, rateMbps, lossPercent, jitterMs or seed")
 	}
 	if c.DelayMs != nil {
 		checkDelay(&errs, "delayMs", *c.DelayMs)
@@ -190,6 +193,12 @@ func (r *Relay) check(c Change) error {
 	}
 	if c.LossPercent != nil {
 		checkLoss(&errs, "lossPercent", *c.LossPercent)
+	}
+	if c.JitterMs != nil {
+		checkJitter(&errs, "jitterMs", *c.JitterMs)
+	}
+	if c.Seed != nil {
+		checkSeed(&errs, "seed", *c.Seed)
 	}
 	return errs.err()
 }

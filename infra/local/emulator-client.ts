@@ -3,8 +3,8 @@
  * the types of its config file, a client for its control socket, and the function that starts it
  * (stop it with its ManagedProcess: on SIGTERM it closes its sockets and removes its control
  * socket). The emulator relays every link's WireGuard UDP between two node namespaces,
- * each direction with its own one-way delay, rate cap and random loss; links can be changed,
- * cut and restored while traffic flows.
+ * each direction with its own one-way delay and jitter, rate cap and random loss (seeded, so a run
+ * can be repeated); links can be changed, cut and restored while traffic flows.
  */
 import { createConnection } from 'node:net';
 import { existsSync } from 'node:fs';
@@ -28,6 +28,14 @@ export interface DirectionShaping {
   rateMbps: number | null;
   /** Random loss, 0..100. */
   lossPercent: number;
+  /** Standard deviation of the one-way delay: each packet's delay is normal around delayMs,
+   *  clamped at 0, and packets are never reordered (packets closer together than ~3 jitterMs
+   *  therefore see more delay and less spread). Absent: 0. */
+  jitterMs?: number;
+  /** Starts the loss and jitter draws: the same seed and the same packets give the same drops
+   *  and delays. A whole number up to Number.MAX_SAFE_INTEGER; absent: the emulator picks one
+   *  and reports it in stats. */
+  seed?: number;
 }
 
 /** One node's side of a link, as the emulator sees it. */
@@ -67,6 +75,10 @@ export interface ShapingChange {
   /** null removes the cap. */
   rateMbps?: number | null;
   lossPercent?: number;
+  /** 0 removes the jitter. */
+  jitterMs?: number;
+  /** Restarts the direction's loss and jitter draws from this seed. */
+  seed?: number;
 }
 
 /** Dropped datagrams by reason. */
@@ -81,7 +93,9 @@ export interface DropCounts {
   send: number;
 }
 
-/** A direction's current shaping and its counters since the emulator started. */
+/** A direction's current shaping and its counters since the emulator started. fb-wan always
+ *  reports jitterMs and the seed in use (given or picked: store it to repeat a run); they stay
+ *  optional, as in DirectionShaping, so that stats written without them still type-check. */
 export interface DirectionStats extends DirectionShaping {
   /** Forwarded datagrams and their UDP payload bytes. */
   packets: number;

@@ -64,6 +64,16 @@ test('set changes only the given fields, and stats report them', async () => {
   expect((await client().stats())[0].ab).toMatchObject({ delayMs: 12.5, rateMbps: null });
 });
 
+test('jitter and seed are set, reported and cleared like loss', async () => {
+  const picked = (await client().stats())[1].ab.seed;
+  expect(Number.isSafeInteger(picked)).toBe(true);
+  await client().set({ link: 'p-r/0', dir: 'ab', jitterMs: 2.5, seed: Number.MAX_SAFE_INTEGER });
+  expect((await client().stats())[1].ab).toMatchObject({ jitterMs: 2.5, seed: Number.MAX_SAFE_INTEGER });
+  await client().set({ link: 'p-r/0', dir: 'ab', jitterMs: 0 });
+  expect((await client().stats())[1].ab).toMatchObject({ jitterMs: 0, seed: Number.MAX_SAFE_INTEGER });
+  await expect(client().set({ link: 'p-r/0', dir: 'ab', seed: 0.5 })).rejects.toThrow(/^seed: must be a whole number/);
+});
+
 test("errors carry the emulator's text", async () => {
   const unknown = client().set({ link: 'x-y/0', dir: 'ab', delayMs: 1 });
   await expect(unknown).rejects.toThrow(EmulatorError);
