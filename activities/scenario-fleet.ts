@@ -74,7 +74,7 @@ export async function loadFleet(spec: FleetSpec, where: string, mode: FleetMode)
   } else if ('inventoryFile' in spec) {
     inventory = await readInventory(ref, `${where}.inventoryFile`, 'give the path of an inventory JSON file, relative to the project root');
   } else {
-    const fix = `run \`pulumi up -s ${spec.pulumiStack}\`, or export its inventory to a file and use \`inventoryFile\``;
+    const fix = `run \`pulumi up -s ${spec.pulumiStack}\`, or export its inventory to a file and use \`inventoryFile\` (to see the plan on a local topology of the same shape: \`fragbench validate <scenario> --topology <topology>\`)`;
     inventory = await readInventory(ref, `${where}.pulumiStack`, fix);
   }
   return { ref, view: inventory, inventory };

@@ -58,15 +58,30 @@ function workflowIdFor(scenario: string): string {
   return `${scenario}-${stamp}`;
 }
 
+/**
+ * A scenario written for cloud stacks, planned on a local topology of the same shape instead: its
+ * fleet, and every matrix value's own fleet, become that topology.
+ */
+function planOnTopology(scenario: unknown, topology: string): void {
+  if (!scenario || typeof scenario !== 'object') return;
+  const value = scenario as { fleet?: unknown; matrix?: Record<string, unknown> };
+  value.fleet = { local: topology };
+  for (const axis of Object.values(value.matrix ?? {})) {
+    if (!Array.isArray(axis)) continue;
+    for (const entry of axis) if (entry && typeof entry === 'object' && 'fleet' in entry) (entry as { fleet: unknown }).fleet = { local: topology };
+  }
+}
+
 /** The plan without touching the host: what `validate` prints, and what `run` prints first. */
-async function scenarioPlan(scenarioFile: string, options: PlanOptions) {
+async function scenarioPlan(scenarioFile: string, options: PlanOptions, topology?: string) {
   const value = readScenarioFile(scenarioFile);
+  if (topology !== undefined) planOnTopology(value, topology);
   const { plan, fleets } = await loadScenario(value, 'offline', options);
   return { value, plan, view: planView(plan, fleets[0].view, availableParallelism()) };
 }
 
-async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean }) {
-  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts));
+async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean; topology?: string }) {
+  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts), opts.topology);
   console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlanView(view));
 }
 
@@ -231,6 +246,7 @@ export function registerRunCommands(program: Command): void {
     .description('check a scenario against its topology and print its plan: fleet, cells, phases, each event at its time, expected duration, warnings; touches nothing')
     .option('--time-scale <factor>', 'the plan with every interval shrunk, as `run --time-scale` would', positiveNumber)
     .option('--json', 'the same plan as JSON')
+    .option('--topology <name|file>', "plan on this local topology instead of the scenario's fleet (e.g. a cloud scenario on hybrid-virginia)")
     .action(validateCommand);
 
   program
