@@ -3,6 +3,7 @@
  * runs: one CellPlan per matrix cell, with settings merged, every interval time-scaled, and every
  * node, link and client checked against the fleet. Pure: the caller loads the fleets.
  */
+import { databaseOptionProblems } from './database-options';
 import { InputError, throwIfAny } from './errors';
 import type { FleetRef } from './fleet-ref';
 import type { InventoryNode } from './inventory';
@@ -111,7 +112,7 @@ function phaseName(file: ScenarioFile, i: number): string {
 /** The scenario's settings with each coordinate's overrides applied in dimension order. */
 function mergedSettings(file: ScenarioFile, cell: MatrixCell) {
   let fleet = file.fleet;
-  let database: DatabaseSpec & { nodesPath: string } = { ...file.database, nodesPath: 'database.nodes' };
+  let database: DatabaseSpec & { nodesPath: string; optionsPath: string } = { ...file.database, nodesPath: 'database.nodes', optionsPath: 'database.options' };
   let client = { name: file.client, path: 'client' };
   let ycsb: YcsbSpec = { ...file.ycsb };
   let latencyScale: number | undefined;
@@ -120,7 +121,12 @@ function mergedSettings(file: ScenarioFile, cell: MatrixCell) {
     const o = c.overrides;
     if (o.fleet) fleet = o.fleet;
     if (o.database) {
-      database = { ...database, ...o.database, nodesPath: o.database.nodes ? `${c.path}.database.nodes` : database.nodesPath };
+      database = {
+        ...database,
+        ...o.database,
+        nodesPath: o.database.nodes ? `${c.path}.database.nodes` : database.nodesPath,
+        optionsPath: o.database.options ? `${c.path}.database.options` : database.optionsPath,
+      };
     }
     if (o.client) client = { name: o.client, path: `${c.path}.client` };
     if (o.ycsb) ycsb = { ...ycsb, ...o.ycsb };
@@ -148,6 +154,7 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
   if (database && nodes.length < MIN_CLUSTER_NODES[database]) {
     errors.push(new InputError(s.database.nodesPath, `${database} needs at least ${MIN_CLUSTER_NODES[database]} nodes to form a cluster; list more`));
   }
+  if (database) errors.push(...databaseOptionProblems(database, s.database.options, s.database.optionsPath));
   const client = s.client.name ?? view.clientNode;
   if (!view.nodes.some((n) => n.name === client)) {
     errors.push(new InputError(s.client.path, `"${client}" is not a node of fleet ${view.name}; nodes: ${view.nodes.map((n) => n.name).join(', ')}`));

@@ -61,6 +61,12 @@ describe('malformed scenarios are rejected with the path of the bad field', () =
     ['a scalar in an unknown dimension', `${BASE}matrix: { layout: [a, b] }\nphases: [{ phase: load }]`, /^matrix\.layout\[0\]: "layout" is not one of database, workload/],
     ['a bad workload in the matrix', `${BASE}matrix: { workload: [a, z] }\nphases: [{ phase: load }]`, /^matrix\.workload\[1\]: must be one of: a, b, c, d, e, f$/],
     ['an unknown phase', `${BASE}phases: [{ phase: warmup }]`, /^phases\[0\]\.phase: must be one of: flush, load, run$/],
+    ['an option the database does not take, naming the ones it does', `${BASE.replace('nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { maxmemory: 100 }')}phases: [{ phase: load }]`,
+      /^database\.options\.maxmemory: is not an option of redis; redis takes port$/],
+    ['an option of the wrong kind', `${BASE.replace('name: redis, nodes: [sydney, pune, singapore]', 'name: cassandra, nodes: [sydney, pune, singapore], options: { readConsistency: MOST }')}phases: [{ phase: load }]`,
+      /^database\.options\.readConsistency: must be one of ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE, got "MOST"$/],
+    ['options checked against each cell\'s database', `${BASE.replace('name: redis, nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { heapMb: 256 }')}matrix: { database: [cassandra, redis] }\nphases: [{ phase: load }]`,
+      /^database\.options\.heapMb: is not an option of redis; redis takes port \(in cell c2-redis\)$/],
     ['events in a phase bounded by operations', `${BASE}phases: [{ phase: run, operations: 10, events: [{ at: 1, latency: 0.2 }] }]`, /^phases\[0\]\.events\[0\]: events need the phase to have a duration/],
   ])('%s', (_what, yaml, expected) => {
     const found = problems(yaml);

@@ -1,0 +1,58 @@
+/**
+ * What `database.options` may hold for each database, so that a scenario's options are checked
+ * before a run starts (an adapter reads them only when it forms its cluster, minutes into a run).
+ * Each adapter reads exactly these keys (activities/databases/*); add a key here when an adapter
+ * learns one.
+ */
+import type { DatabaseName } from './database';
+import { InputError } from './errors';
+
+type OptionValue = string | number | boolean;
+
+interface OptionRule {
+  /** What a valid value is, as the error says it. */
+  expects: string;
+  valid: (value: OptionValue) => boolean;
+}
+
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER): OptionRule => ({
+  expects: max === Number.MAX_SAFE_INTEGER ? `a whole number >= ${min}` : `a whole number from ${min} to ${max}`,
+  valid: (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max,
+});
+const yesNo: OptionRule = { expects: 'true or false', valid: (v) => typeof v === 'boolean' };
+const oneOf = (...values: string[]): OptionRule => ({ expects: `one of ${values.join(', ')}`, valid: (v) => typeof v === 'string' && values.includes(v) });
+
+const CASSANDRA_CONSISTENCY = oneOf('ANY', 'ONE', 'TWO', 'THREE', 'QUORUM', 'ALL', 'LOCAL_QUORUM', 'EACH_QUORUM', 'LOCAL_ONE');
+
+export const DATABASE_OPTIONS: Record<DatabaseName, Record<string, OptionRule>> = {
+  redis: { port: wholeNumber(1, 65535) },
+  cassandra: {
+    heapMb: wholeNumber(1),
+    numTokens: wholeNumber(1),
+    ringDelayMs: wholeNumber(1),
+    fieldCount: wholeNumber(1),
+    speedUps: yesNo,
+    readConsistency: CASSANDRA_CONSISTENCY,
+    writeConsistency: CASSANDRA_CONSISTENCY,
+    allowBelowSystemReplication: yesNo,
+  },
+  mongodb: {
+    readPreference: oneOf('primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'),
+    writeConcern: { expects: '"majority" or a whole number >= 0', valid: (v) => v === 'majority' || (typeof v === 'number' && Number.isInteger(v) && v >= 0) },
+  },
+  mysql: { fieldCount: wholeNumber(1) },
+};
+
+/** Every problem with `options` for `database`, each naming its field under `where`. */
+export function databaseOptionProblems(database: DatabaseName, options: Record<string, OptionValue> | undefined, where: string): InputError[] {
+  const rules = DATABASE_OPTIONS[database];
+  const known = Object.keys(rules);
+  return Object.entries(options ?? {}).flatMap(([key, value]) => {
+    const rule = rules[key];
+    if (!rule) {
+      const offer = known.length ? `${database} takes ${known.join(', ')}` : `${database} takes none`;
+      return [new InputError(`${where}.${key}`, `is not an option of ${database}; ${offer}`)];
+    }
+    return rule.valid(value) ? [] : [new InputError(`${where}.${key}`, `must be ${rule.expects}, got ${JSON.stringify(value)}`)];
+  });
+}
