@@ -17,7 +17,7 @@ import { liveLeaseOfAnother } from '../infra/local/lease';
 import { PROJECT_ROOT } from '../activities/scenario-fleet';
 import { InputError } from '../core/errors';
 import type { PlanOptions } from '../core/scenario-plan';
-import { CONNECT_TIMEOUT_MS, connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
+import { CONNECT_TIMEOUT_MS, LOCAL_ADDRESS, connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
 import { ensureDevServer, stopDevServer, UI_ADDRESS } from '../worker/dev-server';
 import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
 import { follow, summaryTable } from './run-follow';
@@ -156,7 +156,27 @@ async function followToEnd(client: Client, handle: WorkflowHandle): Promise<numb
   }
 }
 
-async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?: boolean; timeScale?: number } & FleetChoice) {
+/**
+ * With no server at the local default address, `run` offers what the quickstart does: start the
+ * dev server and run a worker in this process for the run. It asks on a terminal; elsewhere the
+ * error names `--local`.
+ */
+async function connectOrOfferLocal(settings: TemporalSettings): Promise<Client | 'local'> {
+  try {
+    return await connectClient(settings);
+  } catch (err) {
+    if (settings.address !== LOCAL_ADDRESS) throw err;
+    if (!process.stdin.isTTY) throw new Error(`${(err as Error).message}; or run again with --local, which starts both for this run`);
+    const readline = await import('node:readline/promises');
+    const prompt = readline.createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await prompt.question(`No Temporal server at ${LOCAL_ADDRESS}. Start the local dev server and a worker for this run? [Y/n] `);
+    prompt.close();
+    if (/^n/i.test(answer.trim())) throw err;
+    return 'local';
+  }
+}
+
+async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?: boolean; timeScale?: number; local?: boolean } & FleetChoice) {
   const file = scenarioPath(scenarioArg);
   const options = planOptions(opts);
   if (opts.dryRun) {
@@ -164,7 +184,11 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
     return;
   }
   const settings = temporalSettings();
-  const client = await connectClient(settings);
+  const client = opts.local ? 'local' : await connectOrOfferLocal(settings);
+  if (client === 'local') {
+    await runWithLocalWorker(file, options, opts);
+    return;
+  }
   const handle = await startRun(client, settings, file, options, opts);
   if (!opts.follow) {
     console.log(`follow it with the UI, or stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`);
@@ -176,7 +200,11 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
 async function quickstart(opts: { timeScale?: number }) {
   const options = planOptions(opts);
   await loadScenario(readScenarioFile(QUICKSTART_SCENARIO), 'offline', options);
+  await runWithLocalWorker(QUICKSTART_SCENARIO, options);
+}
 
+/** The local dev server (started if none answers) and a worker in this process, for one followed run. */
+async function runWithLocalWorker(scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
   // The in-process worker must outlive a Ctrl-C long enough to run the run's cleanup.
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   // The live lines say what the worker does; its own log would bury them.
@@ -190,7 +218,7 @@ async function quickstart(opts: { timeScale?: number }) {
   try {
     // The run brings its fleet up first and takes it down last (workflows/scenario.ts).
     const client = await connectClient(settings);
-    const handle = await startRun(client, settings, QUICKSTART_SCENARIO, options);
+    const handle = await startRun(client, settings, scenarioFile, options, fleet);
     process.exitCode = await followToEnd(client, handle);
     console.log(`Temporal UI: ${UI_ADDRESS} (stop the dev server with \`fragbench dev --stop\`)`);
   } finally {
@@ -239,6 +267,7 @@ export function registerRunCommands(program: Command): void {
     .option('--keep-fleet', 'leave the fleet the run brings up running at the end, for inspection')
     .option('--existing-fleet', 'run on the local fleet already up (fragbench fleet up); do not bring one up')
     .option('--wait', 'if another run holds the fleet, wait for it instead of being refused')
+    .option('--local', 'start the local Temporal dev server if none answers and run a worker in this process for the run (as the quickstart does); implies --follow')
     .action(runCommand);
 
   program
