@@ -33,6 +33,9 @@ let env: TestWorkflowEnvironment;
 let worker: Worker;
 /** `fb-` namespaces that were there before this file ran (another tool's, or a killed benchmark's): not this run's to judge. */
 let namespacesBefore: string[] = [];
+/** PIDs of the programs a run starts that were running before this file ran. */
+let processesBefore: number[] = [];
+const RUN_PROGRAMS = ['fb-wan', 'boringtun-cli', 'tincd', 'redis-server', 'java'];
 let workerDone: Promise<void>;
 
 beforeAll(async () => {
@@ -62,6 +65,7 @@ beforeAll(async () => {
   await fleetDown();
   rmSync(LEASE_FILE, { force: true });
   namespacesBefore = await fbNamespaces();
+  processesBefore = await runProgramPids();
   env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
   worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue: TASK_QUEUE });
   workerDone = worker.run();
@@ -93,7 +97,18 @@ async function fbNamespaces(): Promise<string[]> {
 /** Every namespace the topology's fleet uses: none may exist before a run or after it. */
 const FLEET_NAMESPACES = ['fb-north', 'fb-east', 'fb-south', 'fb-desk', 'fb-wan'];
 
+/** PIDs of processes running one of RUN_PROGRAMS (read from /proc; nothing is signalled). */
+async function runProgramPids(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const program of RUN_PROGRAMS) {
+    const { stdout } = await runHost(['pgrep', '-x', program], { allowFailure: true });
+    pids.push(...stdout.split('\n').filter(Boolean).map(Number));
+  }
+  return pids;
+}
+
 async function expectCleanHost(): Promise<void> {
+  expect((await runProgramPids()).filter((pid) => !processesBefore.includes(pid))).toEqual([]);
   expect(readState()).toBeUndefined();
   const now = await fbNamespaces();
   expect(now.filter((n) => !namespacesBefore.includes(n))).toEqual([]);
