@@ -29,6 +29,13 @@ export interface DatabaseAdapter {
   /** Stops every process of this database the fleet runs; idempotent. */
   stop(): Promise<void>;
   ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding>;
+  /** Members whose server process is gone though the cluster still counts them (a crash, an OOM kill). */
+  deadMembers(): Promise<string[]>;
+  /**
+   * Starts a dead member's server again on its own directory (configuration and data kept), so
+   * that it rejoins as the same member; resolves once it serves.
+   */
+  restartMember(node: string): Promise<void>;
 }
 
 export type DatabaseName = 'redis' | 'cassandra' | 'mongodb' | 'mysql';

@@ -5,7 +5,7 @@
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
 import type { ClusterInfo, DatabaseName } from '../contracts';
-import { NodeShell, type ExecProvider } from './node-shell';
+import { NodeShell, type ExecProvider, type ProcessMarker } from './node-shell';
 import { nodeDir, StateFile } from './state';
 
 /** A database process an adapter started on a node. */
@@ -63,6 +63,31 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string }
   }
 
   protected abstract stopMember(member: M, state: S): Promise<void>;
+
+  /** What tells this member's server process from any other (a recycled PID runs something else). */
+  protected abstract serverMarker(member: M, state: S): ProcessMarker;
+
+  /** Starts the member's server again on its directory as it is; resolves with its PID once it serves. */
+  protected abstract relaunch(member: M, state: S): Promise<number>;
+
+  async deadMembers(): Promise<string[]> {
+    const state = this.state.read();
+    if (!state) return [];
+    const dead: string[] = [];
+    for (const member of state.members) {
+      if (!(await this.shell(member.node).isOurs(member.pid, this.serverMarker(member, state)))) dead.push(member.node);
+    }
+    return dead;
+  }
+
+  async restartMember(node: string): Promise<void> {
+    const state = this.state.require(`${this.name} restartMember`);
+    const member = state.members.find((m) => m.node === node);
+    if (!member) throw new InputError('node', `${node} is not a member of ${this.clusterNoun} (members: ${state.members.map((m) => m.node).join(', ')})`);
+    if (await this.shell(member.node).isOurs(member.pid, this.serverMarker(member, state))) return;
+    member.pid = await this.relaunch(member, state);
+    this.state.write(state);
+  }
 
   /**
    * Runs `form` (which records each member in `state` as it starts) and reports the cluster; if

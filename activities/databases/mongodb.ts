@@ -14,7 +14,7 @@ import type { Inventory, InventoryNode } from '../../core/inventory';
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../contracts';
 import { ClusterAdapter, type Member } from './cluster-adapter';
 import { waitFor } from '../../platform/wait';
-import { defaultExecProvider, startServer, type ExecProvider } from './node-shell';
+import { defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from './node-shell';
 import { installFromVendor } from './vendor-apt';
 
 type MongoMember = Member;
@@ -116,18 +116,28 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     await shell.makeDir(join(dir, 'data'));
     await shell.writeFile(conf, mongodConfig(node.overlayAddress, dir));
     const member: MongoMember = { node: node.name, address: node.overlayAddress, pid: 0, dir };
-    member.pid = await startServer(
-      shell,
-      { database: 'mongodb', argv: ['mongod', '--config', conf], logFile: join(dir, 'mongod.log'), marker: conf },
+    member.pid = await this.relaunch(member);
+    return member;
+  }
+
+  protected serverMarker(member: MongoMember): ProcessMarker {
+    return join(member.dir, 'mongod.conf');
+  }
+
+  /** mongod on the member's directory as it is: a fresh one, or a dead member's, whose data makes it rejoin the replica set. */
+  protected relaunch(member: MongoMember): Promise<number> {
+    const conf = join(member.dir, 'mongod.conf');
+    return startServer(
+      this.shell(member.node),
+      { database: 'mongodb', argv: ['mongod', '--config', conf], logFile: join(member.dir, 'mongod.log'), marker: conf },
       async () => (await this.evalJson<number>(member, 'JSON.stringify(db.adminCommand({ ping: 1 }).ok)', true)) === 1,
       START_TIMEOUT_MS,
     );
-    return member;
   }
 
   protected async stopMember(member: MongoMember): Promise<void> {
     const shell = this.shell(member.node);
-    await shell.stopProcess(member.pid, join(member.dir, 'mongod.conf'), 30_000);
+    await shell.stopProcess(member.pid, this.serverMarker(member), 30_000);
     await shell.removeDir(member.dir);
   }
 

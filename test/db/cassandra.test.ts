@@ -8,7 +8,8 @@ import { CassandraAdapter, KEYSPACE, TABLE } from '../../activities/databases/ca
 import { cqlArgv } from '../../activities/databases/cassandra/config';
 import { nodeDir } from '../../activities/databases/state';
 import type { ResizeTiming } from '../../activities/contracts';
-import { adapterOnLan } from '../support/lan-fleet';
+import { waitFor } from '../../platform/wait';
+import { adapterOnLan, crashMember } from '../support/lan-fleet';
 
 jest.setTimeout(180_000);
 
@@ -66,6 +67,15 @@ test('a node leaves by decommission', async () => {
   const status = await lan.adapter.status();
   expect(status.healthy).toBe(true);
   expect(status.members.sort()).toEqual(['tlb1', 'tlb2', 'tlb3']);
+  expect(await query(`SELECT field0 FROM ${KEYSPACE}.${TABLE} WHERE y_id = 'user1'`)).toEqual(['kept']);
+});
+
+test('a member whose JVM is SIGKILLed is found dead, and restarted it rejoins with its data', async () => {
+  expect(await lan.adapter.deadMembers()).toEqual([]);
+  await crashMember(lan.adapter, 'tlb2');
+  await lan.adapter.restartMember('tlb2');
+  expect(await lan.adapter.deadMembers()).toEqual([]);
+  await waitFor(async () => ((await lan.adapter.status()).healthy ? true : undefined), { what: 'the ring to be all up and normal', timeoutMs: 120_000, intervalMs: 1000 });
   expect(await query(`SELECT field0 FROM ${KEYSPACE}.${TABLE} WHERE y_id = 'user1'`)).toEqual(['kept']);
 });
 

@@ -7,11 +7,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
+import { waitFor } from '../../platform/wait';
 import { execFor } from '../../activities/exec/transports';
 import { RedisClusterAdapter } from '../../activities/databases/redis/redis-cluster';
 import { isMaster, parseClusterNodes } from '../../activities/databases/redis/cluster-nodes';
 import type { ResizeTiming } from '../../activities/contracts';
-import { adapterOnLan } from '../support/lan-fleet';
+import { adapterOnLan, crashMember } from '../support/lan-fleet';
 
 jest.setTimeout(120_000);
 
@@ -99,6 +100,19 @@ test('a node whose port is taken fails with its name and the tail of its log', a
   } finally {
     await runHost(['kill', String(pid)]);
   }
+});
+
+test('a member whose server is SIGKILLed is found dead, and restarted it rejoins as itself', async () => {
+  const victim = node('tla3');
+  const shell = execFor(victim.exec);
+  const myId = async () => (await shell.run(['redis-cli', '-h', victim.overlayAddress, 'CLUSTER', 'MYID'])).stdout.trim();
+  const idBefore = await myId();
+  expect(await lan.adapter.deadMembers()).toEqual([]);
+  await crashMember(lan.adapter, 'tla3');
+  await lan.adapter.restartMember('tla3');
+  expect(await lan.adapter.deadMembers()).toEqual([]);
+  expect(await myId()).toBe(idBefore);
+  await waitFor(async () => ((await lan.adapter.status()).healthy ? true : undefined), { what: 'the cluster to be healthy again', timeoutMs: 30_000 });
 });
 
 describe('a resize whose caller dies part-way (a killed worker) is finished when asked again', () => {

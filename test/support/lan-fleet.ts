@@ -1,6 +1,18 @@
 /** jest glue for infra/local/lan-fleet.ts: one adapter on its own LAN per test file. */
 import { findNode, type Inventory, type InventoryNode } from '../../core/inventory';
 import { createLanFleet, type LanFleet } from '../../infra/local/lan-fleet';
+import { runHost } from '../../platform/command';
+import { waitFor } from '../../platform/wait';
+
+/**
+ * A crash of `node`'s database server: SIGKILL to everything in its namespace (only the server
+ * runs there), then waits until the adapter finds the member dead.
+ */
+export async function crashMember(adapter: { deadMembers(): Promise<string[]> }, node: string): Promise<void> {
+  const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${node}`]);
+  for (const pid of stdout.split('\n').filter(Boolean)) await runHost(['kill', '-KILL', pid]);
+  await waitFor(async () => ((await adapter.deadMembers()).includes(node) ? true : undefined), { what: `${node} to be found dead`, timeoutMs: 5_000 });
+}
 
 /**
  * For a jest file that tests one adapter on its own LAN: builds the LAN before the tests and,

@@ -19,7 +19,7 @@ import type { Inventory, InventoryNode } from '../../../core/inventory';
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
 import { sleep, waitFor } from '../../../platform/wait';
-import { defaultExecProvider, startServer, type ExecProvider } from '../node-shell';
+import { defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import {
   cassandraYaml,
@@ -169,7 +169,19 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
   private async startMember(node: InventoryNode, state: Pick<CassandraState, 'clusterName' | 'seed' | 'options'>): Promise<CassandraMember> {
     const shell = this.shell(node);
     const dir = this.dirOf(node.name);
-    const config: CassandraNodeConfig = {
+    const config = this.nodeConfig(node, dir, state);
+    await shell.removeDir(dir);
+    await shell.makeDir(join(dir, 'conf'));
+    await shell.writeFile(configPath(dir), cassandraYaml(config));
+    await shell.writeFile(logbackPath(dir), LOGBACK_XML);
+    await shell.writeFile(toolLogbackPath(dir), TOOL_LOGBACK_XML);
+    await shell.writeFile(cqlSourcePath(dir), CQL_SOURCE);
+    const pid = await this.launch(node, config);
+    return { node: node.name, address: node.overlayAddress, pid, dir };
+  }
+
+  private nodeConfig(node: InventoryNode, dir: string, state: Pick<CassandraState, 'clusterName' | 'seed' | 'options'>): CassandraNodeConfig {
+    return {
       clusterName: state.clusterName,
       address: node.overlayAddress,
       seeds: [this.shell(state.seed).node.overlayAddress],
@@ -179,19 +191,26 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
       ringDelayMs: state.options.ringDelayMs,
       classpath: this.classpath(node),
     };
-    await shell.removeDir(dir);
-    await shell.makeDir(join(dir, 'conf'));
-    await shell.writeFile(configPath(dir), cassandraYaml(config));
-    await shell.writeFile(logbackPath(dir), LOGBACK_XML);
-    await shell.writeFile(toolLogbackPath(dir), TOOL_LOGBACK_XML);
-    await shell.writeFile(cqlSourcePath(dir), CQL_SOURCE);
-    const pid = await startServer(
+  }
+
+  /** Cassandra on the config's directory as it is: a fresh one, or a dead member's, whose data makes it rejoin as itself. */
+  private launch(node: InventoryNode, config: CassandraNodeConfig): Promise<number> {
+    const shell = this.shell(node);
+    return startServer(
       shell,
-      { database: 'cassandra', argv: serverArgv(config), logFile: logPath(dir), marker: configProperty(dir) },
+      { database: 'cassandra', argv: serverArgv(config), logFile: logPath(config.dir), marker: configProperty(config.dir) },
       () => shell.portOpen(node.overlayAddress, NATIVE_PORT),
       START_TIMEOUT_MS,
     );
-    return { node: node.name, address: node.overlayAddress, pid, dir };
+  }
+
+  protected serverMarker(member: CassandraMember): ProcessMarker {
+    return configProperty(member.dir);
+  }
+
+  protected relaunch(member: CassandraMember, state: CassandraState): Promise<number> {
+    const node = this.shell(member.node).node;
+    return this.launch(node, this.nodeConfig(node, member.dir, state));
   }
 
   protected async stopMember(member: CassandraMember): Promise<void> {

@@ -20,7 +20,7 @@ import { dataNodes, type Inventory, type InventoryNode } from '../../../core/inv
 import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
 import { waitFor } from '../../../platform/wait';
-import { defaultExecProvider, startFailure, startServer, type ExecProvider, type NodeShell } from '../node-shell';
+import { defaultExecProvider, startFailure, startServer, type ExecProvider, type NodeShell, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import { parseNdbShow, type NdbNodeStatus } from './ndb-show';
 
@@ -154,11 +154,25 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     const nodeId = this.nodeId(node.name);
     if (node.name !== state.host) await shell.removeDir(dir);
     await shell.makeDir(this.paths(dir).ndbData);
-    const marker = `--ndb-nodeid=${nodeId}`;
-    const argv = ['ndbd', `--ndb-connectstring=${this.connectString(state)}`, marker, '--nodaemon', '--initial'];
+    const argv = [...this.ndbdArgv(state, nodeId), '--initial'];
     if (nowait.length > 0) argv.push(`--nowait-nodes=${nowait.join(',')}`);
     const pid = await shell.spawn(argv, join(dir, 'ndbd.log'));
     return { node: node.name, address: node.overlayAddress, pid, dir, nodeId };
+  }
+
+  private ndbdArgv(state: MysqlState, nodeId: number): string[] {
+    return ['ndbd', `--ndb-connectstring=${this.connectString(state)}`, `--ndb-nodeid=${nodeId}`, '--nodaemon'];
+  }
+
+  protected serverMarker(member: DataNodeMember): ProcessMarker {
+    return `--ndb-nodeid=${member.nodeId}`;
+  }
+
+  /** ndbd again without --initial: it recovers its data from its file system and rejoins its node group. */
+  protected async relaunch(member: DataNodeMember, state: MysqlState): Promise<number> {
+    const pid = await this.shell(member.node).spawn(this.ndbdArgv(state, member.nodeId), join(member.dir, 'ndbd.log'));
+    await this.waitStarted(state, [{ ...member, pid }]);
+    return pid;
   }
 
   /** Waits until the data nodes are STARTED; a node that is not gets the error with its log's tail. */
@@ -305,7 +319,7 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
 
   protected async stopMember(member: DataNodeMember, state: MysqlState): Promise<void> {
     const shell = this.shell(member.node);
-    await shell.stopProcess(member.pid, `--ndb-nodeid=${member.nodeId}`, 30_000);
+    await shell.stopProcess(member.pid, this.serverMarker(member), 30_000);
     // The host's directory also holds the management and SQL nodes: stop() removes it last.
     if (member.node !== state.host) await shell.removeDir(member.dir);
   }

@@ -114,17 +114,30 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     if (leftover.code === 0) await shell.stopProcess(Number(leftover.stdout.trim()), redisMarker(node.overlayAddress, port, dir));
     await shell.removeDir(dir);
     await shell.makeDir(dir);
-    const conf = join(dir, 'redis.conf');
-    await shell.writeFile(conf, redisConfig(node.overlayAddress, port, dir));
+    await shell.writeFile(join(dir, 'redis.conf'), redisConfig(node.overlayAddress, port, dir));
     const address = node.overlayAddress;
-    const pid = await startServer(
+    const pid = await this.launch(node.name, address, port, dir);
+    const id = (await this.cli(shell, address, port, ['CLUSTER', 'MYID'])).stdout.trim();
+    return { node: node.name, address, pid, id, dir };
+  }
+
+  /** redis-server on `dir` as it is: a fresh one, or a dead member's, whose nodes.conf makes it rejoin as itself. */
+  private launch(node: string, address: string, port: number, dir: string): Promise<number> {
+    const shell = this.shell(node);
+    return startServer(
       shell,
-      { database: 'redis', argv: ['redis-server', conf], logFile: join(dir, 'redis.log'), marker: redisMarker(address, port, dir) },
+      { database: 'redis', argv: ['redis-server', join(dir, 'redis.conf')], logFile: join(dir, 'redis.log'), marker: redisMarker(address, port, dir) },
       async () => (await this.cli(shell, address, port, ['PING'], true)).stdout.trim() === 'PONG',
       START_TIMEOUT_MS,
     );
-    const id = (await this.cli(shell, address, port, ['CLUSTER', 'MYID'])).stdout.trim();
-    return { node: node.name, address, pid, id, dir };
+  }
+
+  protected serverMarker(member: RedisMember, state: Pick<RedisState, 'port'>): ProcessMarker {
+    return redisMarker(member.address, state.port, member.dir);
+  }
+
+  protected relaunch(member: RedisMember, state: Pick<RedisState, 'port'>): Promise<number> {
+    return this.launch(member.node, member.address, state.port, member.dir);
   }
 
   protected async stopMember(member: RedisMember, state: Pick<RedisState, 'port'>): Promise<void> {
