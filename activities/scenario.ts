@@ -9,6 +9,8 @@ import { InputError } from '../core/errors';
 import type { RecordedEvent } from '../core/events';
 import type { Inventory } from '../core/inventory';
 import type { RunRecord } from '../core/run-record';
+import type { FleetActivityName } from '../core/event-kinds/event-kind';
+import { eventKindOf } from '../core/event-kinds/registry';
 import type { PlannedEvent, RunPlan, ScenarioFile } from '../core/scenario';
 import { fleetKey, fleetSpecs, planScenario, type PlanOptions } from '../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../core/scenario-schema';
@@ -130,53 +132,29 @@ export interface InjectedEvent {
   resize?: ResizeTiming;
 }
 
-export type EventTargets = Pick<
-  NetworkActivities & DatabaseActivities,
-  'applyLatencyEpoch' | 'applyBandwidthEpoch' | 'cutLink' | 'restoreLink' | 'measureRtt' | 'readTraffic' | 'addNode' | 'removeNode'
->;
+export type EventTargets = Pick<NetworkActivities & DatabaseActivities, FleetActivityName>;
 
-/** The event injector over the network and database activities it drives. */
+/** The event injector over the network and database activities it drives; each kind says which and how. */
 export function eventInjector(targets: EventTargets) {
   return async function injectEvent({ fleet, database, event }: InjectEventInput): Promise<InjectedEvent> {
     const requestedAt = Date.now();
-    const a = event.action;
-    const recorded = (detail: Record<string, unknown>, times: Partial<RecordedEvent> = {}): RecordedEvent => ({
-      kind: a.kind,
-      label: event.label,
-      scheduledOffsetS: event.atS,
-      requestedAt,
-      ...times,
-      detail,
-    });
-    const applied = ({ appliedAt }: { appliedAt: number }) => ({ acceptedAt: appliedAt, completedAt: appliedAt });
-    switch (a.kind) {
-      case 'latency-epoch':
-        return { event: recorded({ scale: a.scale }, applied(await targets.applyLatencyEpoch({ fleet, scale: a.scale }))) };
-      case 'bandwidth-epoch':
-        return { event: recorded({ scale: a.scale }, applied(await targets.applyBandwidthEpoch({ fleet, scale: a.scale }))) };
-      case 'link-cut':
-        return { event: recorded({ link: a.link }, applied(await targets.cutLink({ fleet, link: a.link }))) };
-      case 'link-restore':
-        return { event: recorded({ link: a.link }, applied(await targets.restoreLink({ fleet, link: a.link }))) };
-      case 'resize-add':
-      case 'resize-remove': {
-        const resize = await (a.kind === 'resize-add' ? targets.addNode : targets.removeNode)({ fleet, database, node: a.node });
-        const { requestedAt: asked, acceptedAt, completedAt } = resize;
-        return { event: { ...recorded({ node: a.node }, { acceptedAt, completedAt }), requestedAt: asked }, resize };
-      }
-      case 'measure-rtt': {
-        const rtt = await targets.measureRtt({ fleet, nodes: a.nodes, count: a.count });
-        return { event: recorded({ meanMs: rtt.meanMs, count: a.count }, { completedAt: rtt.time }), rtt };
-      }
-      case 'measure-traffic': {
-        const traffic = await targets.readTraffic({ fleet });
-        return { event: recorded({ pairs: traffic.pairs.length }, { completedAt: traffic.time }), traffic };
-      }
-      case 'client-start':
-        return { event: recorded({ client: a.client.name, threads: a.client.threads, target: a.client.target }) };
-      case 'client-stop':
-        return { event: recorded({ client: a.name }) };
-    }
+    const kind = eventKindOf(event.action);
+    const call = kind.apply(event.action, { fleet, database });
+    const result = call ? await (targets[call.activity] as (input: unknown) => Promise<unknown>)(call.input) : undefined;
+    const outcome = kind.outcome(event.action, result);
+    return {
+      event: {
+        kind: event.action.kind,
+        label: event.label,
+        scheduledOffsetS: event.atS,
+        requestedAt: outcome.requestedAt ?? requestedAt,
+        ...outcome.times,
+        detail: outcome.detail,
+      },
+      ...(outcome.rtt && { rtt: outcome.rtt }),
+      ...(outcome.traffic && { traffic: outcome.traffic }),
+      ...(outcome.resize && { resize: outcome.resize }),
+    };
   };
 }
 

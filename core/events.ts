@@ -3,23 +3,17 @@
  * measurements), stamped on the same clock as the samples. The thing that injects a fault
  * records these; the thing that judges the outcome reads them with the samples.
  */
+import type { EventAction } from './event-kinds/registry';
+
 export type EventKind =
-  | 'latency-epoch'
-  | 'bandwidth-epoch'
-  | 'resize-add'
-  | 'resize-remove'
-  | 'link-cut'
-  | 'link-restore'
-  | 'client-start'
-  | 'client-stop'
+  /** The kinds a scenario asks for: one module each in core/event-kinds/. */
+  | EventAction['kind']
   /** A client the tool lost (worker died, client crashed) started again where its stored samples end. */
   | 'client-restart'
   /** One of the fleet's own daemons (emulator, WireGuard, tincd) died; it was restarted with its configuration. */
   | 'tool-fault'
   | 'server-start'
-  | 'server-stop'
-  | 'measure-rtt'
-  | 'measure-traffic';
+  | 'server-stop';
 
 export interface RecordedEvent {
   kind: EventKind;

@@ -5,7 +5,8 @@
  * time. Every estimate here is a lower bound from a stated model, not a prediction.
  */
 import type { DatabaseName } from './database';
-import type { CellPlan, EventAction, PlannedPhase, RunPlan } from './scenario';
+import { eventKindOf } from './event-kinds/registry';
+import type { CellPlan, PlannedPhase, RunPlan } from './scenario';
 import type { FleetView } from './scenario-plan';
 
 export interface PlannedEventView {
@@ -68,31 +69,6 @@ const REDIS_SLOTS = 16384;
 const REDIS_ROUND_TRIPS_PER_SLOT = 7;
 const CASSANDRA_MIN_RESIZE_S = 12;
 
-function describe(action: EventAction): string {
-  switch (action.kind) {
-    case 'latency-epoch':
-      return `every link's latency set to ${action.scale} x the reference`;
-    case 'bandwidth-epoch':
-      return `every link's bandwidth set to ${action.scale} x the reference`;
-    case 'resize-add':
-      return `database node ${action.node} added`;
-    case 'resize-remove':
-      return `database node ${action.node} removed`;
-    case 'link-cut':
-      return `link ${action.link} cut (both ways)`;
-    case 'link-restore':
-      return `link ${action.link} restored`;
-    case 'client-start':
-      return `YCSB client ${action.client.name} started${action.client.threads ? ` (${action.client.threads} threads)` : ''}`;
-    case 'client-stop':
-      return `YCSB client ${action.name} stopped`;
-    case 'measure-rtt':
-      return `RTT measured between ${action.nodes?.join(', ') ?? 'all nodes'} (${action.count} pings)`;
-    case 'measure-traffic':
-      return 'traffic per node pair measured';
-  }
-}
-
 /** Largest RTT between two of the nodes, ms, at the cell's latency scale (undefined: unknown). */
 function worstRttMs(fleet: FleetView, nodes: string[], scale: number): number | undefined {
   const among = fleet.links.filter((l) => l.a && l.b && nodes.includes(l.a) && nodes.includes(l.b) && l.latencyMs !== undefined);
@@ -100,12 +76,12 @@ function worstRttMs(fleet: FleetView, nodes: string[], scale: number): number | 
 }
 
 /** Seconds a resize needs at least, by the models above; undefined where there is none. */
-function resizeLowerBoundS(cell: CellPlan, fleet: FleetView, action: Extract<EventAction, { kind: 'resize-add' | 'resize-remove' }>, members: number): number | undefined {
+function resizeLowerBoundS(cell: CellPlan, fleet: FleetView, node: string, delta: 1 | -1, members: number): number | undefined {
   if (cell.database === 'cassandra') return CASSANDRA_MIN_RESIZE_S;
   if (cell.database !== 'redis') return undefined;
-  const rtt = worstRttMs(fleet, [...cell.nodes, action.node], cell.latencyScale ?? 1);
+  const rtt = worstRttMs(fleet, [...cell.nodes, node], cell.latencyScale ?? 1);
   if (rtt === undefined) return undefined;
-  const slots = action.kind === 'resize-remove' ? REDIS_SLOTS / members : REDIS_SLOTS / (members + 1);
+  const slots = delta < 0 ? REDIS_SLOTS / members : REDIS_SLOTS / (members + 1);
   return (slots * REDIS_ROUND_TRIPS_PER_SLOT * rtt) / 1000;
 }
 
@@ -135,16 +111,17 @@ export function planView(plan: RunPlan, fleet: FleetView, cores: number): PlanVi
         Object.assign(view, { durationS: phase.durationS, operations: phase.operations, warmup: phase.warmup, waitForResizes: phase.waitForResizes });
         let clients = 1;
         for (const event of phase.events) {
-          view.events.push({ phaseAtS: event.atS, runAtS: phaseStart + event.atS, description: describe(event.action) });
+          const kind = eventKindOf(event.action);
+          view.events.push({ phaseAtS: event.atS, runAtS: phaseStart + event.atS, description: kind.plan(event.action) });
           const where = `${cell.cellId} ${phase.name}: ${event.label} at ${event.atS} s`;
-          if (event.action.kind === 'client-start') clients++;
-          if (event.action.kind === 'resize-add' || event.action.kind === 'resize-remove') {
-            const needS = resizeLowerBoundS(cell, fleet, event.action, members);
+          if (kind.startsClient) clients++;
+          if (kind.resize) {
+            const needS = resizeLowerBoundS(cell, fleet, kind.resize.node(event.action), kind.resize.delta, members);
             const leftS = phase.durationS === undefined ? undefined : phase.durationS - event.atS;
             if (needS !== undefined && leftS !== undefined && needS > leftS && !phase.waitForResizes) {
               warnings.push(`${where} needs at least ~${Math.round(needS)} s to move its data at these latencies, but the phase ends ${Math.round(leftS)} s later: it will still be moving (add waitForResizes: true to the phase, or lengthen it)`);
             }
-            members += event.action.kind === 'resize-add' ? 1 : -1;
+            members += kind.resize.delta;
           }
         }
         const jvms = clients + (cell.database === 'cassandra' ? members : 0);

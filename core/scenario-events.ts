@@ -3,62 +3,12 @@
  * expanded into single timed actions, scaled by the scenario's time scale, in time order.
  */
 import { InputError } from './errors';
-import { DEFAULT_PING_COUNT, type ClientSpec, type EventAction, type EventSpec, type PlannedEvent } from './scenario';
-
-const ACTION_KEYS = ['latency', 'bandwidth', 'add', 'remove', 'cut', 'restore', 'clientStart', 'clientStop', 'measureRtt', 'measureTraffic'] as const;
-type ActionKey = (typeof ACTION_KEYS)[number];
-
-function toAction(key: ActionKey, value: unknown): EventAction {
-  switch (key) {
-    case 'latency':
-      return { kind: 'latency-epoch', scale: value as number };
-    case 'bandwidth':
-      return { kind: 'bandwidth-epoch', scale: value as number };
-    case 'add':
-      return { kind: 'resize-add', node: value as string };
-    case 'remove':
-      return { kind: 'resize-remove', node: value as string };
-    case 'cut':
-      return { kind: 'link-cut', link: value as string };
-    case 'restore':
-      return { kind: 'link-restore', link: value as string };
-    case 'clientStart':
-      return { kind: 'client-start', client: value as ClientSpec };
-    case 'clientStop':
-      return { kind: 'client-stop', name: value as string };
-    case 'measureRtt': {
-      const m = value as { nodes?: string[]; count?: number };
-      return { kind: 'measure-rtt', nodes: m.nodes, count: m.count ?? DEFAULT_PING_COUNT };
-    }
-    case 'measureTraffic':
-      return { kind: 'measure-traffic' };
-  }
-}
+import { eventKinds, eventKindOf } from './event-kinds/registry';
+import type { EventAction, EventSpec, PlannedEvent } from './scenario';
 
 /** The label figures show for an event, e.g. `LSF 0.4` or `cut sydney-pune/0`. */
 export function defaultLabel(action: EventAction): string {
-  switch (action.kind) {
-    case 'latency-epoch':
-      return `LSF ${action.scale}`;
-    case 'bandwidth-epoch':
-      return `BSF ${action.scale}`;
-    case 'resize-add':
-      return `add ${action.node}`;
-    case 'resize-remove':
-      return `remove ${action.node}`;
-    case 'link-cut':
-      return `cut ${action.link}`;
-    case 'link-restore':
-      return `restore ${action.link}`;
-    case 'client-start':
-      return `start client ${action.client.name}`;
-    case 'client-stop':
-      return `stop client ${action.name}`;
-    case 'measure-rtt':
-      return 'ping matrix';
-    case 'measure-traffic':
-      return 'traffic counters';
-  }
+  return eventKindOf(action).label(action);
 }
 
 /**
@@ -79,13 +29,15 @@ export function expandEvents(
       errors.push(new InputError(path, 'events need the phase to have a duration: add `duration: <seconds>` to the phase'));
       return;
     }
-    const keys = ACTION_KEYS.filter((k) => event[k] !== undefined);
-    if (keys.length !== 1) {
-      errors.push(new InputError(path, `needs exactly one action (found ${keys.length ? keys.join(', ') : 'none'}); use one of: ${ACTION_KEYS.join(', ')}`));
+    const written = event as unknown as Record<string, unknown>;
+    const kinds = eventKinds().filter((k) => written[k.key] !== undefined);
+    if (kinds.length !== 1) {
+      errors.push(new InputError(path, `needs exactly one action (found ${kinds.length ? kinds.map((k) => k.key).join(', ') : 'none'}); use one of: ${eventKinds().map((k) => k.key).join(', ')}`));
       return;
     }
-    const key = keys[0];
-    const value = event[key];
+    const [kind] = kinds;
+    const key = kind.key;
+    const value = written[key];
     const items = Array.isArray(value) ? value : undefined;
     if (items && event.times !== undefined) errors.push(new InputError(`${path}.times`, `the list in \`${key}\` already says how many; remove \`times\``));
     if (event.times !== undefined && event.every === undefined) errors.push(new InputError(`${path}.times`, 'repeating needs `every: <seconds>` between repetitions'));
@@ -98,7 +50,7 @@ export function expandEvents(
         errors.push(new InputError(items || event.times ? itemPath : `${path}.at`, `at ${at} s is not before the phase's end (duration ${durationS} s): move it earlier or lengthen the phase`));
         continue;
       }
-      const action = toAction(key, item);
+      const action = kind.toAction(item) as EventAction;
       planned.push({ atS: at * timeScale, label: event.label ?? defaultLabel(action), path: itemPath, action });
     }
   });

@@ -8,13 +8,14 @@ import { InputError, throwIfAny } from './errors';
 import type { FleetRef } from './fleet-ref';
 import type { InventoryNode } from './inventory';
 import { coordinateRecord, expandMatrix, type MatrixCell } from './scenario-matrix';
+import { eventKindOf } from './event-kinds/registry';
+import type { TimelineState } from './event-kinds/event-kind';
 import { expandEvents } from './scenario-events';
 import {
   YCSB_DEFAULTS,
   type CellPlan,
   type DatabaseSpec,
   type FleetSpec,
-  type PlannedEvent,
   type PlannedPhase,
   type RunPlan,
   type ScenarioFile,
@@ -212,71 +213,11 @@ function checkTimeline(phases: PlannedPhase[], startNodes: string[], dataNodes: 
   const nodeNames = view.nodes.map((n) => n.name);
   for (const phase of phases) {
     if (phase.kind !== 'run') continue;
-    const clients = new Set<string>();
+    const state: TimelineState = { members, cut, clients: new Set<string>(), linkIds, nodeNames, dataNodes, fleet: view };
     for (const event of phase.events) {
-      const problem = timelineProblem(event, { members, cut, clients, linkIds, nodeNames, dataNodes, view });
+      // Each kind checks what it contradicts and applies its own change to the state.
+      const problem = eventKindOf(event.action).check?.(event.action, state, `at ${event.atS} s`);
       if (problem) errors.push(new InputError(event.path, problem));
     }
   }
-}
-
-interface TimelineState {
-  members: Set<string>;
-  cut: Set<string>;
-  clients: Set<string>;
-  linkIds: Set<string>;
-  nodeNames: string[];
-  dataNodes: string[];
-  view: FleetView;
-}
-
-/** Applies one event to the state; returns what is wrong with it, if anything. */
-function timelineProblem(event: PlannedEvent, st: TimelineState): string | undefined {
-  const a = event.action;
-  const when = `at ${event.atS} s`;
-  switch (a.kind) {
-    case 'resize-add':
-      if (!st.dataNodes.includes(a.node)) return `unknown data node "${a.node}"; data nodes of ${st.view.name}: ${st.dataNodes.join(', ')}`;
-      if (st.members.has(a.node)) return `"${a.node}" is already in the cluster ${when}; remove it first or start without it (database.nodes)`;
-      st.members.add(a.node);
-      return undefined;
-    case 'resize-remove':
-      if (!st.members.has(a.node)) return `"${a.node}" is not in the cluster ${when}; members then: ${[...st.members].join(', ')}`;
-      if (st.members.size === 1) return `removing "${a.node}" would leave no node in the cluster`;
-      st.members.delete(a.node);
-      return undefined;
-    case 'link-cut':
-    case 'link-restore': {
-      if (!st.linkIds.has(a.link)) return unknownLink(a.link, st);
-      const cutting = a.kind === 'link-cut';
-      if (cutting === st.cut.has(a.link)) return `link "${a.link}" is ${cutting ? 'already cut' : 'not cut'} ${when}`;
-      if (cutting) st.cut.add(a.link);
-      else st.cut.delete(a.link);
-      return undefined;
-    }
-    case 'client-start':
-      if (st.clients.has(a.client.name)) return `client "${a.client.name}" is already running ${when}; stop it first or pick another name`;
-      st.clients.add(a.client.name);
-      return undefined;
-    case 'client-stop':
-      if (!st.clients.has(a.name)) return `no client "${a.name}" is running ${when}; running: ${[...st.clients].join(', ') || 'none'}`;
-      st.clients.delete(a.name);
-      return undefined;
-    case 'measure-rtt': {
-      const unknown = (a.nodes ?? []).filter((n) => !st.nodeNames.includes(n));
-      return unknown.length ? `unknown node${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; nodes: ${st.nodeNames.join(', ')}` : undefined;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Says a link is unknown, and how to find the right id. */
-function unknownLink(id: string, st: TimelineState): string {
-  const ends = /^([a-z][a-z0-9]*)-([a-z][a-z0-9]*)\/\d+$/.exec(id);
-  if (!ends) return `unknown link "${id}": link ids are written <a>-<b>/<type>, e.g. ${st.view.links[0]?.id ?? 'sydney-pune/0'}`;
-  const [, a, b] = ends;
-  const between = [...st.linkIds].filter((l) => l.startsWith(`${a}-${b}/`) || l.startsWith(`${b}-${a}/`));
-  if (between.length) return `unknown link "${id}"; between ${a} and ${b} fleet ${st.view.name} has: ${between.join(', ')}`;
-  return `unknown link "${id}": fleet ${st.view.name} has no link between ${a} and ${b} (\`fragbench fleet status\` lists the links)`;
 }

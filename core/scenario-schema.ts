@@ -2,15 +2,25 @@
  * Shape checks for a scenario (the JSON schema in scenarios/), with messages that name the field
  * and say what it should be. Meaning checks (nodes, links, membership) are in scenario-plan.ts.
  */
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import schema from '../scenarios/scenario.schema.json';
 import { InputError, throwIfAny } from './errors';
+import { registryGeneration } from './event-kinds/registry';
+import { withEventKinds } from './event-kinds/schema';
 import { jsonPointerToPath } from './validate-inventory';
 import type { ScenarioFile } from './scenario';
 
-const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, verbose: true });
-const checkSchema = ajv.compile(schema);
+let compiled: { generation: number; check: ValidateFunction } | undefined;
+
+/** The schema's validator, compiled again only after an event kind was registered. */
+function checkSchema(): ValidateFunction {
+  if (compiled?.generation !== registryGeneration()) {
+    const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, verbose: true });
+    compiled = { generation: registryGeneration(), check: ajv.compile(withEventKinds(schema)) };
+  }
+  return compiled.check;
+}
 
 /** Parses a scenario file's text; YAML is a superset of JSON, so both are accepted. */
 export function parseScenarioText(text: string, where = 'scenario'): unknown {
@@ -23,7 +33,8 @@ export function parseScenarioText(text: string, where = 'scenario'): unknown {
 
 /** Checks the scenario's shape; throws InputError(s) naming each bad field. */
 export function checkScenarioShape(value: unknown): ScenarioFile {
-  if (!checkSchema(value)) throwIfAny(describeSchemaErrors(checkSchema.errors ?? []));
+  const check = checkSchema();
+  if (!check(value)) throwIfAny(describeSchemaErrors(check.errors ?? []));
   return value as ScenarioFile;
 }
 

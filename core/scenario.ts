@@ -6,6 +6,7 @@
 import type { FleetRef } from './fleet-ref';
 import type { ClusterSettings, DatabaseName } from './database';
 import type { Workload, YcsbSettings } from './ycsb';
+import type { EventAction, WrittenAction } from './event-kinds/registry';
 
 // ------------------------------------------------------------------- as written
 
@@ -27,31 +28,20 @@ export interface DatabaseSpec {
 /** Run phases set maxSeconds themselves, from their duration. */
 export type YcsbSpec = Partial<Omit<YcsbSettings, 'maxSeconds'>>;
 
-/** One timed action in a run phase; exactly one action key per event. */
-export interface EventSpec {
+/** When an event fires and how it is shown; its action keys come from the event kinds (core/event-kinds/). */
+export interface EventTiming {
   /** Seconds from the start of the phase. */
   at: number;
   /** Repeat every this many seconds: once per list item of the action, or `times` times. */
   every?: number;
   times?: number;
   label?: string;
-  latency?: number | number[];
-  bandwidth?: number | number[];
-  add?: string | string[];
-  remove?: string | string[];
-  cut?: string | string[];
-  restore?: string | string[];
-  clientStart?: ClientSpec | ClientSpec[];
-  clientStop?: string | string[];
-  measureRtt?: { nodes?: string[]; count?: number };
-  measureTraffic?: Record<string, never>;
 }
 
-export interface ClientSpec {
-  name: string;
-  threads?: number;
-  target?: number;
-}
+/** One timed action in a run phase; exactly one action key per event. */
+export type EventSpec = EventTiming & WrittenAction;
+
+export type { ClientSpec } from './event-kinds/event-kind';
 
 export type Measurement = 'rtt' | 'traffic';
 
@@ -106,17 +96,7 @@ export interface ScenarioFile extends CellOverrides {
 
 // ------------------------------------------------------------------- as run
 
-export type EventAction =
-  | { kind: 'latency-epoch'; scale: number }
-  | { kind: 'bandwidth-epoch'; scale: number }
-  | { kind: 'resize-add'; node: string }
-  | { kind: 'resize-remove'; node: string }
-  | { kind: 'link-cut'; link: string }
-  | { kind: 'link-restore'; link: string }
-  | { kind: 'client-start'; client: ClientSpec }
-  | { kind: 'client-stop'; name: string }
-  | { kind: 'measure-rtt'; nodes?: string[]; count: number }
-  | { kind: 'measure-traffic' };
+export type { EventAction } from './event-kinds/registry';
 
 export interface PlannedEvent {
   /** Seconds from the start of the phase, after time scaling. */
@@ -167,7 +147,7 @@ export interface RunPlan {
   cells: CellPlan[];
 }
 
-export const DEFAULT_PING_COUNT = 10;
+export { DEFAULT_PING_COUNT } from './event-kinds/measure-rtt';
 
 /** YCSB settings a scenario need not repeat. The hybrid works used 10 x 8-byte fields instead. */
 export const YCSB_DEFAULTS: Omit<YcsbSettings, 'workload'> & { workload: Workload } = {

@@ -3,26 +3,21 @@
  * (the axes the matrix varies, the events that happened, what was measured), so a scenario the
  * project never shipped gets a question that fits it, whatever its title says.
  */
-import type { EventKind } from '../core/events';
+import { findEventKind } from '../core/event-kinds/registry';
 import type { RunContents } from './contents';
 import { axisPhrase, axisTitle } from './figures/figure';
 import { scaleLabel } from './matrix';
 
-/** Events in the plural, as a sentence lists them. */
-const EVENT_PHRASES: Record<Exclude<EventKind, 'client-restart' | 'tool-fault'>, string> = {
-  'latency-epoch': 'latency epochs',
-  'bandwidth-epoch': 'bandwidth epochs',
-  'resize-add': 'nodes joining',
-  'resize-remove': 'nodes leaving',
-  'link-cut': 'link cuts',
-  'link-restore': 'links restored',
-  'client-start': 'clients starting',
-  'client-stop': 'clients stopping',
+/** Recorded kinds no event-kind module describes (older results), in the plural. */
+const RECORDED_ONLY_PHRASES: Record<string, string> = {
   'server-start': 'servers starting',
   'server-stop': 'servers stopping',
-  'measure-rtt': 'RTT measurements',
-  'measure-traffic': 'traffic readings',
 };
+
+/** Events in the plural, as a sentence lists them. */
+function eventPhrase(kind: string): string {
+  return findEventKind(kind)?.phrase ?? RECORDED_ONLY_PHRASES[kind] ?? kind;
+}
 
 /** `a`, `a and b`, `a, b and c`. */
 export function listText(items: string[]): string {
@@ -50,8 +45,8 @@ function axes(contents: RunContents): string[] {
 
 /** What happens during a cell: its events, and clients added without an event. */
 function happenings(contents: RunContents): string[] {
-  const out = contents.eventKinds.flatMap((k) => (k === 'client-restart' || k === 'tool-fault' ? [] : [EVENT_PHRASES[k]]));
-  if (contents.rampedCells > 0 && !contents.eventKinds.includes('client-start')) out.push('clients joining');
+  const out = contents.eventKinds.flatMap((k) => (k === 'client-restart' || k === 'tool-fault' ? [] : [eventPhrase(k)]));
+  if (contents.rampedCells > 0 && !contents.eventKinds.some((k) => findEventKind(k)?.startsClient)) out.push('clients joining');
   return out;
 }
 

@@ -4,6 +4,7 @@
  * ramped client records its own phase, e.g. `run:extra`), so samples falling in the same second
  * are merged into one. Pure (no I/O), so workflows may import it.
  */
+import { findEventKind } from '../core/event-kinds/registry';
 import type { EventKind, RecordedEvent } from '../core/events';
 import type { PhaseRecord } from '../core/run-record';
 import type { OpSample, OpType, Sample } from '../core/samples';
@@ -22,7 +23,7 @@ export function measuredPhases(phases: PhaseRecord[]): PhaseRecord[] {
 
 /** Measurements are recorded as events too, but they do not disturb the workload. */
 export function isDisturbance(kind: EventKind): boolean {
-  return kind !== 'measure-rtt' && kind !== 'measure-traffic';
+  return findEventKind(kind)?.measures === undefined;
 }
 
 /** A restart of the tool's own client: shown on every figure, but not something the scenario asked for. */
@@ -31,7 +32,7 @@ export function isToolFault(kind: EventKind): boolean {
 }
 
 export function isResize(kind: EventKind): boolean {
-  return kind === 'resize-add' || kind === 'resize-remove';
+  return findEventKind(kind)?.resize !== undefined;
 }
 
 export interface TimelinePoint {

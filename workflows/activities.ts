@@ -8,6 +8,8 @@ import { ActivityCancellationType, proxyActivities, type ActivityOptions } from 
 import type { DatabaseActivities, LoadActivities, NetworkActivities, ResultsActivities } from '../activities/contracts';
 import type { ScenarioActivities } from '../activities/scenario';
 import type { FleetLeaseActivities } from '../core/fleet-lease';
+import type { EventDuration } from '../core/event-kinds/event-kind';
+import { eventKindOf } from '../core/event-kinds/registry';
 import type { EventAction } from '../core/scenario';
 
 const NON_RETRYABLE = ['InputError'];
@@ -92,17 +94,13 @@ export const scenario = proxyActivities<ScenarioActivities>({
   retry: retrying(3),
 });
 
-/** Per kind of event: a resize may take many minutes, a shaping change seconds. */
+/** Per how long an event takes to apply: a resize may take many minutes, a shaping change seconds. */
+const EVENT_TIMING: Record<EventDuration, ActivityOptions> = {
+  resize: { startToCloseTimeout: '30 min', heartbeatTimeout: CLUSTER_HEARTBEAT, retry: retrying(2, '1 min') },
+  measurement: { startToCloseTimeout: '5 min', retry: retrying(3) },
+  quick: { startToCloseTimeout: '1 min', retry: retrying(5, '5s') },
+};
+
 export function eventOptions(action: EventAction, summary: string): ActivityOptions {
-  const base = { summary, ...abandonOnCancel };
-  switch (action.kind) {
-    case 'resize-add':
-    case 'resize-remove':
-      return { ...base, startToCloseTimeout: '30 min', heartbeatTimeout: CLUSTER_HEARTBEAT, retry: retrying(2, '1 min') };
-    case 'measure-rtt':
-    case 'measure-traffic':
-      return { ...base, startToCloseTimeout: '5 min', retry: retrying(3) };
-    default:
-      return { ...base, startToCloseTimeout: '1 min', retry: retrying(5, '5s') };
-  }
+  return { summary, ...abandonOnCancel, ...EVENT_TIMING[eventKindOf(action).duration] };
 }

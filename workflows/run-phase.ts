@@ -10,7 +10,8 @@ import type { YcsbSettings } from '../activities/contracts';
 import type { RecordedEvent } from '../core/events';
 import type { PhaseRecord } from '../core/run-record';
 import type { EventAction, Measurement, PlannedEvent, PlannedPhase } from '../core/scenario';
-import { clientPhaseName, DEFAULT_PING_COUNT } from '../core/scenario';
+import { clientPhaseName } from '../core/scenario';
+import { eventKindOf, eventKinds } from '../core/event-kinds/registry';
 import type { Sample } from '../core/samples';
 import { clientOptions, eventOptions, load, monitor, scenario } from './activities';
 import { emptyPhase } from './phase-record';
@@ -38,20 +39,7 @@ const UNBOUNDED_OPERATIONS = 2_000_000_000;
 /** How long `waitForResizes` may keep a phase's workload running past its duration. */
 const RESIZE_WAIT_LIMIT_S = 30 * 60;
 
-const LANE: Record<EventAction['kind'], string> = {
-  'resize-add': 'cluster',
-  'resize-remove': 'cluster',
-  'latency-epoch': 'network',
-  'bandwidth-epoch': 'network',
-  'link-cut': 'network',
-  'link-restore': 'network',
-  'client-start': 'clients',
-  'client-stop': 'clients',
-  'measure-rtt': 'measure',
-  'measure-traffic': 'measure',
-};
-
-const isResize = (action: EventAction) => action.kind === 'resize-add' || action.kind === 'resize-remove';
+const movesData = (action: EventAction) => eventKindOf(action).resize !== undefined;
 
 /** Runs `event` and adds what it returned to `record`. */
 async function fire(ctx: CellContext, record: PhaseRecord, event: PlannedEvent): Promise<RecordedEvent> {
@@ -70,9 +58,11 @@ async function fire(ctx: CellContext, record: PhaseRecord, event: PlannedEvent):
   return done.event;
 }
 
+/** A phase's `measure: [rtt]` taken before or after its workload: the measuring kind with its defaults. */
 function measurementEvent(m: Measurement, atS: number, when: string): PlannedEvent {
-  const action: EventAction = m === 'rtt' ? { kind: 'measure-rtt', count: DEFAULT_PING_COUNT } : { kind: 'measure-traffic' };
-  return { atS, label: `${m === 'rtt' ? 'ping matrix' : 'traffic counters'} ${when}`, path: 'measure', action };
+  const kind = eventKinds().find((k) => k.measures === m)!;
+  const action = kind.toAction({}) as EventAction;
+  return { atS, label: `${kind.label(action)} ${when}`, path: 'measure', action };
 }
 
 interface ClientRun {
@@ -117,7 +107,7 @@ async function runClient(ctx: CellContext, run: ClientRun, stopping: () => boole
 
 /** When each ramped client stops: at its clientStop, or at the end of the phase. */
 function clientStopOffset(events: PlannedEvent[], start: PlannedEvent, name: string): number | undefined {
-  return events.find((e) => e.atS >= start.atS && e.action.kind === 'client-stop' && e.action.name === name)?.atS;
+  return events.find((e) => e.atS >= start.atS && eventKindOf(e.action).stopsClient?.(e.action) === name)?.atS;
 }
 
 export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<void> {
@@ -162,25 +152,28 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
 
   const handle = async (event: PlannedEvent) => {
     const a = event.action;
-    if (isResize(a)) resizing.add(event);
+    const kind = eventKindOf(a);
+    if (movesData(a)) resizing.add(event);
     const fired = await fire(ctx, record, event).finally(() => resizing.delete(event));
-    if (isResize(a) && workloadEndS !== undefined) markStillMoving(record, fired, workloadEndS);
-    if (a.kind === 'client-stop') {
+    if (movesData(a) && workloadEndS !== undefined) markStillMoving(record, fired, workloadEndS);
+    const stopped = kind.stopsClient?.(a);
+    if (stopped !== undefined) {
       // The client was given this stop time; it ends within a second of it. The event says when
       // it really did (its last sample, same clock).
-      const client = clients.get(a.name);
+      const client = clients.get(stopped);
       await client?.done;
       fired.completedAt = client?.lastSampleAt ?? fired.requestedAt;
     }
-    if (a.kind === 'client-start') {
-      const extra = emptyPhase(clientPhaseName(phase.name, a.client.name), phase.warmup);
+    const started = kind.startsClient?.(a);
+    if (started) {
+      const extra = emptyPhase(clientPhaseName(phase.name, started.name), phase.warmup);
       ctx.phases.push(extra);
-      const stopS = clientStopOffset(phase.events, event, a.client.name);
-      const ycsb = { ...phase.ycsb, threads: a.client.threads ?? phase.ycsb.threads, target: a.client.target ?? phase.ycsb.target };
+      const stopS = clientStopOffset(phase.events, event, started.name);
+      const ycsb = { ...phase.ycsb, threads: started.threads ?? phase.ycsb.threads, target: started.target ?? phase.ycsb.target };
       const untilMs = stopS === undefined ? (endsAt === undefined ? undefined : hostTime(endsAt)) : originMs + stopS * 1000;
       const client: { done: Promise<void>; lastSampleAt?: number } = { done: Promise.resolve() };
       client.done = track(startClient({ record: extra, ycsb, originMs, untilMs, label: extra.name }).then((at) => void (client.lastSampleAt = at)));
-      clients.set(a.client.name, client);
+      clients.set(started.name, client);
     }
   };
 
@@ -199,7 +192,10 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   };
 
   const lanes = new Map<string, PlannedEvent[]>();
-  for (const event of phase.events) lanes.set(LANE[event.action.kind], [...(lanes.get(LANE[event.action.kind]) ?? []), event]);
+  for (const event of phase.events) {
+    const name = eventKindOf(event.action).lane;
+    lanes.set(name, [...(lanes.get(name) ?? []), event]);
+  }
 
   // With waitForResizes the main client runs on past the duration until no resize is moving data.
   const waitsForResizes = phase.waitForResizes && endsAt !== undefined;

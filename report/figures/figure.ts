@@ -3,6 +3,7 @@
  * meaning from one figure to the next, axis wording).
  */
 import type { EventKind } from '../../core/events';
+import { eventKinds, findEventKind, type EventAction } from '../../core/event-kinds/registry';
 import type { TopLevelSpec } from '../vega';
 
 export interface Figure {
@@ -16,23 +17,32 @@ export interface Figure {
 /** Ok and failed operations, everywhere. */
 export const OUTCOME_COLORS = { successful: '#2166ac', failed: '#d6301d' } as const;
 
-/** Each event kind's name in legends and its colour; client and server starts differ on purpose. */
-export const EVENT_STYLE: Record<EventKind, { name: string; color: string }> = {
-  'latency-epoch': { name: 'latency epoch', color: '#6a3d9a' },
-  'bandwidth-epoch': { name: 'bandwidth epoch', color: '#9e9ac8' },
-  'resize-add': { name: 'resize: add node', color: '#33a02c' },
-  'resize-remove': { name: 'resize: remove node', color: '#ff7f00' },
-  'link-cut': { name: 'link cut', color: '#8c2d04' },
-  'link-restore': { name: 'link restore', color: '#01665e' },
-  'client-start': { name: 'client start', color: '#17becf' },
-  'client-stop': { name: 'client stop', color: '#9edae5' },
+export interface EventStyle {
+  name: string;
+  color: string;
+}
+
+/**
+ * Kinds no scenario asks for, so no event-kind module styles them: the tool records restarts and
+ * faults itself, and older results hold server starts and stops. Client and server starts differ
+ * in colour on purpose.
+ */
+const RECORDED_ONLY_STYLE: Record<Exclude<EventKind, EventAction['kind']>, EventStyle> = {
   'client-restart': { name: 'client restarted (tool fault)', color: '#525252' },
   'tool-fault': { name: 'fleet daemon died and restarted (tool fault)', color: '#7f1d1d' },
   'server-start': { name: 'server start', color: '#e7298a' },
   'server-stop': { name: 'server stop', color: '#fbb4c9' },
-  'measure-rtt': { name: 'RTT measurement', color: '#999999' },
-  'measure-traffic': { name: 'traffic reading', color: '#bbbbbb' },
 };
+
+/** An event kind's name in legends and its colour; a kind nothing knows (any more) is named as recorded. */
+export function eventStyle(kind: string): EventStyle {
+  return findEventKind(kind)?.marker ?? (RECORDED_ONLY_STYLE as Record<string, EventStyle>)[kind] ?? { name: kind, color: '#666666' };
+}
+
+/** The styles of the built-in kinds, for a reader holding an EventKind; figures call eventStyle. */
+export const EVENT_STYLE = Object.fromEntries(
+  [...eventKinds().map((k) => k.kind), ...Object.keys(RECORDED_ONLY_STYLE)].map((kind) => [kind, eventStyle(kind)]),
+) as Record<EventKind, EventStyle>;
 
 /** Shared Vega-Lite config: readable on screen and in a paper-sized PNG. */
 export const BASE_CONFIG = {

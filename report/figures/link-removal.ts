@@ -6,7 +6,8 @@
 import type { CellRecord } from '../../core/run-record';
 import { cellLabel } from '../matrix';
 import { cellTimeline, measuredPhases } from '../timeline';
-import { BASE_CONFIG, EVENT_STYLE, changeText, figureId, formatNumber, printsEqual, type Figure } from './figure';
+import { linkCut } from '../../core/event-kinds/link-cut';
+import { BASE_CONFIG, changeText, figureId, formatNumber, printsEqual, type Figure } from './figure';
 
 /** The papers measured 60 s either side of a removal; shorter when removals come faster. */
 const WINDOW_S = 60;
@@ -24,7 +25,7 @@ const mean = (values: number[]) => (values.length > 0 ? values.reduce((a, b) => 
 
 export function removalEffects(cell: CellRecord): RemovalEffect[] {
   const { originMs, points, events } = cellTimeline(cell.phases);
-  const cuts = events.filter((e) => e.event.kind === 'link-cut');
+  const cuts = events.filter((e) => e.event.kind === linkCut.kind);
   const rtts = measuredPhases(cell.phases)
     .flatMap((p) => p.rtt)
     .map((m) => ({ t: (m.time - originMs) / 1000, meanMs: m.meanMs }))
@@ -87,8 +88,8 @@ export function rttTimeline(cell: CellRecord, axes: string[]): Figure[] {
   const layers: unknown[] = [];
   if (effects.length > 0) {
     layers.push({
-      data: { values: effects.map((e) => ({ t: e.t, kind: EVENT_STYLE['link-cut'].name })) },
-      mark: { type: 'rule', strokeDash: [4, 3], color: EVENT_STYLE['link-cut'].color },
+      data: { values: effects.map((e) => ({ t: e.t, kind: linkCut.marker.name })) },
+      mark: { type: 'rule', strokeDash: [4, 3], color: linkCut.marker.color },
       encoding: { x },
     });
   }

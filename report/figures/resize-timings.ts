@@ -5,6 +5,7 @@
  */
 import type { CellRecord } from '../../core/run-record';
 import { cellLabel, scaleAxis, scaleLabel } from '../matrix';
+import { findEventKind } from '../../core/event-kinds/registry';
 import { isResize } from '../timeline';
 import { BASE_CONFIG, axisTitle, figureId, formatNumber, sentence, type Figure } from './figure';
 
@@ -32,7 +33,7 @@ export function resizeRows(cells: CellRecord[], axes: string[]): ResizeRow[] {
     };
     const events = cell.phases.flatMap((p) => p.events).filter((e) => isResize(e.kind));
     const timings = [
-      ...events.map((e) => ({ op: e.kind === 'resize-add' ? ('add' as const) : ('remove' as const), step: e.label, requestedAt: e.requestedAt, acceptedAt: e.acceptedAt, completedAt: e.completedAt })),
+      ...events.map((e) => ({ op: findEventKind(e.kind)?.resize?.delta === 1 ? ('add' as const) : ('remove' as const), step: e.label, requestedAt: e.requestedAt, acceptedAt: e.acceptedAt, completedAt: e.completedAt })),
       ...cell.phases
         .flatMap((p) => p.resizes)
         .filter((r) => !events.some((e) => e.requestedAt === r.requestedAt))

@@ -9,7 +9,7 @@ import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
 import { settleTimes } from '../summary';
 import { cellTimeline, isDisturbance, isResize } from '../timeline';
-import { BASE_CONFIG, EVENT_STYLE, OUTCOME_COLORS, figureId, formatNumber, type Figure } from './figure';
+import { BASE_CONFIG, OUTCOME_COLORS, eventStyle, figureId, formatNumber, type Figure } from './figure';
 
 /** Above this many events a figure shows colours only: labels would overprint each other. */
 const MAX_LABELLED_EVENTS = 16;
@@ -53,7 +53,7 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
     { t: p.t, outcome: 'failed', opsPerS: p.sample.failedPerS },
   ]);
   const shown = events.filter((e) => isDisturbance(e.event.kind));
-  const eventRows = shown.map((e) => ({ t: e.t, kind: EVENT_STYLE[e.event.kind].name, label: e.event.label }));
+  const eventRows = shown.map((e) => ({ t: e.t, kind: eventStyle(e.event.kind).name, label: e.event.label }));
   const kinds = [...new Set(shown.map((e) => e.event.kind))];
   const lastT = points[points.length - 1].t;
   const moving = events
@@ -120,7 +120,7 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
           field: 'kind',
           type: 'nominal',
           title: 'Events',
-          scale: { domain: kinds.map((k) => EVENT_STYLE[k].name), range: kinds.map((k) => EVENT_STYLE[k].color) },
+          scale: { domain: kinds.map((k) => eventStyle(k).name), range: kinds.map((k) => eventStyle(k).color) },
         },
       },
     });

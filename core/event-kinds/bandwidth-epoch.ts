@@ -1,0 +1,12 @@
+/** `bandwidth: 0.5`: every link's rate cap becomes 0.5 x its reference bandwidth from then on. */
+import { scaleEpoch } from './scale-epoch';
+
+export const bandwidthEpoch = scaleEpoch({
+  key: 'bandwidth',
+  kind: 'bandwidth-epoch',
+  activity: 'applyBandwidthEpoch',
+  property: 'bandwidth',
+  factor: 'BSF',
+  marker: { name: 'bandwidth epoch', color: '#9e9ac8' },
+  phrase: 'bandwidth epochs',
+});
