@@ -95,9 +95,8 @@ func newEventLoop(ends []end) (*eventLoop, error) {
 
 func (l *eventLoop) run() {
 	defer close(l.done)
-	buf := make([]byte, 64<<10)
+	batch := newRecvBatch()
 	events := make([]syscall.EpollEvent, maxEvents)
-	var from sockaddr
 	for !l.closing.Load() {
 		n := l.wait(events)
 		fired := false
@@ -107,7 +106,7 @@ func (l *eventLoop) run() {
 			case timerIndex:
 				fired = true
 			default:
-				l.receive(&l.ends[ev.Fd], buf, &from)
+				l.receive(&l.ends[ev.Fd], batch)
 			}
 		}
 		l.sendDue()
@@ -153,9 +152,9 @@ func (l *eventLoop) followDue(fired bool) {
 func logLoopError(call string, errno syscall.Errno) { log.Printf("fb-wan: %s: %v", call, errno) }
 
 // receive takes what the end's peer sent into the direction that leaves by the other end.
-func (l *eventLoop) receive(e *end, buf []byte, from *sockaddr) {
-	for i := 0; i < maxReceives; i++ {
-		n, errno := e.sock.recv(buf, from)
+func (l *eventLoop) receive(e *end, b *recvBatch) {
+	for calls := 0; calls < maxReceives/recvBatchLen; calls++ {
+		n, errno := e.sock.recvMany(b)
 		if errno == syscall.EAGAIN || errno == syscall.EINTR {
 			return
 		}
@@ -163,13 +162,18 @@ func (l *eventLoop) receive(e *end, buf []byte, from *sockaddr) {
 			// ICMP errors from an earlier send (the peer's port closed) surface here; not fatal.
 			continue
 		}
-		if from.addrPort() != e.peer {
-			e.into.dropForeign.Add(1)
-			continue
+		for i := range n {
+			if b.from[i].addrPort() != e.peer {
+				e.into.dropForeign.Add(1)
+				continue
+			}
+			if e.into.enqueue(b.bufs[i][:b.sizes[i]], now()) && !e.into.active {
+				e.into.active = true
+				l.active = append(l.active, e.into)
+			}
 		}
-		if e.into.enqueue(buf[:n], now()) && !e.into.active {
-			e.into.active = true
-			l.active = append(l.active, e.into)
+		if n < recvBatchLen {
+			return // fewer than asked for: the socket is drained
 		}
 	}
 }
