@@ -81,14 +81,6 @@ func openUDP(at netip.AddrPort) (*udpSocket, error) {
 	return &udpSocket{fd: fd}, nil
 }
 
-// recv reads one datagram; EAGAIN when none is waiting.
-func (s *udpSocket) recv(buf []byte, from *sockaddr) (int, syscall.Errno) {
-	from.len = uint32(unsafe.Sizeof(from.raw))
-	n, _, errno := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(s.fd), uintptr(unsafe.Pointer(&buf[0])),
-		uintptr(len(buf)), 0, uintptr(unsafe.Pointer(&from.raw)), uintptr(unsafe.Pointer(&from.len)))
-	return int(n), errno
-}
-
 // send writes one datagram; a full socket buffer or an unreachable peer is an error, not a wait.
 func (s *udpSocket) send(data []byte, to *sockaddr) syscall.Errno {
 	var p unsafe.Pointer
@@ -101,3 +93,56 @@ func (s *udpSocket) send(data []byte, to *sockaddr) syscall.Errno {
 }
 
 func (s *udpSocket) close() { syscall.Close(s.fd) }
+
+// recvBatch is what one recvmmsg call fills: a datagram buffer and source address per slot.
+type recvBatch struct {
+	bufs  [recvBatchLen][]byte
+	from  [recvBatchLen]sockaddr
+	iovs  [recvBatchLen]syscall.Iovec
+	msgs  [recvBatchLen]mmsghdr
+	sizes [recvBatchLen]int
+}
+
+// recvBatchLen is how many datagrams one call takes at most.
+const recvBatchLen = 8
+
+// mmsghdr is the kernel's struct mmsghdr.
+type mmsghdr struct {
+	hdr syscall.Msghdr
+	len uint32
+	_   [4]byte
+}
+
+func newRecvBatch() *recvBatch {
+	b := &recvBatch{}
+	for i := range b.bufs {
+		b.bufs[i] = make([]byte, 64<<10)
+		b.iovs[i].Base = &b.bufs[i][0]
+		b.iovs[i].SetLen(len(b.bufs[i]))
+	}
+	return b
+}
+
+// recvMany reads up to recvBatchLen waiting datagrams in one call: with one waiting (the usual
+// case) that is one call where recvfrom needed a second one that returned EAGAIN (measured: 18.7
+// -> 14.5 us of relay CPU per datagram with the relay sharing a CPU, cpu_bench_test.go; the
+// unshared figure was too noisy to tell). It returns how many
+// it read (their sizes and sources are in b), or EAGAIN when none was waiting.
+func (s *udpSocket) recvMany(b *recvBatch) (int, syscall.Errno) {
+	for i := range b.msgs {
+		b.from[i].len = uint32(unsafe.Sizeof(b.from[i].raw))
+		b.msgs[i] = mmsghdr{hdr: syscall.Msghdr{
+			Name: (*byte)(unsafe.Pointer(&b.from[i].raw)), Namelen: b.from[i].len,
+			Iov: &b.iovs[i], Iovlen: 1,
+		}}
+	}
+	n, _, errno := syscall.RawSyscall6(syscall.SYS_RECVMMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&b.msgs[0])),
+		recvBatchLen, 0, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	for i := range int(n) {
+		b.sizes[i], b.from[i].len = int(b.msgs[i].len), b.msgs[i].hdr.Namelen
+	}
+	return int(n), 0
+}
