@@ -41,6 +41,10 @@ export interface DatabaseActivities {
   addNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<ResizeTiming>;
   removeNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<ResizeTiming>;
   clusterStatus(input: { fleet: FleetRef; database: DatabaseName }): Promise<{ members: string[]; healthy: boolean }>;
+  /** Crashes a member's server on purpose (SIGKILL); it stays a member, down, until revived. */
+  killNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<{ appliedAt: number }>;
+  /** Starts a killed (or crashed) member's server again in place; resolves once it serves. */
+  reviveNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<{ appliedAt: number }>;
   /** Stops every database process this fleet runs for that database (idempotent). */
   stopCluster(input: { fleet: FleetRef; database: DatabaseName }): Promise<void>;
 }

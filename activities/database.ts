@@ -67,6 +67,19 @@ export async function removeNode(input: { fleet: FleetRef; database: DatabaseNam
   return heartbeating(() => adapter.removeNode(node));
 }
 
+export async function killNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<{ appliedAt: number }> {
+  const { inventory, adapter } = await resolve(input.fleet, input.database);
+  await adapter.killMember(dataNode(inventory, input.node, 'node').name);
+  return { appliedAt: Date.now() };
+}
+
+export async function reviveNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<{ appliedAt: number }> {
+  const { inventory, adapter } = await resolve(input.fleet, input.database);
+  const node = dataNode(inventory, input.node, 'node');
+  await heartbeating(() => adapter.restartMember(node.name));
+  return { appliedAt: Date.now() };
+}
+
 export async function clusterStatus(input: { fleet: FleetRef; database: DatabaseName }): Promise<{ members: string[]; healthy: boolean }> {
   const { adapter } = await resolve(input.fleet, input.database);
   return heartbeating(() => adapter.status());
@@ -78,4 +91,4 @@ export async function stopCluster(input: { fleet: FleetRef; database: DatabaseNa
 }
 
 // This module implements the contract exactly (checked, not exported: the worker registers every export).
-({ startCluster, addNode, removeNode, clusterStatus, stopCluster }) satisfies DatabaseActivities;
+({ startCluster, addNode, removeNode, killNode, reviveNode, clusterStatus, stopCluster }) satisfies DatabaseActivities;

@@ -8,7 +8,7 @@ import { eventInjector } from './scenario';
 export const {
   applyLatencyEpoch, applyBandwidthEpoch, cutLink, restoreLink, resetNetwork, measureRtt, measureBandwidth, readTraffic, overlayRoute,
 } = networkActivities;
-export { startCluster, addNode, removeNode, clusterStatus, stopCluster } from './database';
+export { startCluster, addNode, removeNode, killNode, reviveNode, clusterStatus, stopCluster } from './database';
 export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase } from './load';
 export const { recordRunStart, recordSamples, recordCell, finishRun } = resultsActivities;
 export { prepareRun, readClock } from './scenario';

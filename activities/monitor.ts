@@ -16,6 +16,8 @@ import type { MonitorInput } from '../core/telemetry';
 import type { RecordedEvent } from '../core/events';
 import { deadDaemons, oomKills, restart } from '../infra/local/heal';
 import type { FleetProcess } from '../infra/local/state';
+import type { DatabaseAdapter } from '../core/database';
+import { adapterFor } from './databases/registry';
 
 export type { MonitorInput } from '../core/telemetry';
 import { startHostTelemetry } from './telemetry';
@@ -71,9 +73,31 @@ function supervisor(originMs: number, store: (fault: RecordedEvent) => Promise<v
       const label = `${died.program} ${died.owner} died`;
       try {
         const done = await restart(died, detectedAt, cause);
-        await store(faultEvent(label, originMs, detectedAt, { ...describe(died), cause, restartedPid: done.replacement.pid, restartSeconds: (done.restartedAt - detectedAt) / 1000 }, done.restartedAt));
+        await store(faultEvent('tool-fault', label, originMs, detectedAt, { ...describe(died), cause, restartedPid: done.replacement.pid, restartSeconds: (done.restartedAt - detectedAt) / 1000 }, done.restartedAt));
       } catch (err) {
-        await store(faultEvent(label, originMs, detectedAt, { ...describe(died), cause, restartFailed: (err as Error).message }));
+        await store(faultEvent('tool-fault', label, originMs, detectedAt, { ...describe(died), cause, restartFailed: (err as Error).message }));
+        throw err;
+      }
+    }
+  };
+}
+
+/**
+ * Supervision of the database's members, once a second: a member whose server died without the
+ * scenario asking (a `kill` event's is left down) is recorded as a `node-fault` event and started
+ * again in place, so that it rejoins as itself. Restarts run one at a time, never overlapping.
+ */
+function databaseSupervisor(adapter: DatabaseAdapter, originMs: number, store: (fault: RecordedEvent) => Promise<void>) {
+  return async function supervise(): Promise<void> {
+    for (const node of await adapter.deadMembers()) {
+      const detectedAt = Date.now();
+      const label = `${adapter.name} on ${node} died`;
+      try {
+        await adapter.restartMember(node);
+        const restartedAt = Date.now();
+        await store(faultEvent('node-fault', label, originMs, detectedAt, { node, database: adapter.name, restartSeconds: (restartedAt - detectedAt) / 1000 }, restartedAt));
+      } catch (err) {
+        await store(faultEvent('node-fault', label, originMs, detectedAt, { node, database: adapter.name, restartFailed: (err as Error).message }));
         throw err;
       }
     }
@@ -82,8 +106,15 @@ function supervisor(originMs: number, store: (fault: RecordedEvent) => Promise<v
 
 const describe = (p: FleetProcess) => ({ program: p.program, owner: p.owner, kind: p.kind, pid: p.pid });
 
-function faultEvent(label: string, originMs: number, detectedAt: number, detail: Record<string, unknown>, completedAt?: number): RecordedEvent {
-  return { kind: 'tool-fault', label, scheduledOffsetS: Math.max(0, (detectedAt - originMs) / 1000), requestedAt: detectedAt, completedAt, detail };
+function faultEvent(
+  kind: 'tool-fault' | 'node-fault',
+  label: string,
+  originMs: number,
+  detectedAt: number,
+  detail: Record<string, unknown>,
+  completedAt?: number,
+): RecordedEvent {
+  return { kind, label, scheduledOffsetS: Math.max(0, (detectedAt - originMs) / 1000), requestedAt: detectedAt, completedAt, detail };
 }
 
 /** Never returns by itself: it ends when cancelled (the workflow's way of saying the phase is over) or when a write fails. */
@@ -103,8 +134,16 @@ export async function monitorPhase(input: MonitorInput): Promise<void> {
   const probes = prober(inventory, new FleetNetwork(inventory), input.nodes, input.probesPerSecond ?? DEFAULT_PROBES_PER_SECOND, (done) =>
     store.appendStream(runId, cellId, phaseIndex, 'probes', done),
   );
-  const supervise = inventory.source === 'local'
-    ? supervisor(input.originMs ?? Date.now(), (fault) => store.appendStream(runId, cellId, phaseIndex, 'faults', [fault]))
+  const storeFault = (fault: RecordedEvent) => store.appendStream(runId, cellId, phaseIndex, 'faults', [fault]);
+  const origin = input.originMs ?? Date.now();
+  const daemons = inventory.source === 'local' ? supervisor(origin, storeFault) : undefined;
+  const members = input.database ? databaseSupervisor(adapterFor(input.database, inventory), origin, storeFault) : undefined;
+  const supervise = daemons || members
+    ? async () => {
+        // The fleet first: a member cannot serve while its node's network daemons are down.
+        await daemons?.();
+        await members?.();
+      }
     : undefined;
   let probing = false;
   let supervising = false;

@@ -36,6 +36,11 @@ export interface DatabaseAdapter {
    * that it rejoins as the same member; resolves once it serves.
    */
   restartMember(node: string): Promise<void>;
+  /**
+   * Crashes a member on purpose (SIGKILL to its server), as a scenario's `kill` event asks: the
+   * member stays in the cluster, down, and is not restarted by supervision until `restartMember`.
+   */
+  killMember(node: string): Promise<void>;
 }
 
 export type DatabaseName = 'redis' | 'cassandra' | 'mongodb' | 'mysql';

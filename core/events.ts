@@ -12,6 +12,8 @@ export type EventKind =
   | 'client-restart'
   /** One of the fleet's own daemons (emulator, WireGuard, tincd) died; it was restarted with its configuration. */
   | 'tool-fault'
+  /** A database member's server died without the scenario asking (a crash, an OOM kill); it was restarted in place. */
+  | 'node-fault'
   | 'server-start'
   | 'server-stop';
 

@@ -209,11 +209,12 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
 function checkTimeline(phases: PlannedPhase[], startNodes: string[], dataNodes: string[], view: FleetView, errors: InputError[]): void {
   const members = new Set(startNodes);
   const cut = new Set<string>();
+  const down = new Set<string>();
   const linkIds = new Set(view.links.map((l) => l.id));
   const nodeNames = view.nodes.map((n) => n.name);
   for (const phase of phases) {
     if (phase.kind !== 'run') continue;
-    const state: TimelineState = { members, cut, clients: new Set<string>(), linkIds, nodeNames, dataNodes, fleet: view };
+    const state: TimelineState = { members, cut, down, clients: new Set<string>(), linkIds, nodeNames, dataNodes, fleet: view };
     for (const event of phase.events) {
       // Each kind checks what it contradicts and applies its own change to the state.
       const problem = eventKindOf(event.action).check?.(event.action, state, `at ${event.atS} s`);

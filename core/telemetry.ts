@@ -3,6 +3,7 @@
  * result carries the evidence that the tool stayed out of the way (DESIGN.md, "Measuring the
  * measurer"). The sampler that produces it is `services/telemetry/`; `core/verdict.ts` judges it.
  */
+import type { DatabaseName } from './database';
 import type { FleetRef } from './fleet-ref';
 import type { SampleSink } from './ycsb';
 
@@ -89,4 +90,6 @@ export interface MonitorInput {
   probesPerSecond?: number;
   /** Host-clock origin of the phase, for the offsets of the faults it records. */
   originMs?: number;
+  /** The cluster's database: a member whose server dies unasked is recorded and restarted. */
+  database?: DatabaseName;
 }

@@ -12,6 +12,7 @@ import { scaleLabel } from './matrix';
 const RECORDED_ONLY_PHRASES: Record<string, string> = {
   'server-start': 'servers starting',
   'server-stop': 'servers stopping',
+  'node-fault': 'database nodes crashing unasked',
 };
 
 /** Events in the plural, as a sentence lists them. */

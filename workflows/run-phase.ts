@@ -218,7 +218,7 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   const sink = { runId: ctx.runId, cellId: ctx.cell.cellId, phaseIndex: ctx.phases.indexOf(record) };
   // Never rejects: a monitor that failed for good fails the phase at its end, like any other part.
   const monitoring = monitorScope
-    .run(() => monitor.monitorPhase({ fleet: ctx.cell.fleet, sink, nodes: ctx.cell.nodes, originMs }))
+    .run(() => monitor.monitorPhase({ fleet: ctx.cell.fleet, sink, nodes: ctx.cell.nodes, originMs, database: ctx.cell.database }))
     .catch((err) => {
       if (!isCancellation(err)) failure ??= err;
     });

@@ -17,7 +17,7 @@ export interface Member {
   dir: string;
 }
 
-export abstract class ClusterAdapter<S extends { members: M[]; version: string }, M extends Member = Member> {
+export abstract class ClusterAdapter<S extends { members: M[]; version: string; killed?: string[] }, M extends Member = Member> {
   protected readonly state: StateFile<S>;
 
   constructor(
@@ -70,23 +70,53 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string }
   /** Starts the member's server again on its directory as it is; resolves with its PID once it serves. */
   protected abstract relaunch(member: M, state: S): Promise<number>;
 
+  /** Members whose server is gone without the scenario's asking (a `kill` event's member is not one). */
   async deadMembers(): Promise<string[]> {
     const state = this.state.read();
     if (!state) return [];
     const dead: string[] = [];
     for (const member of state.members) {
-      if (!(await this.shell(member.node).isOurs(member.pid, this.serverMarker(member, state)))) dead.push(member.node);
+      if (state.killed?.includes(member.node) || member.node === this.leavingNode(state)) continue;
+      if (!(await this.isServing(member, state))) dead.push(member.node);
     }
     return dead;
   }
 
+  /** A member a removal under way may already have shut down (Redis's del-node does): not a crash. */
+  protected leavingNode(_state: S): string | undefined {
+    return undefined;
+  }
+
+  /** Marks members as stopped on purpose before they are, so that supervision never restarts them. */
+  private declareDown(state: S, nodes: string[]): void {
+    state.killed = [...new Set([...(state.killed ?? []), ...nodes])];
+    this.state.write(state);
+  }
+
   async restartMember(node: string): Promise<void> {
     const state = this.state.require(`${this.name} restartMember`);
+    const member = this.namedMember(state, node);
+    if (!(await this.isServing(member, state))) member.pid = await this.relaunch(member, state);
+    state.killed = state.killed?.filter((n) => n !== node);
+    this.state.write(state);
+  }
+
+  async killMember(node: string): Promise<void> {
+    const state = this.state.require(`${this.name} killMember`);
+    const member = this.namedMember(state, node);
+    // Recorded first: supervision must not take the death for a crash and restart it.
+    this.declareDown(state, [node]);
+    if (await this.isServing(member, state)) await this.shell(member.node).run(['kill', '-KILL', String(member.pid)], { allowFailure: true });
+  }
+
+  private isServing(member: M, state: S): Promise<boolean> {
+    return this.shell(member.node).isOurs(member.pid, this.serverMarker(member, state));
+  }
+
+  private namedMember(state: S, node: string): M {
     const member = state.members.find((m) => m.node === node);
     if (!member) throw new InputError('node', `${node} is not a member of ${this.clusterNoun} (members: ${state.members.map((m) => m.node).join(', ')})`);
-    if (await this.shell(member.node).isOurs(member.pid, this.serverMarker(member, state))) return;
-    member.pid = await this.relaunch(member, state);
-    this.state.write(state);
+    return member;
   }
 
   /**
@@ -113,8 +143,10 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string }
 
   /** Stops members that have left the cluster and records the ones that stay. */
   protected async retire(state: S, leaving: M[]): Promise<void> {
+    const names = leaving.map((m) => m.node);
+    this.declareDown(state, names);
     for (const member of leaving) await this.stopMember(member, state);
-    this.state.write({ ...state, members: state.members.filter((m) => !leaving.includes(m)) });
+    this.state.write({ ...state, members: state.members.filter((m) => !leaving.includes(m)), killed: state.killed?.filter((n) => !names.includes(n)) });
   }
 
   /**
@@ -138,6 +170,7 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string }
   async stop(): Promise<void> {
     const state = this.state.read();
     if (!state) return;
+    this.declareDown(state, state.members.map((m) => m.node));
     for (const member of state.members) await this.stopMember(member, state);
     this.state.remove();
   }

@@ -36,7 +36,9 @@ export type FleetActivityName =
   | 'measureRtt'
   | 'readTraffic'
   | 'addNode'
-  | 'removeNode';
+  | 'removeNode'
+  | 'killNode'
+  | 'reviveNode';
 
 /** Which activity applies an event, with which input: a description, so deciding it stays deterministic. */
 export interface ActivityCall {
@@ -70,6 +72,8 @@ export interface TimelineState {
   cut: Set<string>;
   clients: Set<string>;
   linkIds: Set<string>;
+  /** Members a `kill` event took down and no `revive` has brought back yet. */
+  down: Set<string>;
   nodeNames: string[];
   dataNodes: string[];
   fleet: { name: string; links: { id: string }[] };

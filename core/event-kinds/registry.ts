@@ -12,10 +12,11 @@ import { linkCut } from './link-cut';
 import { linkRestore } from './link-restore';
 import { measureRtt } from './measure-rtt';
 import { measureTraffic } from './measure-traffic';
+import { nodeKill, nodeRevive } from './node-server';
 import { resizeAdd } from './resize-add';
 import { resizeRemove } from './resize-remove';
 
-const BUILT_IN = [latencyEpoch, bandwidthEpoch, resizeAdd, resizeRemove, linkCut, linkRestore, clientStart, clientStop, measureRtt, measureTraffic] as const;
+const BUILT_IN = [latencyEpoch, bandwidthEpoch, resizeAdd, resizeRemove, nodeKill, nodeRevive, linkCut, linkRestore, clientStart, clientStop, measureRtt, measureTraffic] as const;
 
 type BuiltIn = (typeof BUILT_IN)[number];
 

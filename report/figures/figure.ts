@@ -30,6 +30,7 @@ export interface EventStyle {
 const RECORDED_ONLY_STYLE: Record<Exclude<EventKind, EventAction['kind']>, EventStyle> = {
   'client-restart': { name: 'client restarted (tool fault)', color: '#525252' },
   'tool-fault': { name: 'fleet daemon died and restarted (tool fault)', color: '#7f1d1d' },
+  'node-fault': { name: 'database node crashed unasked and restarted', color: '#54278f' },
   'server-start': { name: 'server start', color: '#e7298a' },
   'server-stop': { name: 'server stop', color: '#fbb4c9' },
 };

@@ -163,6 +163,39 @@ test('a malformed scenario fails at once naming the field, and nothing starts', 
   expect(await cutLinks()).toEqual([]);
 });
 
+/** PIDs of redis-server processes in a node's namespace (its network daemons run there too). */
+async function redisPidsOn(node: string): Promise<string[]> {
+  const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${node}`]);
+  return stdout.split('\n').filter((pid) => pid && readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('redis-server'));
+}
+
+test('a node killed on purpose stays down until revived; one that crashes unasked is recorded and restarted', async () => {
+  const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 26, events: [{ at: 3, kill: 'pune' }, { at: 9, revive: 'pune' }] }) });
+  const origin = (await waitFor('the run phase', 150_000, async () => {
+    const p = (await handle.query(progressQuery)) as RunProgress;
+    return p.cell?.step === 'run' ? p : undefined;
+  })).cell!.phaseStartedAt!;
+  // Between the kill and the revive the killed member stays down: supervision leaves a declared death alone.
+  await waitFor('the kill', 20_000, async () => (Date.now() > origin + 6_000 ? true : undefined));
+  expect(await redisPidsOn('pune')).toEqual([]);
+  // An unasked crash, once the revive is done.
+  await waitFor('the revive', 20_000, async () => (Date.now() > origin + 14_000 ? true : undefined));
+  for (const pid of await redisPidsOn('sydney')) await runHost(['kill', '-KILL', pid]);
+  const summary = (await handle.result()) as RunSummary;
+  expect(summary.status).toBe('completed');
+  const main = readJson<CellRecord>(handle.workflowId, 'cells', 'c1-lsf0.2.json').phases[2];
+  const byKind = (kind: string) => main.events.filter((e) => e.kind === kind);
+  expect(byKind('node-kill').map((e) => e.label)).toEqual(['kill pune']);
+  expect(byKind('node-revive').map((e) => e.label)).toEqual(['revive pune']);
+  const [fault, ...more] = byKind('node-fault');
+  expect(more).toEqual([]);
+  expect(fault).toMatchObject({ label: 'redis on sydney died', detail: { node: 'sydney', database: 'redis' } });
+  // Found within 2 s of the crash, and back serving.
+  expect(fault.requestedAt - (origin + 14_000)).toBeLessThan(3_000);
+  expect(fault.detail.restartSeconds).toEqual(expect.any(Number));
+  expect(await redisPidsOn('pune')).toEqual([]); // the cell's cleanup stopped the cluster
+});
+
 test('a run started with one JSON object runs end to end, answers progress mid-run and leaves the fleet clean', async () => {
   const events = [
     { at: 2, measureRtt: { count: 2 } },

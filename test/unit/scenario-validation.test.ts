@@ -67,10 +67,23 @@ describe('malformed scenarios are rejected with the path of the bad field', () =
       /^database\.options\.readConsistency: must be one of ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE, got "MOST"$/],
     ['options checked against each cell\'s database', `${BASE.replace('name: redis, nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { heapMb: 256 }')}matrix: { database: [cassandra, redis] }\nphases: [{ phase: load }]`,
       /^database\.options\.heapMb: is not an option of redis; redis takes port \(in cell c2-redis\)$/],
+    ['killing a node that is not a member', run('      - { at: 10, kill: seoul }'), /^phases\[1\]\.events\[0\]\.kill: "seoul" is not in the cluster at 10 s; members then: sydney, pune, singapore$/],
+    ['killing a node twice', run('      - { at: 10, kill: pune }\n      - { at: 20, kill: pune }'), /^phases\[1\]\.events\[1\]\.kill: "pune" is already down at 20 s/],
+    ['reviving a node that is not down', run('      - { at: 10, revive: pune }'), /^phases\[1\]\.events\[0\]\.revive: "pune" is not down at 10 s; kill it first \(`kill: pune`\)$/],
     ['events in a phase bounded by operations', `${BASE}phases: [{ phase: run, operations: 10, events: [{ at: 1, latency: 0.2 }] }]`, /^phases\[0\]\.events\[0\]: events need the phase to have a duration/],
   ])('%s', (_what, yaml, expected) => {
     const found = problems(yaml);
     expect(found).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
+  });
+
+  test('a kill then a revive of the same member is a valid timeline', () => {
+    const planned = plan(run('      - { at: 10, kill: pune }\n      - { at: 20, revive: pune }\n      - { at: 30, kill: pune }'));
+    const phase = planned.cells[0].phases[1];
+    expect(phase.kind === 'run' && phase.events.map((e) => e.action)).toEqual([
+      { kind: 'node-kill', node: 'pune' },
+      { kind: 'node-revive', node: 'pune' },
+      { kind: 'node-kill', node: 'pune' },
+    ]);
   });
 
   test('all problems are reported together', () => {

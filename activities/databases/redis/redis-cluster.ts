@@ -132,6 +132,10 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     );
   }
 
+  protected leavingNode(state: RedisState): string | undefined {
+    return state.resizing?.kind === 'remove' ? state.resizing.node : undefined;
+  }
+
   protected serverMarker(member: RedisMember, state: Pick<RedisState, 'port'>): ProcessMarker {
     return redisMarker(member.address, state.port, member.dir);
   }
