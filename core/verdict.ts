@@ -140,7 +140,7 @@ export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VER
   const stackShare = share((s) => NETWORK_STACK_ROLES.reduce((sum, role) => sum + (s.roles[role] ?? 0), 0) >= t.pinnedPercentOfCore);
   // One daemon at a full core is named by the rule below, which is the more precise finding.
   const oneDaemonPinned = NETWORK_STACK_ROLES.some((role) => (rolePinnedSharePercent[role] ?? 0) >= t.shareOfSecondsPercent);
-  if (roles.some((role) => NETWORK_STACK_ROLES.includes(role)) && !oneDaemonPinned && stackShare >= t.shareOfSecondsPercent) {
+  if (!oneDaemonPinned && stackShare >= t.shareOfSecondsPercent) {
     reasons.push(secondsReason('host-bound', `network stack (${NETWORK_STACK_ROLES.join(' + ')}) ≥ ${t.pinnedPercentOfCore} % of one core`, stackShare, t));
   }
   for (const role of roles) {

@@ -17,7 +17,7 @@ export interface Member {
   dir: string;
 }
 
-export abstract class ClusterAdapter<S extends { members: M[]; version: string; killed?: string[] }, M extends Member = Member> {
+export abstract class ClusterAdapter<S extends { members: M[]; version: string; declaredDown?: string[] }, M extends Member = Member> {
   protected readonly state: StateFile<S>;
 
   constructor(
@@ -51,11 +51,7 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
   }
 
   protected memberOf(state: S, node: InventoryNode): M {
-    const member = state.members.find((m) => m.node === node.name);
-    if (!member) {
-      throw new InputError('node', `${node.name} is not a member of ${this.clusterNoun} (members: ${state.members.map((m) => m.node).join(', ')})`);
-    }
-    return member;
+    return this.namedMember(state, node.name);
   }
 
   protected assertNotMember(state: S, node: InventoryNode): void {
@@ -76,7 +72,7 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
     if (!state) return [];
     const dead: string[] = [];
     for (const member of state.members) {
-      if (state.killed?.includes(member.node) || member.node === this.leavingNode(state)) continue;
+      if (state.declaredDown?.includes(member.node) || member.node === this.leavingNode(state)) continue;
       if (!(await this.isServing(member, state))) dead.push(member.node);
     }
     return dead;
@@ -89,7 +85,7 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
 
   /** Marks members as stopped on purpose before they are, so that supervision never restarts them. */
   private declareDown(state: S, nodes: string[]): void {
-    state.killed = [...new Set([...(state.killed ?? []), ...nodes])];
+    state.declaredDown = [...new Set([...(state.declaredDown ?? []), ...nodes])];
     this.state.write(state);
   }
 
@@ -97,7 +93,7 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
     const state = this.state.require(`${this.name} restartMember`);
     const member = this.namedMember(state, node);
     if (!(await this.isServing(member, state))) member.pid = await this.relaunch(member, state);
-    state.killed = state.killed?.filter((n) => n !== node);
+    state.declaredDown = state.declaredDown?.filter((n) => n !== node);
     this.state.write(state);
   }
 
@@ -146,7 +142,7 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
     const names = leaving.map((m) => m.node);
     this.declareDown(state, names);
     for (const member of leaving) await this.stopMember(member, state);
-    this.state.write({ ...state, members: state.members.filter((m) => !leaving.includes(m)), killed: state.killed?.filter((n) => !names.includes(n)) });
+    this.state.write({ ...state, members: state.members.filter((m) => !leaving.includes(m)), declaredDown: state.declaredDown?.filter((n) => !names.includes(n)) });
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import { tail, type ExecOptions, type ExecResult, type NodeExec } from '../../core/exec';
 import type { InventoryNode } from '../../core/inventory';
-import { argvHasMarker, parseCmdline, stopEscalating, type ProcessMarker } from '../../platform/pid';
+import { argvHasMarker, isOurs as isOursOnHost, parseCmdline, stopEscalating, type ProcessMarker } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
 import { execFor } from '../exec/transports';
 
@@ -74,6 +74,9 @@ export class NodeShell {
    * slow start would read as an exit.
    */
   async isOurs(pid: number, marker: ProcessMarker): Promise<boolean> {
+    // A namespace shares this host's /proc: read it here rather than spawn a command in the node
+    // (supervision asks once a second for every member).
+    if (this.node.exec.transport === 'netns') return isOursOnHost(pid, marker);
     const result = await this.run(['cat', `/proc/${pid}/cmdline`], { allowFailure: true });
     return result.code === 0 && argvHasMarker(parseCmdline(result.stdout), marker);
   }
