@@ -6,6 +6,8 @@
 import type { FleetRef } from '../core/fleet-ref';
 import type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '../core/database';
 import type { RttMatrix, TrafficMatrix } from '../core/network';
+import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../core/link-conditions';
+import type { ConditionEventInput } from '../core/link-selection';
 import type { YcsbSettings } from '../core/ycsb';
 
 // The domain types live in core/; they are re-exported here for the activities that speak them.
@@ -23,6 +25,21 @@ export interface NetworkActivities {
   applyBandwidthEpoch(input: { fleet: FleetRef; scale: number }): Promise<{ appliedAt: number }>;
   cutLink(input: { fleet: FleetRef; link: string }): Promise<{ appliedAt: number }>;
   restoreLink(input: { fleet: FleetRef; link: string }): Promise<{ appliedAt: number }>;
+  /** A network event: set, scale, cut, restore or reset the selected links (directions). */
+  changeLinkConditions(input: { fleet: FleetRef; target: ConditionEventInput; change: ConditionChangeSpec }): Promise<{ appliedAt: number; links: number }>;
+  /** Moves the selected links' values to a target over `overS` seconds, linearly or by whole seconds. */
+  rampLinkConditions(input: {
+    fleet: FleetRef;
+    target: ConditionEventInput;
+    change: { set: ConditionValues } | { scale: ConditionFactors };
+    overS: number;
+    steps: 'linear' | 'seconds';
+  }): Promise<{ appliedAt: number; completedAt: number; links: number }>;
+  /** Cuts every link between the groups; `healPartition` restores exactly those. */
+  partitionLinks(input: { fleet: FleetRef; groups: string[][] }): Promise<{ appliedAt: number; cut: string[] }>;
+  healPartition(input: { fleet: FleetRef }): Promise<{ appliedAt: number; restored: string[] }>;
+  /** Cuts and restores a link every half period for `forS` seconds; leaves it restored. */
+  flapLink(input: { fleet: FleetRef; link: string; periodS: number; forS: number }): Promise<{ appliedAt: number; completedAt: number; flips: number }>;
   /** Restores every cut link and sets every link back to its reference values. */
   resetNetwork(input: { fleet: FleetRef }): Promise<{ appliedAt: number }>;
   /** Ping between the given nodes (all data nodes when omitted) over the overlay. */

@@ -2,26 +2,14 @@
  * The database activities (activities/contracts.ts DatabaseActivities): resolve the fleet, pick the
  * adapter, check the input names real nodes, and heartbeat while a long resize runs.
  */
-import { asyncLocalStorage } from '@temporalio/activity';
 import { InputError } from '../core/errors';
 import { loadInventory } from './inventory-loader';
 import type { Inventory, InventoryNode } from '../core/inventory';
 import type { FleetRef } from '../core/fleet-ref';
 import type { ClusterInfo, ClusterSettings, DatabaseActivities, DatabaseName, ResizeTiming } from './contracts';
 import { adapterFor } from './databases/registry';
+import { heartbeating } from './heartbeat';
 
-const HEARTBEAT_MS = 1_000;
-
-/** Heartbeats every second while `work` runs, when called as a Temporal activity (not from the CLI or a bench). */
-async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const activity = asyncLocalStorage.getStore();
-  const timer = activity && setInterval(() => activity.heartbeat(), HEARTBEAT_MS);
-  try {
-    return await work();
-  } finally {
-    if (timer) clearInterval(timer);
-  }
-}
 
 function dataNode(inventory: Inventory, name: string, field: string): InventoryNode {
   const node = inventory.nodes.find((n) => n.name === name);

@@ -16,6 +16,8 @@ import { iperfPort, measureThroughput } from './probes/iperf';
 import { linkBytes } from './probes/traffic';
 import { nextHops, tincRoute, type TincFiles } from './probes/route';
 import { FleetNetwork } from '../infra/shaping/fleet-network';
+import { applyConditionEvent, flap, partition, rampConditions } from '../infra/shaping/condition-events';
+import { heartbeating } from './heartbeat';
 import { fleetPaths } from '../infra/local/state';
 import { tincPidFile } from '../infra/local/tinc';
 
@@ -69,6 +71,38 @@ export async function restoreLink(input: { fleet: FleetRef; link: string }): Pro
   await net.restore(input.link);
   return { appliedAt: Date.now() };
 }
+
+export const changeLinkConditions: NetworkActivities['changeLinkConditions'] = async ({ fleet, target, change }) => {
+  const links = await applyConditionEvent(await network(fleet), target, change);
+  return { appliedAt: Date.now(), links };
+};
+
+export const rampLinkConditions: NetworkActivities['rampLinkConditions'] = async ({ fleet, target, change, overS, steps }) => {
+  checkPositive(overS, 'over', '60 seconds');
+  const net = await network(fleet);
+  const appliedAt = Date.now();
+  const links = await heartbeating(() => rampConditions(net, target, change, { overS, steps }));
+  return { appliedAt, completedAt: Date.now(), links };
+};
+
+export const partitionLinks: NetworkActivities['partitionLinks'] = async ({ fleet, groups }) => {
+  const cut = await partition(await network(fleet), groups);
+  return { appliedAt: Date.now(), cut };
+};
+
+export const healPartition: NetworkActivities['healPartition'] = async ({ fleet }) => {
+  const restored = await (await network(fleet)).heal();
+  return { appliedAt: Date.now(), restored };
+};
+
+export const flapLink: NetworkActivities['flapLink'] = async ({ fleet, link, periodS, forS }) => {
+  checkPositive(periodS, 'period', '10 seconds');
+  checkPositive(forS, 'for', '60 seconds');
+  const net = await network(fleet);
+  const appliedAt = Date.now();
+  const flips = await heartbeating(() => flap(net, link, periodS, forS));
+  return { appliedAt, completedAt: Date.now(), flips };
+};
 
 export async function resetNetwork(input: { fleet: FleetRef }): Promise<{ appliedAt: number }> {
   await (await network(input.fleet)).reset();
@@ -157,6 +191,11 @@ export const networkActivities: NetworkActivities = {
   applyBandwidthEpoch,
   cutLink,
   restoreLink,
+  changeLinkConditions,
+  rampLinkConditions,
+  partitionLinks,
+  healPartition,
+  flapLink,
   resetNetwork,
   measureRtt,
   measureBandwidth,

@@ -13,7 +13,7 @@ import { loadInventory } from './inventory-loader';
 import { loadTopology } from '../core/load-topology';
 import type { FleetSpec } from '../core/scenario';
 import type { FleetView, ResolvedFleet } from '../core/scenario-plan';
-import { clientOf, linkType, type Topology } from '../core/topology';
+import { clientOf, linkConditionsOf, linkType, type Topology } from '../core/topology';
 
 /** Paths in scenarios are relative to the project root, wherever the CLI or worker runs. */
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -42,8 +42,11 @@ export function topologyView(topology: Topology): FleetView {
   return {
     name: topology.name,
     clientNode: client,
-    nodes: topology.nodes.map((n) => ({ name: n.name, role: n.name === client ? 'client' : 'data' })),
-    links: topology.links.map((l) => ({ id: linkId(l.a, l.b, linkType(l)), a: l.a, b: l.b, latencyMs: l.latencyMs, bandwidthMbps: l.bandwidthMbps })),
+    nodes: topology.nodes.map((n) => ({ name: n.name, role: n.name === client ? 'client' : 'data', ...(n.tags ? { tags: n.tags } : {}) })),
+    links: topology.links.map((l) => {
+      const { latencyMs, bandwidthMbps } = linkConditionsOf(l);
+      return { id: linkId(l.a, l.b, linkType(l)), a: l.a, b: l.b, latencyMs, bandwidthMbps };
+    }),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 
 import type { TincTimers } from './failover';
+import type { Direction, DirectionOverride } from './link-conditions';
 
 export type Cloud = 'local' | 'openstack' | 'azure';
 export type NodeRole = 'data' | 'client' | 'broker' | 'manager';
@@ -38,6 +39,8 @@ export interface InventoryNode {
   /** Lower-case letters and digits, starting with a letter (it becomes part of interface names). */
   name: string;
   site: string;
+  /** Groups a scenario's network events can address at once (from the topology). */
+  tags?: string[];
   cloud: Cloud;
   role: NodeRole;
   /** Address of the node on the tinc overlay: what databases bind to and clients connect to. */
@@ -73,6 +76,13 @@ export interface InventoryLink {
   latencyMs: number;
   /** Reference bandwidth, before any scaling. */
   bandwidthMbps: number;
+  /** Reference random loss per direction, 0..100 (absent: none). */
+  lossPercent?: number;
+  /** Reference jitter per direction, ms (absent: none). */
+  jitterMs?: number;
+  /** What one direction has of its own (one-way delay, cap, loss, jitter); `latencyMs` is then the
+   *  sum of the two directions' delays. */
+  directions?: Partial<Record<Direction, DirectionOverride>>;
   /** True when the reference value is an estimate rather than a measurement. */
   estimated?: boolean;
   ends: [LinkEnd, LinkEnd];

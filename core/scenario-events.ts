@@ -38,7 +38,8 @@ export function expandEvents(
     const [kind] = kinds;
     const key = kind.key;
     const value = written[key];
-    const items = Array.isArray(value) ? value : undefined;
+    // A kind whose value is itself a list (a partition's groups) takes it whole.
+    const items = kind.takesList && Array.isArray(value) ? value : undefined;
     if (items && event.times !== undefined) errors.push(new InputError(`${path}.times`, `the list in \`${key}\` already says how many; remove \`times\``));
     if (event.times !== undefined && event.every === undefined) errors.push(new InputError(`${path}.times`, 'repeating needs `every: <seconds>` between repetitions'));
     const count = items?.length ?? event.times ?? 1;

@@ -28,7 +28,7 @@ import type { YcsbSettings } from './ycsb';
 export interface FleetView {
   name: string;
   clientNode: string;
-  nodes: Pick<InventoryNode, 'name' | 'role'>[];
+  nodes: Pick<InventoryNode, 'name' | 'role' | 'tags'>[];
   /** Reference latency (RTT, ms) and bandwidth where known: `validate` estimates resize times from them. */
   links: { id: string; a?: string; b?: string; latencyMs?: number; bandwidthMbps?: number }[];
 }

@@ -5,6 +5,7 @@
  */
 import type { FailoverProfile } from './failover';
 import { linkId } from './inventory';
+import type { Direction, DirectionOverride, LinkReferenceConditions } from './link-conditions';
 
 export interface TopologyNode {
   /**
@@ -14,6 +15,8 @@ export interface TopologyNode {
   name: string;
   /** Where the node stands (a datacenter, a city); several nodes may share a site. */
   site: string;
+  /** Groups a scenario's network events can address at once, e.g. `mobile`. */
+  tags?: string[];
   note?: string;
 }
 
@@ -22,10 +25,19 @@ export interface TopologyLink {
   b: string;
   /** Connection type (0..99, default 0): a pair of nodes may have one link per type. */
   type?: number;
-  /** Round-trip latency, what ping reports between the two nodes. */
-  latencyMs: number;
-  /** Bandwidth cap, applied in each direction. */
-  bandwidthMbps: number;
+  /** Round-trip latency, what ping reports between the two nodes (split evenly over the two
+   *  directions). May be left out when both directions give their own `delayMs`. */
+  latencyMs?: number;
+  /** Bandwidth cap, applied in each direction. May be left out when both directions give their own. */
+  bandwidthMbps?: number;
+  /** Random loss in each direction, 0..100 (default 0). */
+  lossPercent?: number;
+  /** Standard deviation of each direction's one-way delay (default 0); packets keep their order. */
+  jitterMs?: number;
+  /** What the a -> b direction does differently: its one-way `delayMs`, `bandwidthMbps`, `lossPercent`, `jitterMs`. */
+  'a->b'?: DirectionOverride;
+  /** The same for b -> a. */
+  'b->a'?: DirectionOverride;
   /** True when a value is an estimate rather than a measurement (say which in `note`). */
   estimated?: boolean;
   note?: string;
@@ -51,10 +63,36 @@ export const MAX_CONNECTION_TYPE = 99;
 /** Node i gets underlay subnet 198.18.<i>.0/24 and mesh address 198.19.<type>.<i>. */
 export const MAX_NODES = 250;
 
+/** The topology's key for each direction of a link. */
+export const DIRECTION_KEYS: Record<Direction, 'a->b' | 'b->a'> = { ab: 'a->b', ba: 'b->a' };
+
+/**
+ * A link's reference conditions as inventories keep them: the round trip is the sum of the two
+ * directions' delays, the bandwidth the shared cap (or, with only per-direction caps, the smaller).
+ * `validateTopology` has made sure every direction has a delay and a cap.
+ */
+export function linkConditionsOf(link: TopologyLink): LinkReferenceConditions {
+  const ab = link['a->b'];
+  const ba = link['b->a'];
+  const half = (link.latencyMs ?? 0) / 2;
+  const latencyMs = (ab?.delayMs ?? half) + (ba?.delayMs ?? half);
+  const caps = [ab?.bandwidthMbps ?? link.bandwidthMbps, ba?.bandwidthMbps ?? link.bandwidthMbps].filter((c): c is number => c !== undefined && c !== null);
+  // With per-direction values each direction keeps its own delay: the shared latencyMs becomes
+  // the sum, so half of it is no longer either direction's delay.
+  const directions = { ab: { ...ab, delayMs: ab?.delayMs ?? half }, ba: { ...ba, delayMs: ba?.delayMs ?? half } };
+  return {
+    latencyMs,
+    bandwidthMbps: link.bandwidthMbps ?? Math.min(...caps),
+    ...(link.lossPercent ? { lossPercent: link.lossPercent } : {}),
+    ...(link.jitterMs ? { jitterMs: link.jitterMs } : {}),
+    ...(ab || ba ? { directions } : {}),
+  };
+}
+
 /** A link's id and reference values, as plans and inventories carry them. */
-export function linkReference(link: { a: string; b: string; type: number; latencyMs: number; bandwidthMbps: number; estimated?: boolean }) {
-  const { a, b, type, latencyMs, bandwidthMbps } = link;
-  return { id: linkId(a, b, type), a, b, type, latencyMs, bandwidthMbps, ...(link.estimated ? { estimated: true } : {}) };
+export function linkReference(link: TopologyLink & { type: number }) {
+  const { a, b, type } = link;
+  return { id: linkId(a, b, type), a, b, type, ...linkConditionsOf(link), ...(link.estimated ? { estimated: true } : {}) };
 }
 
 export function linkType(link: TopologyLink): number {

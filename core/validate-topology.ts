@@ -2,7 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import schema from '../topologies/topology.schema.json';
 import { InputError, throwIfAny } from './errors';
 import { jsonPointerToPath } from './validate-inventory';
-import { RESERVED_NODE_NAMES, linkType, type Topology } from './topology';
+import { DIRECTION_KEYS, RESERVED_NODE_NAMES, linkType, type Topology, type TopologyLink } from './topology';
 
 const ajv = new Ajv({ allErrors: true, verbose: true });
 const checkSchema = ajv.compile(schema);
@@ -33,6 +33,7 @@ export function validateTopology(value: unknown): Topology {
       if (!names.has(link[end])) errors.push(new InputError(`links[${i}].${end}`, `unknown node "${link[end]}"; declare it under nodes first`));
       linked.add(link[end]);
     }
+    errors.push(...missingDirectionValues(link, `links[${i}]`));
     if (link.a === link.b) errors.push(new InputError(`links[${i}].b`, `a link joins two different nodes, not "${link.a}" to itself`));
     const key = [link.a, link.b].sort().join('~') + `/${linkType(link)}`;
     const first = seen.get(key);
@@ -45,6 +46,20 @@ export function validateTopology(value: unknown): Topology {
   });
   throwIfAny(errors);
   return topology;
+}
+
+/** Each direction needs a delay and a cap: from the link's shared value or its own. */
+function missingDirectionValues(link: TopologyLink, field: string): InputError[] {
+  const wanted = [
+    ['latencyMs', 'delayMs'],
+    ['bandwidthMbps', 'bandwidthMbps'],
+  ] as const;
+  return wanted.flatMap(([shared, own]) => {
+    if (link[shared] !== undefined) return [];
+    const without = Object.values(DIRECTION_KEYS).filter((key) => link[key]?.[own] === undefined);
+    if (without.length === 0) return [];
+    return [new InputError(`${field}.${shared}`, `missing: give ${shared} for both directions, or ${own} in ${without.map((k) => `"${k}"`).join(' and ')}`)];
+  });
 }
 
 function fieldOf(e: ErrorObject): string {

@@ -16,7 +16,7 @@ import { Document, isMap, isSeq, stringify } from 'yaml';
 import { loadTopology } from '../core/load-topology';
 import { linkId } from '../core/inventory';
 import { seededRandom } from '../core/seeded-random';
-import { clientOf, linkType, type Topology, type TopologyLink } from '../core/topology';
+import { clientOf, linkConditionsOf, linkType, type Topology, type TopologyLink } from '../core/topology';
 
 export const SEED = 20240805;
 export const MESH_LINKS = 64;
@@ -36,8 +36,8 @@ export function meshTopology(seed = SEED): Topology {
     const [lo, hi] = [Math.min(...values), Math.max(...values)];
     return () => lo + next() * (hi - lo);
   };
-  const latency = within(primary.map((l) => l.latencyMs));
-  const bandwidth = within(primary.map((l) => l.bandwidthMbps));
+  const latency = within(primary.map((l) => linkConditionsOf(l).latencyMs));
+  const bandwidth = within(primary.map((l) => linkConditionsOf(l).bandwidthMbps));
   const types = new Map(primary.map((l) => [`${l.a}-${l.b}`, 0]));
   const redundant: TopologyLink[] = [];
   while (primary.length + redundant.length < MESH_LINKS) {

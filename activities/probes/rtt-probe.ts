@@ -7,7 +7,8 @@
  * traffic is negligible next to the workload's.
  */
 import type { Inventory, InventoryLink } from '../../core/inventory';
-import type { NetworkSettings } from '../../infra/shaping/fleet-network';
+import { conditionsOf, isCutAnyWay, type NetworkSettings } from '../../infra/shaping/fleet-network';
+import { roundTripMs } from '../../core/link-conditions';
 
 export type { RttProbe } from '../../core/verdict';
 
@@ -36,9 +37,9 @@ export function probePairs(inventory: Inventory, nodes: string[]): ProbePair[] {
 
 /** What the scenario asks of the pair now: the fastest uncut direct link's RTT; undefined if all are cut. */
 export function configuredRttMs(pair: ProbePair, settings: NetworkSettings): number | undefined {
-  const up = pair.links.filter((l) => !settings.cut.includes(l.id));
+  const up = pair.links.filter((l) => !isCutAnyWay(settings, l.id));
   if (up.length === 0) return undefined;
-  return Math.min(...up.map((l) => l.latencyMs * settings.latencyScale));
+  return Math.min(...up.map((l) => roundTripMs(conditionsOf(l, settings))));
 }
 
 /** The next `count` pairs after `cursor`, wrapping; returns them and the new cursor. */

@@ -38,7 +38,12 @@ export type FleetActivityName =
   | 'addNode'
   | 'removeNode'
   | 'killNode'
-  | 'reviveNode';
+  | 'reviveNode'
+  | 'changeLinkConditions'
+  | 'rampLinkConditions'
+  | 'partitionLinks'
+  | 'healPartition'
+  | 'flapLink';
 
 /** Which activity applies an event, with which input: a description, so deciding it stays deterministic. */
 export interface ActivityCall {
@@ -76,7 +81,7 @@ export interface TimelineState {
   down: Set<string>;
   nodeNames: string[];
   dataNodes: string[];
-  fleet: { name: string; links: { id: string }[] };
+  fleet: { name: string; nodes: { name: string; tags?: string[] }[]; links: { id: string; a?: string; b?: string }[] };
 }
 
 /** A resize: it moves data, so the workflow can wait for it and `validate` estimates its length. */

@@ -20,7 +20,8 @@ import (
 //	{"op":"set","link":ID,"dir":"ab"|"ba"|"both","delayMs":N,"rateMbps":N|null,"lossPercent":N,
 //	 "jitterMs":N,"seed":N}                                          (only the fields given change)
 //	{"op":"setMany","items":[{"link":..,"dir":..,...}, ...]}         (all or nothing)
-//	{"op":"cut","link":ID}, {"op":"restore","link":ID}               -> {"ok":true}
+//	{"op":"cut","link":ID,"dir":..}, {"op":"restore","link":ID,"dir":..} -> {"ok":true}
+//	                                                                 (dir absent: both ways)
 //	{"op":"stats"}                                                   -> {"ok":true,"links":[...]}
 //	errors                                                           -> {"ok":false,"error":"..."}
 
@@ -113,9 +114,9 @@ func (r *Relay) handle(line []byte) response {
 		}
 		return result(err)
 	case "cut":
-		return result(r.Cut(req.Link))
+		return result(r.Cut(req.Link, req.Dir))
 	case "restore":
-		return result(r.Restore(req.Link))
+		return result(r.Restore(req.Link, req.Dir))
 	case "stats":
 		links := r.Stats()
 		return response{OK: true, Links: &links}

@@ -56,6 +56,8 @@ type DirectionStats struct {
 	// Queued is how many datagrams are held right now (queued or in propagation).
 	Queued int        `json:"queued"`
 	Drops  DropCounts `json:"drops"`
+	// Cut is true while this direction drops everything (a one-way cut cuts one direction).
+	Cut bool `json:"cut"`
 }
 
 // direction is one way of a link. The event loop enqueues what arrives and sends each packet when
@@ -265,7 +267,7 @@ func (d *direction) stats() DirectionStats {
 	d.mu.Lock()
 	s := DirectionStats{
 		DelayMs: d.shaping.DelayMs, LossPercent: d.shaping.LossPercent, JitterMs: d.shaping.JitterMs,
-		Seed: d.draws.seed, Queued: d.queue.len(),
+		Seed: d.draws.seed, Queued: d.queue.len(), Cut: d.cut,
 	}
 	if d.shaping.RateMbps != nil {
 		rate := *d.shaping.RateMbps

@@ -222,19 +222,28 @@ func (r *Relay) find(id string) (*link, error) {
 	return l, nil
 }
 
-// Cut drops everything on the link, both ways, including what it holds, until Restore.
-func (r *Relay) Cut(id string) error { return r.setCut(id, true) }
+// Cut drops everything on the link in the given direction ("ab", "ba", or "both"/"" for both
+// ways), including what that direction holds, until Restore. One way cut is the asymmetric
+// partition: a hears b, b never hears a.
+func (r *Relay) Cut(id, dir string) error { return r.setCut(id, dir, true) }
 
-// Restore forwards again on a cut link (with the shaping it had).
-func (r *Relay) Restore(id string) error { return r.setCut(id, false) }
+// Restore forwards again on a cut direction (with the shaping it had).
+func (r *Relay) Restore(id, dir string) error { return r.setCut(id, dir, false) }
 
-func (r *Relay) setCut(id string, cut bool) error {
+func (r *Relay) setCut(id, dir string, cut bool) error {
+	if dir == "" {
+		dir = "both"
+	}
+	if dir != "ab" && dir != "ba" && dir != "both" {
+		return &FieldError{Field: "dir", Problem: fmt.Sprintf(`must be "ab", "ba" or "both", got %q`, dir)}
+	}
 	l, err := r.find(id)
 	if err != nil {
 		return err
 	}
-	l.ab.setCut(cut)
-	l.ba.setCut(cut)
+	for _, d := range l.directions(dir) {
+		d.setCut(cut)
+	}
 	return nil
 }
 
@@ -250,7 +259,7 @@ type LinkStats struct {
 func (r *Relay) Stats() []LinkStats {
 	out := make([]LinkStats, 0, len(r.links))
 	for _, l := range r.links {
-		out = append(out, LinkStats{ID: l.id, Cut: l.ab.isCut(), AB: l.ab.stats(), BA: l.ba.stats()})
+		out = append(out, LinkStats{ID: l.id, Cut: l.ab.isCut() || l.ba.isCut(), AB: l.ab.stats(), BA: l.ba.stats()})
 	}
 	return out
 }

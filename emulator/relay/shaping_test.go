@@ -180,7 +180,7 @@ func TestCutDropsHeldAndNewPacketsUntilRestore(t *testing.T) {
 	send(t, tl.nodeA, tl.viaA, 10, 100, 10, time.Millisecond)
 	waitFor(t, "10 datagrams held", time.Second, func() bool { return r.Stats()[0].AB.Queued == 10 })
 
-	if err := r.Cut(tl.id); err != nil {
+	if err := r.Cut(tl.id, "both"); err != nil {
 		t.Fatal(err)
 	}
 	send(t, tl.nodeA, tl.viaA, 5, 100, 5, time.Millisecond)
@@ -194,7 +194,7 @@ func TestCutDropsHeldAndNewPacketsUntilRestore(t *testing.T) {
 			s.Cut, s.AB.Drops.Cut, s.BA.Drops.Cut, s.AB.Queued)
 	}
 
-	if err := r.Restore(tl.id); err != nil {
+	if err := r.Restore(tl.id, ""); err != nil {
 		t.Fatal(err)
 	}
 	start := now()
@@ -208,6 +208,38 @@ func TestCutDropsHeldAndNewPacketsUntilRestore(t *testing.T) {
 	}
 	if s := r.Stats()[0]; s.Cut || s.AB.Packets != 5 {
 		t.Errorf("after restore: cut=%v forwarded=%d (want false, 5)", s.Cut, s.AB.Packets)
+	}
+}
+
+// A one-way cut drops a->b only: b's datagrams still reach a, and a restore of that direction
+// brings a->b back.
+func TestOneWayCutDropsOneDirectionOnly(t *testing.T) {
+	r, links := startRelay(t, 15, [2]Shaping{shaping(5, 0, 0), shaping(5, 0, 0)})
+	tl := links[0]
+	if err := r.Cut(tl.id, "ab"); err != nil {
+		t.Fatal(err)
+	}
+	send(t, tl.nodeA, tl.viaA, 5, 100, 5, time.Millisecond)
+	send(t, tl.nodeB, tl.viaB, 5, 100, 5, time.Millisecond)
+	if got := collect(tl.nodeB, time.Now().Add(200*time.Millisecond), time.Second); len(got) != 0 {
+		t.Errorf("node B received %d datagrams over the cut direction", len(got))
+	}
+	if got := collect(tl.nodeA, time.Now().Add(200*time.Millisecond), time.Second); len(got) != 5 {
+		t.Errorf("node A received %d of 5 datagrams over the direction left up", len(got))
+	}
+	s := r.Stats()[0]
+	if !s.Cut || !s.AB.Cut || s.BA.Cut || s.AB.Drops.Cut != 5 || s.BA.Drops.Cut != 0 {
+		t.Errorf("after a one-way cut: cut=%v ab.cut=%v ba.cut=%v ab.drops=%d ba.drops=%d", s.Cut, s.AB.Cut, s.BA.Cut, s.AB.Drops.Cut, s.BA.Drops.Cut)
+	}
+	if err := r.Cut(tl.id, "sideways"); err == nil {
+		t.Error("a cut in an unknown direction was accepted")
+	}
+	if err := r.Restore(tl.id, "ab"); err != nil {
+		t.Fatal(err)
+	}
+	send(t, tl.nodeA, tl.viaA, 5, 100, 5, time.Millisecond)
+	if got := collect(tl.nodeB, time.Now().Add(200*time.Millisecond), time.Second); len(got) != 5 {
+		t.Errorf("after restoring a->b node B received %d of 5", len(got))
 	}
 }
 

@@ -103,6 +103,8 @@ export interface DirectionStats extends DirectionShaping {
   /** Datagrams held right now (queued or in propagation). */
   queued: number;
   drops: DropCounts;
+  /** This direction drops everything (a one-way cut cuts one direction); absent from older stats. */
+  cut?: boolean;
 }
 
 export interface LinkStats {
@@ -151,13 +153,14 @@ export class EmulatorClient {
     await this.request({ op: 'setMany', items: changes });
   }
 
-  /** Drops everything on the link, both ways, including what it holds, until restore. */
-  async cut(linkId: string): Promise<void> {
-    await this.request({ op: 'cut', link: linkId });
+  /** Drops everything on the link (one direction, or both ways when none is given), including
+   *  what it holds, until restore. */
+  async cut(linkId: string, dir?: 'ab' | 'ba'): Promise<void> {
+    await this.request({ op: 'cut', link: linkId, ...(dir ? { dir } : {}) });
   }
 
-  async restore(linkId: string): Promise<void> {
-    await this.request({ op: 'restore', link: linkId });
+  async restore(linkId: string, dir?: 'ab' | 'ba'): Promise<void> {
+    await this.request({ op: 'restore', link: linkId, ...(dir ? { dir } : {}) });
   }
 
   async stats(): Promise<LinkStats[]> {

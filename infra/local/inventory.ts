@@ -1,7 +1,6 @@
 /** The local fleet's inventory: the plan with public keys, in the shape every fleet exports. */
 import type { Inventory } from '../../core/inventory';
 import { validateInventory } from '../../core/validate-inventory';
-import { linkReference } from '../../core/topology';
 import type { FleetPlan } from './plan';
 import { TINC_PACKET_PROTECTION } from './overlay-cost';
 
@@ -16,6 +15,7 @@ export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string,
     nodes: plan.nodes.map((n) => ({
       name: n.name,
       site: n.site,
+      ...(n.tags ? { tags: n.tags } : {}),
       cloud: 'local',
       role: n.role,
       overlayAddress: n.overlayAddress,
@@ -29,12 +29,13 @@ export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string,
         publicKey: wireguardPublicKeys.get(n.name)!,
       })),
     })),
-    links: plan.links.map((l) => ({
-      ...linkReference(l),
+    // A planned link is its id and reference (latency, bandwidth, loss, jitter, per-direction values) plus its ends.
+    links: plan.links.map(({ index: _index, ends, ...reference }) => ({
+      ...reference,
       // An end's endpoint is where its peer sends: the emulator's port on the peer's own veth.
       ends: [
-        { node: l.ends[0].node, interface: l.ends[0].interface, endpoint: l.ends[1].relayAddress },
-        { node: l.ends[1].node, interface: l.ends[1].interface, endpoint: l.ends[0].relayAddress },
+        { node: ends[0].node, interface: ends[0].interface, endpoint: ends[1].relayAddress },
+        { node: ends[1].node, interface: ends[1].interface, endpoint: ends[0].relayAddress },
       ],
     })),
   };

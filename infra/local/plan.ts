@@ -32,6 +32,7 @@ export interface PlannedInterface {
 export interface PlannedNode {
   name: string;
   site: string;
+  tags?: string[];
   role: 'data' | 'client';
   index: number;
   namespace: string;
@@ -91,6 +92,7 @@ export function planFleet(topology: Topology): FleetPlan {
     return {
       name: n.name,
       site: n.site,
+      ...(n.tags?.length ? { tags: n.tags } : {}),
       role: n.name === client ? 'client' : 'data',
       index,
       namespace: namespaceOf(n.name),

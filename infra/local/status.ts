@@ -4,7 +4,7 @@ import { listNamespaces, markedNamespaces } from './namespaces';
 import { daemonRuns } from './processes';
 import { fleetPaths, readState } from './state';
 import { relayBytesPerPayloadByte } from './overlay-cost';
-import { FleetNetwork, type NetworkSettings } from '../shaping/fleet-network';
+import { FleetNetwork, isCutAnyWay, type NetworkSettings } from '../shaping/fleet-network';
 import { loadInventory } from '../../activities/inventory-loader';
 
 interface ProcessStatus {
@@ -18,8 +18,10 @@ interface DirectionStatus {
   delayMs: number;
   rateMbps: number | null;
   lossPercent: number;
+  jitterMs: number;
   packets: number;
   drops: number;
+  cut: boolean;
 }
 
 export interface FleetStatus {
@@ -89,7 +91,7 @@ export async function fleetStatus(): Promise<FleetStatus> {
         latencyMs: l.latencyMs,
         bandwidthMbps: l.bandwidthMbps,
         estimated: l.estimated ?? false,
-        cut: s?.cut ?? settings?.cut.includes(l.id) ?? false,
+        cut: s?.cut ?? (settings ? isCutAnyWay(settings, l.id) : false),
         ...(s
           ? {
               expectedRttMs: s.ab.delayMs + s.ba.delayMs + base,
@@ -108,7 +110,7 @@ export async function fleetStatus(): Promise<FleetStatus> {
 
 function direction(d: DirectionStats): DirectionStatus {
   const drops = Object.values(d.drops).reduce((sum, n) => sum + n, 0);
-  return { delayMs: d.delayMs, rateMbps: d.rateMbps, lossPercent: d.lossPercent, packets: d.packets, drops };
+  return { delayMs: d.delayMs, rateMbps: d.rateMbps, lossPercent: d.lossPercent, jitterMs: d.jitterMs ?? 0, packets: d.packets, drops, cut: d.cut ?? false };
 }
 
 const fixed = (x: number | undefined | null, digits = 1) => (x === undefined || x === null ? '-' : x.toFixed(digits));
@@ -126,7 +128,9 @@ export function formatStatus(status: FleetStatus): string {
       (dead.length ? ` (dead: ${dead.map((p) => `${p.kind} ${p.owner}`).join(', ')})` : ''),
   );
   if (status.settings) {
-    const cut = status.settings.cut.length ? status.settings.cut.join(', ') : 'none';
+    const oneWay = (status.settings.oneWayCuts ?? []).map((c) => `${c.link} (${c.direction === 'ab' ? 'a->b' : 'b->a'} only)`);
+    const cuts = [...status.settings.cut, ...oneWay];
+    const cut = cuts.length ? cuts.join(', ') : 'none';
     lines.push(`shaping: latency x${status.settings.latencyScale}, bandwidth x${status.settings.bandwidthScale}; cut: ${cut}; overlay RTT cost ${fixed(status.baseRttMs, 2)} ms`);
   }
   if (status.emulatorError) lines.push(`emulator: ${status.emulatorError}`);
@@ -139,10 +143,18 @@ export function formatStatus(status: FleetStatus): string {
     const packets = l.ab && l.ba ? `${l.ab.packets}/${l.ba.packets}` : '-';
     const drops = l.ab && l.ba ? String(l.ab.drops + l.ba.drops) : '-';
     lines.push(
-      `${l.id.padEnd(22)} ${fixed(l.latencyMs).padStart(7)}${l.estimated ? '*' : ' '} ${fixed(l.bandwidthMbps).padStart(10)}  ${fixed(l.expectedRttMs).padStart(7)}  ${fixed(l.expectedMbps).padStart(10)}  ${packets.padStart(13)}  ${drops.padStart(5)}  ${l.cut ? 'CUT' : ''}`,
+      `${l.id.padEnd(22)} ${fixed(l.latencyMs).padStart(7)}${l.estimated ? '*' : ' '} ${fixed(l.bandwidthMbps).padStart(10)}  ${fixed(l.expectedRttMs).padStart(7)}  ${fixed(l.expectedMbps).padStart(10)}  ${packets.padStart(13)}  ${drops.padStart(5)}  ${cutMark(l)}`,
     );
   }
   if (status.links.some((l) => l.estimated)) lines.push('* estimated reference value');
   if (status.strayNamespaces.length) lines.push(`namespaces left by a crash: ${status.strayNamespaces.join(', ')}`);
   return lines.join('\n');
+}
+
+/** `CUT`, or the one direction cut: `CUT a->b`. */
+function cutMark(link: { cut: boolean; ab?: { cut?: boolean }; ba?: { cut?: boolean } }): string {
+  if (!link.cut) return '';
+  if (link.ab?.cut && !link.ba?.cut) return 'CUT a->b';
+  if (link.ba?.cut && !link.ab?.cut) return 'CUT b->a';
+  return 'CUT';
 }

@@ -29,15 +29,14 @@ export function buildInventory(plan: FleetPlan, resolved: ResolvedFleet): Invent
     name: plan.name,
     source: 'pulumi',
     nodes,
-    links: plan.links.map((l) => ({
-      id: linkId(l.a, l.b, l.type),
-      a: l.a,
-      b: l.b,
-      type: l.type,
-      latencyMs: l.latencyMs,
-      bandwidthMbps: l.bandwidthMbps,
-      ...(l.estimated ? { estimated: true } : {}),
-      ends: [end(l.a, l.type), end(l.b, l.type)],
+    // Everything a planned link has is its reference (latency, bandwidth, loss, jitter, per-direction values).
+    links: plan.links.map(({ a, b, type, ...reference }) => ({
+      id: linkId(a, b, type),
+      a,
+      b,
+      type,
+      ...reference,
+      ends: [end(a, type), end(b, type)],
     })),
     clientNode: plan.clientNode,
     shaping: 'tc',

@@ -3,7 +3,7 @@
  * each in OpenStack or in an Azure region; one WireGuard interface per connection type a node
  * takes part in, reached at the VM's public address; a tinc overlay address per node.
  */
-import { clientOf, linkType } from '../../core/topology';
+import { clientOf, linkConditionsOf, linkType } from '../../core/topology';
 import { hostAddress, subnet } from './cidr';
 import type { FleetPlan, PlannedNode } from './plan';
 import { FIRST_SITE_HOST, type FragmentedSettings } from './settings';
@@ -52,8 +52,7 @@ export function planFragmented(s: FragmentedSettings): FragmentedPlan {
       a: l.a,
       b: l.b,
       type: linkType(l),
-      latencyMs: l.latencyMs,
-      bandwidthMbps: l.bandwidthMbps,
+      ...linkConditionsOf(l),
       ...(l.estimated ? { estimated: true } : {}),
     })),
     clientNode: client,

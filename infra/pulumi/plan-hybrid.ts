@@ -5,6 +5,7 @@
  * (public nodes); a WireGuard tunnel between the brokers carries each side's networks.
  */
 import { loadTopology } from '../../core/load-topology';
+import { linkConditionsOf } from '../../core/topology';
 import { PRIVATE_SITE } from './catalog';
 import { hostAddress } from './cidr';
 import type { FleetPlan, PlannedLink, PlannedNode } from './plan';
@@ -78,7 +79,7 @@ function tunnelReference(region: string): Omit<PlannedLink, 'a' | 'b' | 'type'> 
   const topology = loadTopology(`hybrid-${region}`);
   const link = topology.links.find((l) => l.a === HYBRID_NODES.client && l.b === publicNodeName(1));
   if (!link) throw new Error(`topology hybrid-${region} has no ${HYBRID_NODES.client}-${publicNodeName(1)} link to take the tunnel's reference from`);
-  return { latencyMs: link.latencyMs, bandwidthMbps: link.bandwidthMbps, ...(link.estimated ? { estimated: true } : {}) };
+  return { ...linkConditionsOf(link), ...(link.estimated ? { estimated: true } : {}) };
 }
 
 function range(n: number): number[] {

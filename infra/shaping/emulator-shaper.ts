@@ -1,12 +1,13 @@
 /**
- * The emulator back end, for the local fleet: each link's two directions get half the RTT each,
- * less half the RTT the overlay itself adds (WireGuard, tinc, the relay's own cost; measured at
+ * The emulator back end, for the local fleet: each direction gets its one-way delay less half
+ * the RTT the overlay itself adds (WireGuard, tinc, the relay's own cost; measured at
  * `up`), so that ping over the overlay reports the configured figure; and the rate cap is raised by the
  * bytes tinc and WireGuard add, so that iperf3 over the overlay measures the configured bandwidth.
  */
 import type { InventoryLink } from '../../core/inventory';
+import { DIRECTIONS, type Direction, type DirectionConditions, type LinkConditions } from '../../core/link-conditions';
 import { EmulatorClient, type ShapingChange } from '../local/emulator-client';
-import { oneWayDelayMs, type LinkShape, type LinkShaper, type ShapeItem } from './shaper';
+import type { LinkShaper, ShapeItem } from './shaper';
 
 /** What the fleet's own layers add, which the emulator leaves out. */
 export interface OverlayCost {
@@ -18,15 +19,21 @@ export interface OverlayCost {
 
 export const NO_OVERLAY_COST: OverlayCost = { baseRttMs: 0, relayBytesPerPayloadByte: 1 };
 
-/** The emulator change that gives a link a shape, both directions alike. */
-export function emulatorSetting(link: InventoryLink, shape: LinkShape, cost: OverlayCost): ShapingChange {
+/** The emulator change that gives one direction of a link its conditions. */
+export function emulatorSetting(link: InventoryLink, dir: Direction, d: DirectionConditions, cost: OverlayCost): ShapingChange {
   return {
     link: link.id,
-    dir: 'both',
-    delayMs: Math.max(0, oneWayDelayMs(shape) - cost.baseRttMs / 2),
-    rateMbps: shape.rateMbps ? shape.rateMbps * cost.relayBytesPerPayloadByte : null,
-    lossPercent: shape.lossPercent ?? 0,
+    dir,
+    delayMs: Math.max(0, d.delayMs - cost.baseRttMs / 2),
+    rateMbps: d.bandwidthMbps ? d.bandwidthMbps * cost.relayBytesPerPayloadByte : null,
+    lossPercent: d.lossPercent,
+    jitterMs: d.jitterMs,
   };
+}
+
+/** Both directions' changes of a link. */
+export function emulatorSettings(link: InventoryLink, conditions: LinkConditions, cost: OverlayCost): ShapingChange[] {
+  return DIRECTIONS.map((dir) => emulatorSetting(link, dir, conditions[dir], cost));
 }
 
 export class EmulatorShaper implements LinkShaper {
@@ -39,27 +46,27 @@ export class EmulatorShaper implements LinkShaper {
     this.client = new EmulatorClient(socketPath);
   }
 
-  async apply(link: InventoryLink, shape: LinkShape): Promise<void> {
-    await this.client.set(emulatorSetting(link, shape, this.cost));
+  async apply(link: InventoryLink, conditions: LinkConditions): Promise<void> {
+    await this.client.setMany(emulatorSettings(link, conditions, this.cost));
   }
 
   async applyMany(items: ShapeItem[]): Promise<void> {
     if (items.length === 0) return;
-    await this.client.setMany(items.map(({ link, shape }) => emulatorSetting(link, shape, this.cost)));
+    await this.client.setMany(items.flatMap(({ link, conditions }) => emulatorSettings(link, conditions, this.cost)));
   }
 
-  async cut(link: InventoryLink): Promise<void> {
-    await this.client.cut(link.id);
+  async cut(link: InventoryLink, direction?: Direction): Promise<void> {
+    await this.client.cut(link.id, direction);
   }
 
-  async restore(link: InventoryLink): Promise<void> {
-    await this.client.restore(link.id);
+  async restore(link: InventoryLink, direction?: Direction): Promise<void> {
+    await this.client.restore(link.id, direction);
   }
 
   async clear(): Promise<void> {
     const stats = await this.client.stats();
     await Promise.all(stats.filter((s) => s.cut).map((s) => this.client.restore(s.id)));
-    const unshaped = { dir: 'both' as const, delayMs: 0, rateMbps: null, lossPercent: 0 };
+    const unshaped = { dir: 'both' as const, delayMs: 0, rateMbps: null, lossPercent: 0, jitterMs: 0 };
     if (stats.length > 0) await this.client.setMany(stats.map((s) => ({ link: s.id, ...unshaped })));
   }
 }

@@ -1,6 +1,7 @@
 /**
  * A fleet's network as scenarios change it: latency and bandwidth scales over the reference
- * values, and the set of cut links. The settings are kept in a file next to the fleet (the local
+ * values, per-link per-direction values set by network events (which win over the scales), and
+ * the links cut both ways or one way. The settings are kept in a file next to the fleet (the local
  * fleet's state directory, or one file per inventory name for VM fleets) so that a bandwidth epoch
  * keeps the latency of the epoch before it, across activity calls and processes.
  */
@@ -11,14 +12,42 @@ import { statePaths } from '../../platform/paths';
 import { fleetPaths, readState } from '../local/state';
 import { relayBytesPerPayloadByte } from '../local/overlay-cost';
 import { EmulatorShaper } from './emulator-shaper';
-import type { LinkShape, LinkShaper } from './shaper';
+import type { LinkShaper } from './shaper';
+import {
+  DIRECTIONS,
+  referenceConditions,
+  scaledConditions,
+  withOverrides,
+  type Direction,
+  type DirectionOverride,
+  type LinkConditions,
+} from '../../core/link-conditions';
 import { TcShaper } from './tc-shaper';
 
 export interface NetworkSettings {
   latencyScale: number;
   bandwidthScale: number;
-  /** Ids of the links that are cut. */
+  /** Ids of the links that are cut both ways. */
   cut: string[];
+  /** Links cut in one direction only: b still hears a, or a still hears b. */
+  oneWayCuts?: OneWayCut[];
+  /** Values network events set, per link and direction; they win over the scales until reset. */
+  overrides?: Record<string, Partial<Record<Direction, DirectionOverride>>>;
+  /** Links a partition cut (and no other cut had): what `heal` restores, exactly. */
+  partitioned?: string[];
+}
+
+export interface OneWayCut {
+  link: string;
+  direction: Direction;
+}
+
+/** One network event's change to one link: the values it sets, in one direction or both. */
+export interface ConditionChange {
+  link: string;
+  /** Absent: both directions. */
+  direction?: Direction;
+  values: DirectionOverride;
 }
 
 export const REFERENCE_SETTINGS: NetworkSettings = { latencyScale: 1, bandwidthScale: 1, cut: [] };
@@ -36,9 +65,14 @@ export function shaperFor(inventory: Inventory): LinkShaper {
   return new TcShaper(inventory);
 }
 
-/** Every link's shape under the given scales. */
-export function shapeOf(link: InventoryLink, settings: NetworkSettings): LinkShape {
-  return { rttMs: link.latencyMs * settings.latencyScale, rateMbps: link.bandwidthMbps * settings.bandwidthScale };
+/** A link's conditions now: its reference under the scales, then what events set. */
+export function conditionsOf(link: InventoryLink, settings: NetworkSettings): LinkConditions {
+  return withOverrides(scaledConditions(referenceConditions(link), settings), settings.overrides?.[link.id]);
+}
+
+/** Whether a link carries nothing in at least one direction. */
+export function isCutAnyWay(settings: NetworkSettings, id: string): boolean {
+  return settings.cut.includes(id) || (settings.oneWayCuts ?? []).some((c) => c.link === id);
 }
 
 export class FleetNetwork {
@@ -70,23 +104,78 @@ export class FleetNetwork {
     return this.applyScales({ ...this.settings(), bandwidthScale: checkScale(scale) });
   }
 
-  async cut(id: string): Promise<NetworkSettings> {
+  /** Cuts a link both ways, or one direction (`ab`: a's packets never reach b). */
+  async cut(id: string, direction?: Direction): Promise<NetworkSettings> {
     const link = this.link(id);
-    await this.shaper.cut(link);
+    await this.shaper.cut(link, direction);
     const settings = this.settings();
-    return this.save({ ...settings, cut: [...new Set([...settings.cut, id])] });
+    if (!direction) return this.save({ ...settings, cut: [...new Set([...settings.cut, id])] });
+    const others = (settings.oneWayCuts ?? []).filter((c) => !(c.link === id && c.direction === direction));
+    return this.save({ ...settings, oneWayCuts: [...others, { link: id, direction }] });
   }
 
-  async restore(id: string): Promise<NetworkSettings> {
+  /** Restores a link (every cut direction), or one direction. */
+  async restore(id: string, direction?: Direction): Promise<NetworkSettings> {
     const link = this.link(id);
-    await this.shaper.restore(link);
+    await this.shaper.restore(link, direction);
     const settings = this.settings();
-    return this.save({ ...settings, cut: settings.cut.filter((c) => c !== id) });
+    const oneWayCuts = (settings.oneWayCuts ?? []).filter((c) => c.link !== id || (direction !== undefined && c.direction !== direction));
+    return this.save({ ...settings, cut: direction ? settings.cut : settings.cut.filter((c) => c !== id), oneWayCuts });
+  }
+
+  /** Cuts every given link both ways; remembers those not cut before, for `heal`. */
+  async partition(ids: string[]): Promise<string[]> {
+    const already = this.settings().cut;
+    const cutNow = ids.filter((id) => !already.includes(id));
+    for (const id of cutNow) await this.cut(id);
+    const settings = this.settings();
+    this.save({ ...settings, partitioned: [...new Set([...(settings.partitioned ?? []), ...cutNow])] });
+    return cutNow;
+  }
+
+  /** Restores exactly the links partitions cut. */
+  async heal(): Promise<string[]> {
+    const ids = this.settings().partitioned ?? [];
+    for (const id of ids) await this.restore(id);
+    this.save({ ...this.settings(), partitioned: [] });
+    return ids;
+  }
+
+  /** Sets values on links (per direction or both), applies them, and keeps them until reset. */
+  async setConditions(changes: ConditionChange[]): Promise<NetworkSettings> {
+    const settings = this.settings();
+    const overrides = { ...settings.overrides };
+    for (const change of changes) {
+      this.link(change.link);
+      const current = { ...overrides[change.link] };
+      for (const dir of change.direction ? [change.direction] : DIRECTIONS) current[dir] = { ...current[dir], ...change.values };
+      overrides[change.link] = current;
+    }
+    const next = { ...settings, overrides };
+    await this.applyLinks([...new Set(changes.map((c) => c.link))], next);
+    return this.save(next);
+  }
+
+  /** Drops what events set on these links: back to the reference under the scales. */
+  async resetConditions(ids: string[]): Promise<NetworkSettings> {
+    const settings = this.settings();
+    const overrides = { ...settings.overrides };
+    for (const id of ids) delete overrides[this.link(id).id];
+    const next = { ...settings, overrides };
+    await this.applyLinks(ids, next);
+    return this.save(next);
+  }
+
+  /** A link's conditions as they stand. */
+  conditions(id: string): LinkConditions {
+    return conditionsOf(this.link(id), this.settings());
   }
 
   /** Every link back to its reference values and none cut. */
   async reset(): Promise<NetworkSettings> {
-    await Promise.all(this.settings().cut.map((id) => this.shaper.restore(this.link(id))));
+    const settings = this.settings();
+    await Promise.all(settings.cut.map((id) => this.shaper.restore(this.link(id))));
+    await Promise.all((settings.oneWayCuts ?? []).map((c) => this.shaper.restore(this.link(c.link), c.direction)));
     return this.applyScales({ ...REFERENCE_SETTINGS });
   }
 
@@ -95,6 +184,7 @@ export class FleetNetwork {
     const settings = this.settings();
     await this.applyScales(settings);
     await Promise.all(settings.cut.map((id) => this.shaper.cut(this.link(id))));
+    await Promise.all((settings.oneWayCuts ?? []).map((c) => this.shaper.cut(this.link(c.link), c.direction)));
     return settings;
   }
 
@@ -109,8 +199,12 @@ export class FleetNetwork {
 
   private async applyScales(settings: NetworkSettings): Promise<NetworkSettings> {
     // A fleet without links (a LAN) has nothing to shape, and perhaps no shaper to ask.
-    if (this.inventory.links.length > 0) await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, shape: shapeOf(link, settings) })));
+    if (this.inventory.links.length > 0) await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, conditions: conditionsOf(link, settings) })));
     return this.save(settings);
+  }
+
+  private async applyLinks(ids: string[], settings: NetworkSettings): Promise<void> {
+    await this.shaper.applyMany(ids.map((id) => this.link(id)).map((link) => ({ link, conditions: conditionsOf(link, settings) })));
   }
 
   private save(settings: NetworkSettings): NetworkSettings {

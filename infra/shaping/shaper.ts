@@ -1,12 +1,32 @@
 /**
  * Link shaping: one interface, two back ends. The emulator back end drives the local fleet's WAN
- * emulator; the tc back end writes htb + netem rules on the WireGuard interfaces of VMs.
- * A link's shape is the same in both directions; a cut is separate from the shape, so restoring a
- * link brings back whatever shape it had.
+ * emulator; the tc back end writes htb + netem rules on the WireGuard interfaces of VMs (each end
+ * shapes what it sends: end a the a -> b direction, end b the way back). Each direction has its
+ * own delay, jitter, cap and loss; a cut is separate from the shape (and may take one direction
+ * only), so restoring a link brings back whatever shape it had.
  */
 import type { InventoryLink } from '../../core/inventory';
+import type { Direction, LinkConditions } from '../../core/link-conditions';
 
-export interface LinkShape {
+export interface ShapeItem {
+  link: InventoryLink;
+  conditions: LinkConditions;
+}
+
+export interface LinkShaper {
+  /** Replaces the link's shape, each direction as given. */
+  apply(link: InventoryLink, conditions: LinkConditions): Promise<void>;
+  /** Shapes many links at once (a latency or bandwidth epoch). */
+  applyMany(items: ShapeItem[]): Promise<void>;
+  /** Drops every packet on the link in one direction, or both ways when none is given, until restored. */
+  cut(link: InventoryLink, direction?: Direction): Promise<void>;
+  restore(link: InventoryLink, direction?: Direction): Promise<void>;
+  /** Removes every shape and every cut. */
+  clear(): Promise<void>;
+}
+
+/** Both directions alike, as most links are: give the round trip or the one-way delay. */
+export interface SymmetricShape {
   /** One-way delay in ms, added in each direction; or give rttMs. */
   delayMs?: number;
   /** Round-trip latency in ms (what ping reports), split evenly over the two directions. */
@@ -15,29 +35,18 @@ export interface LinkShape {
   rateMbps?: number | null;
   /** Random loss per direction, 0..100. */
   lossPercent?: number;
+  jitterMs?: number;
 }
 
-export interface ShapeItem {
-  link: InventoryLink;
-  shape: LinkShape;
-}
-
-export interface LinkShaper {
-  /** Replaces the link's shape (fields left out mean: no delay, no cap, no loss). */
-  apply(link: InventoryLink, shape: LinkShape): Promise<void>;
-  /** Shapes many links at once (a latency or bandwidth epoch). */
-  applyMany(items: ShapeItem[]): Promise<void>;
-  /** Drops every packet on the link, both ways, until restored. */
-  cut(link: InventoryLink): Promise<void>;
-  restore(link: InventoryLink): Promise<void>;
-  /** Removes every shape and every cut. */
-  clear(): Promise<void>;
-}
-
-/** The one-way delay a shape asks for. */
-export function oneWayDelayMs(shape: LinkShape): number {
+export function symmetric(shape: SymmetricShape): LinkConditions {
   if (shape.delayMs !== undefined && shape.rttMs !== undefined) {
     throw new Error('give either delayMs (one way) or rttMs (round trip), not both');
   }
-  return shape.delayMs ?? (shape.rttMs ?? 0) / 2;
+  const direction = {
+    delayMs: shape.delayMs ?? (shape.rttMs ?? 0) / 2,
+    bandwidthMbps: shape.rateMbps ?? null,
+    lossPercent: shape.lossPercent ?? 0,
+    jitterMs: shape.jitterMs ?? 0,
+  };
+  return { ab: direction, ba: { ...direction } };
 }

@@ -22,6 +22,8 @@ export interface TcShape {
   /** null: no cap (the class gets NO_CAP_MBIT). */
   rateMbps: number | null;
   lossPercent: number;
+  /** Standard deviation of the delay (netem `delay D J distribution normal`); 0: none. */
+  jitterMs: number;
 }
 
 /** htb needs a rate: "no cap" is one no WireGuard tunnel reaches. */
@@ -82,7 +84,10 @@ function classArgs(end: TcEnd, shape: TcShape): string[] {
 
 function netemArgs(end: TcEnd, shape: TcShape): string[] {
   const loss = shape.lossPercent > 0 ? ['loss', `${shape.lossPercent}%`] : [];
-  return ['dev', end.iface, 'parent', classId(end), 'handle', netemHandle(end), 'netem', 'delay', ms(shape.delayMs), ...loss, 'limit', String(netemLimit(shape))];
+  // netem reorders packets whose drawn delays cross; the emulator keeps order. On VMs that
+  // difference stays (netem has no in-order jitter), and the README says so.
+  const jitter = shape.jitterMs > 0 ? [ms(shape.jitterMs), 'distribution', 'normal'] : [];
+  return ['dev', end.iface, 'parent', classId(end), 'handle', netemHandle(end), 'netem', 'delay', ms(shape.delayMs), ...jitter, ...loss, 'limit', String(netemLimit(shape))];
 }
 
 /** Creates an end's class, netem and classifying filter (once, when the root is new). */

@@ -6,7 +6,8 @@
 import type { ExecResult, NodeExec } from '../../core/exec';
 import { findNode, type Inventory, type InventoryLink } from '../../core/inventory';
 import { execFor } from '../../activities/exec/transports';
-import { oneWayDelayMs, type LinkShape, type LinkShaper, type ShapeItem } from './shaper';
+import { DIRECTIONS, type Direction, type DirectionConditions, type LinkConditions } from '../../core/link-conditions';
+import type { LinkShaper, ShapeItem } from './shaper';
 import {
   MAX_TC_LINKS,
   batchLine,
@@ -26,10 +27,10 @@ interface NodeEnd {
   end: TcEnd;
 }
 
-const UNSHAPED: TcShape = { delayMs: 0, rateMbps: null, lossPercent: 0 };
+const UNSHAPED: TcShape = { delayMs: 0, rateMbps: null, lossPercent: 0, jitterMs: 0 };
 
-export function tcShape(shape: LinkShape): TcShape {
-  return { delayMs: oneWayDelayMs(shape), rateMbps: shape.rateMbps ?? null, lossPercent: shape.lossPercent ?? 0 };
+export function tcShape(d: DirectionConditions): TcShape {
+  return { delayMs: d.delayMs, rateMbps: d.bandwidthMbps, lossPercent: d.lossPercent, jitterMs: d.jitterMs };
 }
 
 export class TcShaper implements LinkShaper {
@@ -45,16 +46,17 @@ export class TcShaper implements LinkShaper {
     }
   }
 
-  async apply(link: InventoryLink, shape: LinkShape): Promise<void> {
-    await this.applyMany([{ link, shape }]);
+  async apply(link: InventoryLink, conditions: LinkConditions): Promise<void> {
+    await this.applyMany([{ link, conditions }]);
   }
 
   async applyMany(items: ShapeItem[]): Promise<void> {
     const byNode = new Map<string, string[][]>();
-    for (const { link, shape } of items) {
-      for (const { node, end } of this.ends(link)) {
-        byNode.set(node, [...(byNode.get(node) ?? []), ...shapeEndCommands(end, tcShape(shape))]);
-      }
+    for (const { link, conditions } of items) {
+      // Each end shapes what it sends: end a the a -> b direction, end b the b -> a one.
+      this.ends(link).forEach(({ node, end }, i) => {
+        byNode.set(node, [...(byNode.get(node) ?? []), ...shapeEndCommands(end, tcShape(conditions[DIRECTIONS[i]]))]);
+      });
     }
     await Promise.all(
       [...byNode].map(async ([node, commands]) => {
@@ -64,9 +66,9 @@ export class TcShaper implements LinkShaper {
     );
   }
 
-  async cut(link: InventoryLink): Promise<void> {
+  async cut(link: InventoryLink, direction?: Direction): Promise<void> {
     await Promise.all(
-      this.ends(link).map(async ({ node, end }) => {
+      this.sendingEnds(link, direction).map(async ({ node, end }) => {
         await this.setUp(node);
         // Dropping an earlier drop filter first keeps a repeated cut from stacking filters.
         await this.run(node, restoreEndCommand(end), true);
@@ -75,8 +77,14 @@ export class TcShaper implements LinkShaper {
     );
   }
 
-  async restore(link: InventoryLink): Promise<void> {
-    await Promise.all(this.ends(link).map(({ node, end }) => this.run(node, restoreEndCommand(end), true)));
+  async restore(link: InventoryLink, direction?: Direction): Promise<void> {
+    await Promise.all(this.sendingEnds(link, direction).map(({ node, end }) => this.run(node, restoreEndCommand(end), true)));
+  }
+
+  /** The end whose egress carries a direction (a for a -> b), or both ends. */
+  private sendingEnds(link: InventoryLink, direction?: Direction): NodeEnd[] {
+    const ends = this.ends(link);
+    return direction ? [ends[DIRECTIONS.indexOf(direction)]] : ends;
   }
 
   async clear(): Promise<void> {

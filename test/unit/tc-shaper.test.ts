@@ -1,6 +1,7 @@
 import type { ExecOptions, ExecResult, NodeExec } from '../../core/exec';
 import type { Inventory } from '../../core/inventory';
 import { TcShaper } from '../../infra/shaping/tc-shaper';
+import { symmetric } from '../../infra/shaping/shaper';
 import { netemLimit } from '../../infra/shaping/tc-commands';
 
 /** Records what would run on a VM; answers `tc qdisc show` as a node with or without our root. */
@@ -72,9 +73,9 @@ describe('tc back end', () => {
   test('first apply builds the htb root and one class, netem and filter per link end, ids from the link index', async () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, false);
-    await shaper.apply(inv.links[1], { rttMs: 80, rateMbps: 20 });
+    await shaper.apply(inv.links[1], symmetric({ rttMs: 80, rateMbps: 20 }));
     const a = execs.get('a')!.commands();
-    const limit = String(netemLimit({ delayMs: 0, rateMbps: null, lossPercent: 0 }));
+    const limit = String(netemLimit({ delayMs: 0, rateMbps: null, lossPercent: 0, jitterMs: 0 }));
     // Node a has links 0 (a-b/0) and 1 (a-b/1); each interface gets its own root and rules.
     expect(a).toEqual(
       expect.arrayContaining([
@@ -103,7 +104,7 @@ describe('tc back end', () => {
   test('every rule on an interface has its own class, handle and priority', async () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, false);
-    await shaper.applyMany(inv.links.map((link) => ({ link, shape: { delayMs: 10 } })));
+    await shaper.applyMany(inv.links.map((link) => ({ link, conditions: symmetric({ delayMs: 10 }) })));
     const b = execs.get('b')!.commands().filter((c) => c[1] !== 'qdisc' || c[2] !== 'show');
     const setupOnWg0 = b.filter((c) => c[2] === 'add' && c[4] === 'wg0' && c[1] !== 'qdisc' || (c[1] === 'qdisc' && c[2] === 'add' && c[4] === 'wg0' && c[5] === 'parent'));
     const ids = (kind: string, after: string) => setupOnWg0.filter((c) => c[1] === kind).map((c) => c[c.indexOf(after) + 1]);
@@ -115,12 +116,38 @@ describe('tc back end', () => {
   test('an interface already set up is only changed; loss and a large queue for a long fat link', async () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, true);
-    await shaper.apply(inv.links[2], { delayMs: 100, rateMbps: 1000, lossPercent: 1.5 });
+    await shaper.apply(inv.links[2], symmetric({ delayMs: 100, rateMbps: 1000, lossPercent: 1.5 }));
     expect(execs.get('c')!.commands()).toEqual([
       ['tc', 'qdisc', 'show', 'dev', 'wg0', 'root'],
       ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '1000mbit', 'ceil', '1000mbit'],
       ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '100ms', 'loss', '1.5%', 'limit', '16667'],
     ]);
+  });
+
+  test('each end shapes the direction it sends: a -> b on a, b -> a on b, jitter as netem normal', async () => {
+    const inv = inventory();
+    const { shaper, execs } = shaperWith(inv, true);
+    const ab = { delayMs: 30, bandwidthMbps: 5, lossPercent: 2, jitterMs: 4 };
+    const ba = { delayMs: 10, bandwidthMbps: 50, lossPercent: 0, jitterMs: 0 };
+    await shaper.apply(inv.links[2], { ab, ba });
+    const changes = (name: string) => execs.get(name)!.commands().filter((c) => c[2] === 'change');
+    expect(changes('b')).toEqual([
+      ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '5mbit', 'ceil', '5mbit'],
+      ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '30ms', '4ms', 'distribution', 'normal', 'loss', '2%', 'limit', '1000'],
+    ]);
+    expect(changes('c')).toEqual([
+      ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '50mbit', 'ceil', '50mbit'],
+      ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '10ms', 'limit', '1000'],
+    ]);
+  });
+
+  test('a one-way cut drops on the sending end only', async () => {
+    const inv = inventory();
+    const { shaper, execs } = shaperWith(inv, true);
+    await shaper.cut(inv.links[2], 'ba');
+    const drops = (name: string) => execs.get(name)!.commands().filter((c) => c.includes('drop'));
+    expect(drops('b')).toEqual([]);
+    expect(drops('c')).toEqual([['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', '10.0.0.2/32', 'action', 'drop']]);
   });
 
   test('cut adds a drop filter ahead of all shaping on both ends; restore deletes exactly it', async () => {

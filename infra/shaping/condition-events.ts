@@ -1,0 +1,149 @@
+/**
+ * Network events applied to a fleet: set, scale, cut, restore or reset the links an event selects
+ * (one link, a node's links, a tagged group's, all), ramps that move link values to a target over
+ * a duration, partitions and their heal, and a flapping link. The event modules in
+ * core/event-kinds describe them; this is where they touch the shaper.
+ */
+import { InputError } from '../../core/errors';
+import type { Inventory } from '../../core/inventory';
+import {
+  conditionsBetween,
+  rampFraction,
+  type ConditionChangeSpec,
+  type ConditionFactors,
+  type ConditionValues,
+  type Direction,
+  type DirectionConditions,
+  type DirectionOverride,
+} from '../../core/link-conditions';
+import { linksBetweenGroups, partitionProblem, selectLinks, type ConditionEventInput, type SelectedLink } from '../../core/link-selection';
+import { sleep } from '../../platform/wait';
+import type { ConditionChange, FleetNetwork } from './fleet-network';
+
+/** The inventory as selection sees it (tags come from the topology). */
+export function selectableFleet(inventory: Inventory) {
+  return { name: inventory.name, nodes: inventory.nodes, links: inventory.links };
+}
+
+export function selected(net: FleetNetwork, input: ConditionEventInput): SelectedLink[] {
+  const { direction, ...selector } = input;
+  const result = selectLinks(selector, direction, selectableFleet(net.inventory));
+  if (typeof result === 'string') throw new InputError('network', result);
+  return result;
+}
+
+/** The direction's values after a set or a scale, from where it stands now. */
+export function targetOf(current: DirectionConditions, change: { set: ConditionValues } | { scale: ConditionFactors }): DirectionConditions {
+  if ('set' in change) {
+    const { latencyMs, delayMs, ...rest } = change.set;
+    const delay = delayMs ?? (latencyMs !== undefined ? latencyMs / 2 : undefined);
+    return { ...current, ...rest, ...(delay !== undefined ? { delayMs: delay } : {}) };
+  }
+  const f = change.scale;
+  return {
+    delayMs: current.delayMs * (f.latencyMs ?? 1),
+    bandwidthMbps: current.bandwidthMbps === null ? null : current.bandwidthMbps * (f.bandwidthMbps ?? 1),
+    lossPercent: Math.min(100, current.lossPercent * (f.lossPercent ?? 1)),
+    jitterMs: current.jitterMs * (f.jitterMs ?? 1),
+  };
+}
+
+/** `latencyMs` is a round trip: it cannot be given to one direction. */
+function checkValues(change: ConditionChangeSpec, links: SelectedLink[]): void {
+  if ('set' in change && change.set.latencyMs !== undefined && links.some((l) => l.directions.length === 1)) {
+    throw new InputError('network.set.latencyMs', 'is a round trip and this event sets one direction; give delayMs (one way) instead');
+  }
+}
+
+interface DirectionTarget {
+  link: string;
+  direction: Direction;
+  from: DirectionConditions;
+  to: DirectionConditions;
+}
+
+function targets(net: FleetNetwork, links: SelectedLink[], change: { set: ConditionValues } | { scale: ConditionFactors }): DirectionTarget[] {
+  return links.flatMap((l) => {
+    const now = net.conditions(l.id);
+    return l.directions.map((direction) => ({ link: l.id, direction, from: now[direction], to: targetOf(now[direction], change) }));
+  });
+}
+
+const overrideOf = (d: DirectionConditions): DirectionOverride => ({ ...d });
+
+/** Applies a set, scale, cut, restore or reset at once; returns how many links it touched. */
+export async function applyConditionEvent(net: FleetNetwork, input: ConditionEventInput, change: ConditionChangeSpec): Promise<number> {
+  const links = selected(net, input);
+  checkValues(change, links);
+  if ('cut' in change || 'restore' in change) {
+    for (const l of links) {
+      const direction = l.directions.length === 1 ? l.directions[0] : undefined;
+      if ('cut' in change) await net.cut(l.id, direction);
+      else await net.restore(l.id, direction);
+    }
+  } else if ('reset' in change) {
+    await net.resetConditions(links.map((l) => l.id));
+  } else {
+    await net.setConditions(targets(net, links, change).map((t): ConditionChange => ({ link: t.link, direction: t.direction, values: overrideOf(t.to) })));
+  }
+  return links.length;
+}
+
+export interface RampOptions {
+  overS: number;
+  steps: 'linear' | 'seconds';
+  /** Called at every step (a Temporal heartbeat); throwing stops the ramp where it stands. */
+  onStep?: (fraction: number) => void;
+}
+
+/** How often a linear ramp updates the links: often enough that ping sees a smooth line. */
+const LINEAR_STEP_MS = 100;
+
+/**
+ * Moves each selected direction's values from where they stand to the target over `overS`,
+ * linearly or in steps of one second, and ends exactly on the target.
+ */
+export async function rampConditions(net: FleetNetwork, input: ConditionEventInput, change: { set: ConditionValues } | { scale: ConditionFactors }, options: RampOptions): Promise<number> {
+  const links = selected(net, input);
+  checkValues(change, links);
+  const plan = targets(net, links, change);
+  const start = Date.now();
+  const stepMs = options.steps === 'seconds' ? 1000 : LINEAR_STEP_MS;
+  for (let step = 1; ; step++) {
+    const due = start + step * stepMs;
+    await sleep(Math.max(0, due - Date.now()));
+    const fraction = rampFraction((Date.now() - start) / 1000, options.overS, options.steps);
+    await net.setConditions(plan.map((t) => ({ link: t.link, direction: t.direction, values: overrideOf(conditionsBetween(t.from, t.to, fraction)) })));
+    options.onStep?.(fraction);
+    if (fraction >= 1) return links.length;
+  }
+}
+
+/** Cuts every link between the groups (both ways); returns the ones it cut. */
+export async function partition(net: FleetNetwork, groups: string[][]): Promise<string[]> {
+  const fleet = selectableFleet(net.inventory);
+  const problem = partitionProblem(groups, fleet);
+  if (problem) throw new InputError('partition', problem);
+  return net.partition(linksBetweenGroups(groups, fleet));
+}
+
+/** Cuts and restores a link every half period for `forS` seconds, and leaves it restored. */
+export async function flap(net: FleetNetwork, link: string, periodS: number, forS: number, onStep?: () => void): Promise<number> {
+  net.link(link);
+  const start = Date.now();
+  let flips = 0;
+  try {
+    while ((Date.now() - start) / 1000 < forS) {
+      await net.cut(link);
+      onStep?.();
+      await sleep(Math.min((periodS * 1000) / 2, Math.max(0, start + forS * 1000 - Date.now())));
+      await net.restore(link);
+      flips++;
+      onStep?.();
+      await sleep(Math.min((periodS * 1000) / 2, Math.max(0, start + forS * 1000 - Date.now())));
+    }
+  } finally {
+    await net.restore(link);
+  }
+  return flips;
+}
