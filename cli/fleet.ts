@@ -7,15 +7,10 @@ import { fleetBusyMessage } from '../core/fleet-lease';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { readLease } from '../infra/local/lease';
 import { fleetStatus, formatStatus } from '../infra/local/status';
+import { positiveNumber } from './options';
 
 const local = { kind: 'local' } as const;
 const say = (line: string) => console.log(line);
-
-function scaleOption(value: string, option: string): number {
-  const scale = Number(value);
-  if (!Number.isFinite(scale) || scale <= 0) throw new InputError(option, `must be a number above 0, got "${value}"`);
-  return scale;
-}
 
 /** A run's fleet is not the user's to rebuild or remove under it; --force is for a lease a crash left. */
 function refuseWhileLeased(force: boolean | undefined): void {
@@ -57,15 +52,14 @@ export function registerFleetCommands(program: Command): void {
 
   fleet
     .command('shape')
-    .option('--latency-scale <factor>', 'every link latency = reference x factor (e.g. 0.2)')
-    .option('--bandwidth-scale <factor>', 'every link bandwidth cap = reference x factor')
+    .option('--latency-scale <factor>', 'every link latency = reference x factor (e.g. 0.2)', positiveNumber)
+    .option('--bandwidth-scale <factor>', 'every link bandwidth cap = reference x factor', positiveNumber)
     .description('apply a latency and/or bandwidth epoch to every link')
-    .action(async (options: { latencyScale?: string; bandwidthScale?: string }) => {
-      if (options.latencyScale === undefined && options.bandwidthScale === undefined) {
+    .action(async (options: { latencyScale?: number; bandwidthScale?: number }) => {
+      const { latencyScale: latency, bandwidthScale: bandwidth } = options;
+      if (latency === undefined && bandwidth === undefined) {
         throw new InputError('--latency-scale', 'give --latency-scale and/or --bandwidth-scale');
       }
-      const latency = options.latencyScale === undefined ? undefined : scaleOption(options.latencyScale, '--latency-scale');
-      const bandwidth = options.bandwidthScale === undefined ? undefined : scaleOption(options.bandwidthScale, '--bandwidth-scale');
       if (latency !== undefined) await applyLatencyEpoch({ fleet: local, scale: latency });
       if (bandwidth !== undefined) await applyBandwidthEpoch({ fleet: local, scale: bandwidth });
       say(`shaped: latency x${latency ?? 'unchanged'}, bandwidth x${bandwidth ?? 'unchanged'}`);

@@ -6,7 +6,10 @@ import { reportCliError } from './errors';
 
 const program = new Command('fragbench')
   .description('Build hybrid and fragmented clouds (or emulate them on this host) and measure distributed databases on them')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // commander throws instead of exiting, so a bad option value exits 2 like any other bad input
+  // (set before the commands are added: they inherit it)
+  .exitOverride();
 
 registerFleetCommands(program);
 registerRunCommands(program);

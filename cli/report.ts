@@ -1,15 +1,17 @@
 /** `fragbench report | export | runs`: look at recorded runs. */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { formatVerification, verifyStoredRun } from '../report/verify';
-import { InputError } from '../core/errors';
 import type { CellRecord, RunRecord } from '../core/run-record';
 import { ResultsStore, writeFileAtomic } from '../activities/results-store';
 import { eventsCsv, runJson, samplesCsv } from '../report/export';
 import { writeReport } from '../report/write-report';
 
 const say = (line: string) => console.log(line);
+
+const EXPORT_FORMATS = ['csv', 'json'] as const;
+type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** A run id in the results directory, or the path of a run's directory. */
 function locateRun(run: string): { store: ResultsStore; runId: string } {
@@ -33,7 +35,7 @@ function eventsFileBeside(samplesFile: string): string {
 }
 
 /** [file, content] pairs; `target` is the --out file, or a path prefix in the run directory. */
-function exportFiles(format: 'csv' | 'json', target: string, explicit: boolean, run: RunRecord, cells: CellRecord[]): [string, string][] {
+function exportFiles(format: ExportFormat, target: string, explicit: boolean, run: RunRecord, cells: CellRecord[]): [string, string][] {
   if (format === 'json') return [[path.resolve(explicit ? target : `${target}.json`), runJson(run, cells)]];
   const samplesFile = path.resolve(explicit ? target : `${target}-samples.csv`);
   const eventsFile = explicit ? eventsFileBeside(samplesFile) : path.resolve(`${target}-events.csv`);
@@ -59,11 +61,10 @@ export function registerReportCommands(program: Command): void {
   program
     .command('export')
     .argument('<run>', 'a run id or the path of a run directory')
-    .requiredOption('--format <format>', 'csv (per-second samples, plus an events file beside it) or json (everything recorded)')
+    .addOption(new Option('--format <format>', 'csv (per-second samples, plus an events file beside it) or json (everything recorded)').choices(EXPORT_FORMATS).makeOptionMandatory())
     .option('--out <file>', 'where to write; default: in the run directory')
     .description('export a run’s samples and events as CSV, or the whole record as JSON; prints the files written')
-    .action(async (run: string, options: { format: string; out?: string }) => {
-      if (options.format !== 'csv' && options.format !== 'json') throw new InputError('--format', `must be csv or json, got "${options.format}"`);
+    .action(async (run: string, options: { format: ExportFormat; out?: string }) => {
       const { store, runId } = locateRun(run);
       const record = await store.readRun(runId);
       const cells = await store.readCells(record);

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { runIsLiveVia } from '../activities/fleet-lease';
@@ -20,6 +20,7 @@ import type { PlanOptions } from '../core/scenario-plan';
 import { CONNECT_TIMEOUT_MS, LOCAL_ADDRESS, connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
 import { ensureDevServer, stopDevServer, UI_ADDRESS } from '../worker/dev-server';
 import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
+import { positiveNumber } from './options';
 import { follow, summaryTable } from './run-follow';
 
 const QUICKSTART_SCENARIO = 'scenarios/quickstart.yaml';
@@ -35,13 +36,6 @@ function scenarioPath(arg: string): string {
   const found = candidates.find((c) => existsSync(c));
   if (!found) throw new InputError('scenario', `no scenario file "${arg}"; give a path or the name of one in scenarios/ (e.g. quickstart)`);
   return found;
-}
-
-/** commander's parser for a factor above 0; its error names the option. */
-function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (!(n > 0)) throw new InvalidArgumentError(`"${value}" is not a number above 0`);
-  return n;
 }
 
 function planOptions(opts: { timeScale?: number }): PlanOptions {

@@ -1,24 +1,13 @@
-import Ajv from 'ajv';
-import schema from './inventory.schema.json';
 import { InputError, throwIfAny } from './errors';
+import { checkShape } from './schema/validator';
 import type { Inventory } from './inventory';
-
-const ajv = new Ajv({ allErrors: true, formats: { ipv4: /^(\d{1,3}\.){3}\d{1,3}$/ } });
-const checkSchema = ajv.compile(schema);
 
 /** Fields that must never appear in an inventory, at any depth. */
 const SECRET_KEYS = /private.?key|preshared|secret|password|credential/i;
 
-/** Checks shape (schema) and meaning (references, uniqueness, no secrets); throws InputError(s). */
+/** Checks shape (inventory.schema.json) and meaning (references, uniqueness, no secrets); throws InputError(s). */
 export function validateInventory(value: unknown, where = 'inventory'): Inventory {
-  if (!checkSchema(value)) {
-    throwIfAny(
-      (checkSchema.errors ?? []).map(
-        (e) => new InputError(`${where}${jsonPointerToPath(e.instancePath)}`, e.message ?? 'invalid'),
-      ),
-    );
-  }
-  const inventory = value as Inventory;
+  const inventory = checkShape<Inventory>('inventory', value, (path) => (path ? `${where}.${path}` : where));
   const errors: InputError[] = [];
   const names = new Set<string>();
   inventory.nodes.forEach((n, i) => {
@@ -50,13 +39,4 @@ function findSecretKeys(value: unknown, path: string, errors: InputError[]): voi
       findSecretKeys(v, `${path}.${k}`, errors);
     }
   }
-}
-
-/** `/nodes/0/name` -> `.nodes[0].name` */
-export function jsonPointerToPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
-    .join('');
 }

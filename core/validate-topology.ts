@@ -1,21 +1,13 @@
-import Ajv, { type ErrorObject } from 'ajv';
-import schema from '../topologies/topology.schema.json';
 import { InputError, throwIfAny } from './errors';
-import { jsonPointerToPath } from './validate-inventory';
+import { checkShape } from './schema/validator';
 import { DIRECTION_KEYS, RESERVED_NODE_NAMES, linkType, type Topology, type TopologyLink } from './topology';
 
-const ajv = new Ajv({ allErrors: true, verbose: true });
-const checkSchema = ajv.compile(schema);
-
 /**
- * Checks shape (schema) and meaning (names, references, duplicates); throws InputError(s) whose
- * field is a path into the file, e.g. `links[3].latencyMs`.
+ * Checks shape (topologies/topology.schema.json) and meaning (names, references, duplicates);
+ * throws InputError(s) whose field is a path into the file, e.g. `links[3].latencyMs`.
  */
 export function validateTopology(value: unknown): Topology {
-  if (!checkSchema(value)) {
-    throwIfAny((checkSchema.errors ?? []).map((e) => new InputError(fieldOf(e), explain(e))));
-  }
-  const topology = value as Topology;
+  const topology = checkShape<Topology>('topology', value, (path) => path || 'topology');
   const errors: InputError[] = [];
   const names = new Set<string>();
   topology.nodes.forEach((node, i) => {
@@ -62,22 +54,3 @@ function missingDirectionValues(link: TopologyLink, field: string): InputError[]
   });
 }
 
-function fieldOf(e: ErrorObject): string {
-  const path = jsonPointerToPath(e.instancePath).replace(/^\./, '');
-  if (e.keyword === 'required') return joinPath(path, (e.params as { missingProperty: string }).missingProperty);
-  if (e.keyword === 'additionalProperties') return joinPath(path, (e.params as { additionalProperty: string }).additionalProperty);
-  return path || '(file)';
-}
-
-function joinPath(path: string, key: string): string {
-  return path ? `${path}.${key}` : key;
-}
-
-/** ajv's message plus what the field means, so the user sees the fix and not only the rule. */
-function explain(e: ErrorObject): string {
-  if (e.keyword === 'additionalProperties') return 'unknown field; check its spelling against topologies/topology.schema.json';
-  if (e.keyword === 'required') return 'missing';
-  const description = (e.parentSchema as { description?: string } | undefined)?.description;
-  const value = e.keyword === 'type' ? '' : ` (got ${JSON.stringify(e.data)})`;
-  return `${e.message ?? 'invalid'}${value}${description ? `: ${description}` : ''}`;
-}

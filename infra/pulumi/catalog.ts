@@ -1,7 +1,9 @@
 /**
  * What a stack may ask for: hybrid regions and the VM sizes of both clouds. The published sizes
  * and regions come from the measured reference data (`topologies/reference/hybrid-regions.json`);
- * the other sizes are the clouds' own published shapes.
+ * the other sizes are the clouds' own published shapes. Which of them a stack may name, the
+ * defaults and the Azure locations are in settings.schema.json (test/infra/settings-schema.test.ts
+ * keeps the two equal).
  */
 import regions from '../../topologies/reference/hybrid-regions.json';
 
@@ -44,25 +46,6 @@ const others: VmSize[] = [
 ];
 
 export const VM_SIZES: VmSize[] = [...published, ...others];
-
-export const DEFAULT_SIZES = {
-  /** m1.small: the published private node. */
-  private: published[0].name,
-  /** Standard_B1ms: the published public node. */
-  public: published[1].name,
-  /** 2 vCPU / 4 GiB / 40 GB: the published FHC site VM, in each cloud. */
-  site: { openstack: 'm1.medium', azure: 'Standard_B2s' } as Record<VmCloud, string>,
-};
-
-/** Azure locations a stack may place things in (the public regions in general availability). */
-export const AZURE_LOCATIONS = [
-  'australiacentral', 'australiaeast', 'australiasoutheast', 'brazilsouth', 'canadacentral', 'canadaeast',
-  'centralindia', 'centralus', 'eastasia', 'eastus', 'eastus2', 'francecentral', 'germanywestcentral',
-  'italynorth', 'japaneast', 'japanwest', 'koreacentral', 'koreasouth', 'northcentralus', 'northeurope',
-  'norwayeast', 'polandcentral', 'qatarcentral', 'southafricanorth', 'southcentralus', 'southeastasia',
-  'southindia', 'swedencentral', 'switzerlandnorth', 'uaenorth', 'uksouth', 'ukwest', 'westcentralus',
-  'westeurope', 'westindia', 'westus', 'westus2', 'westus3',
-];
 
 export function findSize(cloud: VmCloud, name: string): VmSize | undefined {
   return VM_SIZES.find((s) => s.cloud === cloud && s.name === name);

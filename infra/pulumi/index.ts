@@ -4,7 +4,8 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { buildFleet } from './fleet';
-import { NAMESPACE, readSettings } from './settings';
+import { readSettings } from './settings';
+import { NAMESPACE } from './settings-config';
 
 const config = new pulumi.Config(NAMESPACE);
 const settings = readSettings((key) => config.get(key), pulumi.getStack());

@@ -6,7 +6,8 @@
 import { clientOf, linkConditionsOf, linkType } from '../../core/topology';
 import { hostAddress, subnet } from './cidr';
 import type { FleetPlan, PlannedNode } from './plan';
-import { FIRST_SITE_HOST, type FragmentedSettings } from './settings';
+import type { FragmentedSettings } from './settings';
+import { FIRST_SITE_HOST } from './settings-checks';
 
 export interface FragmentedPlan extends FleetPlan {
   /** One /24 per Azure location used, in order of first use. */

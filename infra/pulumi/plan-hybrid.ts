@@ -9,7 +9,8 @@ import { linkConditionsOf } from '../../core/topology';
 import { PRIVATE_SITE } from './catalog';
 import { hostAddress } from './cidr';
 import type { FleetPlan, PlannedLink, PlannedNode } from './plan';
-import { FIRST_DATA_HOST, type HybridSettings } from './settings';
+import type { HybridSettings } from './settings';
+import { FIRST_DATA_HOST } from './settings-checks';
 
 export const HYBRID_NODES = { consumer: 'cbroker', donor: 'dbroker', manager: 'manager', client: 'client' };
 

@@ -9,7 +9,8 @@ import { join } from 'path';
 import * as pulumi from '@pulumi/pulumi';
 import { parse } from 'yaml';
 import { newKeyMaterial, type KeyKind } from '../../infra/pulumi/keys/key-material';
-import { readSettings, type ConfigSource, type StackSettings } from '../../infra/pulumi/settings';
+import { readSettings, type StackSettings } from '../../infra/pulumi/settings';
+import type { ConfigSource } from '../../infra/pulumi/settings-config';
 
 export interface Declared {
   type: string;

@@ -70,13 +70,13 @@ describe('the stack files', () => {
 describe('bad configuration is refused with the key and the fix', () => {
   test('unknown region', () => {
     expect(problems({ ...hybrid, region: 'tokyo' })).toEqual([
-      'fragbench:region: unknown region "tokyo"; use one of sydney, mumbai, virginia',
+      'fragbench:region: must be one of: sydney, mumbai, virginia (got "tokyo")',
     ]);
   });
 
   test('unknown size', () => {
     const [problem] = problems({ ...hybrid, publicSize: 'Standard_B3ms' });
-    expect(problem).toMatch(/^fragbench:publicSize: unknown azure size "Standard_B3ms"; use one of .*Standard_B4ms/);
+    expect(problem).toMatch(/^fragbench:publicSize: must be one of: .*Standard_B4ms.* \(got "Standard_B3ms"\)$/);
   });
 
   test('n+m not the node total', () => {
@@ -91,7 +91,9 @@ describe('bad configuration is refused with the key and the fix', () => {
   });
 
   test('a layout not written n_m', () => {
-    expect(problems({ ...hybrid, layout: '6-2' })[0]).toMatch(/^fragbench:layout: "6-2" is not written n_m/);
+    expect(problems({ ...hybrid, layout: '6-2' })).toEqual([
+      'fragbench:layout: must be n_m for a hybrid stack: n private (OpenStack) and m public (Azure) database nodes, n+m = fragbench:nodes, e.g. 6_2 (got "6-2")',
+    ]);
   });
 
   test('overlapping CIDRs', () => {
@@ -102,7 +104,7 @@ describe('bad configuration is refused with the key and the fix', () => {
 
   test('a malformed CIDR and an unknown CIDR name', () => {
     expect(problems({ ...hybrid, cidrs: { tunnel: '10.30.0.1/30', mesh: '10.40.0.0/16' } })).toEqual([
-      'fragbench:cidrs.mesh: unknown setting; known ones are openstackBroker, openstackShared, azureBroker, azureShared, tunnel',
+      'fragbench:cidrs.mesh: unknown field; expected one of: openstackBroker, openstackShared, azureBroker, azureShared, tunnel',
       'fragbench:cidrs.tunnel: "10.30.0.1/30" has host bits set; did you mean 10.30.0.0/30?',
     ]);
   });
@@ -120,11 +122,11 @@ describe('bad configuration is refused with the key and the fix', () => {
 
   test('fragmented: unknown topology, unknown Azure region, bad placement', () => {
     expect(problems({ kind: 'fragmented', topology: 'fhc-99' })[0]).toMatch(/^fragbench:topology: .*"fhc-99" is neither a topology file/);
-    expect(problems({ kind: 'fragmented', placement: { seoul: 'azure:moon' } })[0]).toMatch(/^fragbench:placement.seoul: unknown Azure region "moon"/);
-    expect(problems({ kind: 'fragmented', placement: { seoul: 'gcp' } })[0]).toMatch(/^fragbench:placement.seoul: "gcp" is not a placement/);
+    expect(problems({ kind: 'fragmented', placement: { seoul: 'azure:moon' } })[0]).toMatch(/^fragbench:placement.seoul: must be one of: openstack, azure:.*azure:eastus, .* \(got "azure:moon"\)$/);
+    expect(problems({ kind: 'fragmented', placement: { seoul: 'gcp' } })[0]).toMatch(/^fragbench:placement.seoul: must be one of: openstack, azure:.* \(got "gcp"\)$/);
   });
 
   test('an unknown kind', () => {
-    expect(problems({ kind: 'edge' })).toEqual(['fragbench:kind: "edge" is not a kind of fleet; use "hybrid" or "fragmented"']);
+    expect(problems({ kind: 'edge' })).toEqual(['fragbench:kind: must be one of: hybrid, fragmented (got "edge")']);
   });
 });

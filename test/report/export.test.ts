@@ -132,7 +132,7 @@ describe('CLI: runs, export, report', () => {
       }
       throw new Error(`${args.join(' ')} succeeded`);
     };
-    expect(fails('export', 'exp', '--format', 'xml')).toEqual({ status: 2, stderr: expect.stringContaining('--format: must be csv or json') });
+    expect(fails('export', 'exp', '--format', 'xml')).toEqual({ status: 2, stderr: expect.stringContaining("option '--format <format>' argument 'xml' is invalid. Allowed choices are csv, json.") });
     expect(fails('report', '../../etc')).toEqual({ status: 2, stderr: expect.stringContaining('runId:') });
   }, 30_000);
 

@@ -39,7 +39,7 @@ const problems = (events: unknown[]) => inputProblems(() => plan(events)).map((e
 const runEvents = (p: RunPlan) => p.cells[0].phases.flatMap((ph) => (ph.kind === 'run' ? ph.events : []));
 
 test('validated: its shape by the schema built from the kinds, its meaning against the fleet, with the field path', () => {
-  expect(problems([{ at: 10, note: 5 }])).toEqual(['phases[2].events[0].note: must be string or array']);
+  expect(problems([{ at: 10, note: 5 }])).toEqual(['phases[2].events[0].note: must be string or array (got 5)']);
   expect(problems([{ at: 10, note: ['pune is far', 'mars is farther'] }])).toEqual([
     'phases[2].events[0].note[1]: names no node of fhc-4; mention one of: sydney, pune, singapore, seoul, client',
   ]);

@@ -116,7 +116,7 @@ describe('network events in a scenario', () => {
     ['loss over 100 %', '      - { at: 10, network: { all: true, set: { lossPercent: 101 } } }', /network\.set\.lossPercent: must be <= 100/],
     ['a partition with a node on both sides', '      - { at: 10, partition: [[alpha, bravo], [bravo, charlie]] }', /^phases\[0\]\.events\[0\]\.partition: node "bravo" is in two groups/],
     ['a partition that cuts nothing', '      - { at: 10, partition: [[cl], [delta]] }', /the partition would cut nothing/],
-    ['a ramp without its duration', '      - { at: 10, ramp: { link: alpha-bravo/0, to: { latencyMs: 200 } } }', /^phases\[0\]\.events\[0\]\.ramp\.over: is required$/],
+    ['a ramp without its duration', '      - { at: 10, ramp: { link: alpha-bravo/0, to: { latencyMs: 200 } } }', /^phases\[0\]\.events\[0\]\.ramp\.over: is required: seconds from the event to the target$/],
     ['a flap on a cut link', '      - { at: 5, cut: alpha-bravo/0 }\n      - { at: 10, flap: { link: alpha-bravo/0, period: 2, for: 10 } }', /^phases\[0\]\.events\[1\]\.flap: link "alpha-bravo\/0" is cut at 10 s: restore it before it can flap$/],
     ['restoring what a network cut did not cut', '      - { at: 10, network: { link: alpha-bravo/0, direction: a->b, cut: true } }\n      - { at: 20, restore: alpha-bravo/0 }', /restore: link "alpha-bravo\/0" is not cut at 20 s/],
   ])('%s', (_name, events, expected) => {

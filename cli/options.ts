@@ -1,0 +1,14 @@
+/**
+ * Parsers for option values, handed to commander (`.option(flags, description, parser)`): commander
+ * calls them while it parses and prints their InvalidArgumentError after the option's name, e.g.
+ * `option '--time-scale <factor>' argument '0' is invalid. "0" is not a number above 0; ...`.
+ * Enumerated options use commander's own `Option.choices`.
+ */
+import { InvalidArgumentError } from 'commander';
+
+/** A factor such as a time or latency scale: a finite number above 0. */
+export function positiveNumber(value: string): number {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a number above 0; give e.g. 0.5`);
+  return n;
+}
