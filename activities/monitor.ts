@@ -7,10 +7,10 @@
 import { Context } from '@temporalio/activity';
 import { findNode, type Inventory } from '../core/inventory';
 import { FleetNetwork } from '../infra/shaping/fleet-network';
-import { execFor } from './exec/transports';
+import { execFor } from '../services/exec/transports';
 import { loadInventory } from './inventory-loader';
-import { ping } from './probes/ping';
-import { configuredRttMs, nextPairs, probePairs, type RttProbe } from './probes/rtt-probe';
+import { ping } from '../services/probes/ping';
+import { configuredRttMs, nextPairs, probePairs, type RttProbe } from '../services/probes/rtt-probe';
 import { ResultsStore } from './results-store';
 import type { MonitorInput } from '../core/telemetry';
 import type { RecordedEvent } from '../core/events';

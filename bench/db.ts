@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResizeTiming, YcsbSettings } from '../activities/contracts';
 import { adapterFor } from '../activities/databases/registry';
-import { execFor } from '../activities/exec/transports';
+import { execFor } from '../services/exec/transports';
 import { flushDatabase, runYcsbOnce, ycsbLoad } from '../activities/load';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';
 import type { FleetRef } from '../core/fleet-ref';

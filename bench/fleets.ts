@@ -10,7 +10,7 @@
  * `--short` (CI): 2 fleets of fhc-4, 10 pings per pair.
  */
 import { loadInventory } from '../activities/inventory-loader';
-import { median } from '../activities/probes/quantile';
+import { median } from '../services/probes/quantile';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { readState } from '../infra/local/state';
 import { option, SHORT } from './args';

@@ -17,13 +17,13 @@
  *   npx tsx bench/stack-cpu.ts [--short] [--rate 500] [--seconds 30] [--scale 0.2] [--threads 16]
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { NetnsExec } from '../activities/exec/transports';
+import { NetnsExec } from '../services/exec/transports';
 import { applyLatencyEpoch, resetNetwork } from '../activities/network';
 import { flushDatabase, ycsbLoad } from '../activities/load';
 import { adapterFor } from '../activities/databases/registry';
 import { loadInventory } from '../activities/inventory-loader';
-import { ping } from '../activities/probes/ping';
-import { median, quantile } from '../activities/probes/quantile';
+import { ping } from '../services/probes/ping';
+import { median, quantile } from '../services/probes/quantile';
 import { runYcsb } from '../activities/ycsb/runner';
 import type { YcsbSettings } from '../activities/contracts';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';

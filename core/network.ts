@@ -14,3 +14,11 @@ export interface TrafficMatrix {
   /** Bytes sent plus received per unordered node pair, summed over connection types. */
   pairs: { a: string; b: string; bytes: number }[];
 }
+
+/** A fleet's network as scenarios set it: scales over the reference values and the cut links. */
+export interface NetworkSettings {
+  latencyScale: number;
+  bandwidthScale: number;
+  /** Ids of the links that are cut. */
+  cut: string[];
+}

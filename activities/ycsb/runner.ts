@@ -7,7 +7,7 @@ import type { YcsbBinding } from '../../core/database';
 import type { RunSeries, Sample } from '../../core/samples';
 import { tail } from '../../core/exec';
 import type { YcsbSettings } from '../contracts';
-import { execFor } from '../exec/transports';
+import { execFor } from '../../services/exec/transports';
 import { ycsbArgv, ycsbHome, validateYcsbSettings, type YcsbPhase } from './command';
 import { parseYcsbLine } from './output';
 import { buildSeries, latestSample, type YcsbOutput } from './series';

@@ -4,7 +4,8 @@ import { listNamespaces, markedNamespaces } from './namespaces';
 import { daemonRuns } from './processes';
 import { fleetPaths, readState } from './state';
 import { relayBytesPerPayloadByte } from './overlay-cost';
-import { FleetNetwork, type NetworkSettings } from '../shaping/fleet-network';
+import type { NetworkSettings } from '../../core/network';
+import { FleetNetwork } from '../shaping/fleet-network';
 import { loadInventory } from '../../activities/inventory-loader';
 
 interface ProcessStatus {

@@ -6,6 +6,7 @@
  */
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryLink } from '../../core/inventory';
+import type { NetworkSettings } from '../../core/network';
 import { readJson, writePrivate } from '../../platform/files';
 import { statePaths } from '../../platform/paths';
 import { fleetPaths, readState } from '../local/state';
@@ -14,12 +15,6 @@ import { EmulatorShaper } from './emulator-shaper';
 import type { LinkShape, LinkShaper } from './shaper';
 import { TcShaper } from './tc-shaper';
 
-export interface NetworkSettings {
-  latencyScale: number;
-  bandwidthScale: number;
-  /** Ids of the links that are cut. */
-  cut: string[];
-}
 
 export const REFERENCE_SETTINGS: NetworkSettings = { latencyScale: 1, bandwidthScale: 1, cut: [] };
 

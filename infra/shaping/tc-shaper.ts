@@ -5,7 +5,7 @@
  */
 import type { ExecResult, NodeExec } from '../../core/exec';
 import { findNode, type Inventory, type InventoryLink } from '../../core/inventory';
-import { execFor } from '../../activities/exec/transports';
+import { execFor } from '../../services/exec/transports';
 import { oneWayDelayMs, type LinkShape, type LinkShaper, type ShapeItem } from './shaper';
 import {
   MAX_TC_LINKS,

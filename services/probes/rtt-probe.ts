@@ -7,7 +7,7 @@
  * traffic is negligible next to the workload's.
  */
 import type { Inventory, InventoryLink } from '../../core/inventory';
-import type { NetworkSettings } from '../../infra/shaping/fleet-network';
+import type { NetworkSettings } from '../../core/network';
 
 export type { RttProbe } from '../../core/verdict';
 
