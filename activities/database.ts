@@ -4,7 +4,7 @@
  */
 import { asyncLocalStorage } from '@temporalio/activity';
 import { InputError } from '../core/errors';
-import { loadInventory } from './inventory-loader';
+import { loadInventory } from '../services/inventory/inventory-loader';
 import type { Inventory, InventoryNode } from '../core/inventory';
 import type { FleetRef } from '../core/fleet-ref';
 import type { ClusterInfo, ClusterSettings, DatabaseActivities, DatabaseName, ResizeTiming } from './contracts';

@@ -4,7 +4,7 @@
  * adapter gives; see activities/ycsb/ for how its output becomes per-second samples.
  */
 import { findNode } from '../core/inventory';
-import { loadInventory } from './inventory-loader';
+import { loadInventory } from '../services/inventory/inventory-loader';
 import type { FleetRef } from '../core/fleet-ref';
 import type { RunSeries } from '../core/samples';
 import type { DatabaseName, LoadActivities, YcsbSettings } from './contracts';

@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { findNode, type Inventory } from '../core/inventory';
 import { FleetNetwork } from '../infra/shaping/fleet-network';
 import { execFor } from '../services/exec/transports';
-import { loadInventory } from './inventory-loader';
+import { loadInventory } from '../services/inventory/inventory-loader';
 import { ping } from '../services/probes/ping';
 import { configuredRttMs, nextPairs, probePairs, type RttProbe } from '../services/probes/rtt-probe';
 import { ResultsStore } from './results-store';

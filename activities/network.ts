@@ -9,7 +9,7 @@ import type { FleetRef } from '../core/fleet-ref';
 import { InputError } from '../core/errors';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';
 import type { NodeExec } from '../core/exec';
-import { loadInventory } from './inventory-loader';
+import { loadInventory } from '../services/inventory/inventory-loader';
 import { execFor } from '../services/exec/transports';
 import { ping } from '../services/probes/ping';
 import { iperfPort, measureThroughput } from '../services/probes/iperf';

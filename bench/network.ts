@@ -15,7 +15,7 @@ import { NetnsExec } from '../services/exec/transports';
 import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, overlayRoute, restoreLink } from '../activities/network';
 import { ping } from '../services/probes/ping';
 import { median } from '../services/probes/quantile';
-import { loadInventory } from '../activities/inventory-loader';
+import { loadInventory } from '../services/inventory/inventory-loader';
 import { findNode, type Inventory } from '../core/inventory';
 import type { FailoverProfile } from '../core/failover';
 import type { Topology } from '../core/topology';

@@ -21,7 +21,7 @@ import { NetnsExec } from '../services/exec/transports';
 import { applyLatencyEpoch, resetNetwork } from '../activities/network';
 import { flushDatabase, ycsbLoad } from '../activities/load';
 import { adapterFor } from '../activities/databases/registry';
-import { loadInventory } from '../activities/inventory-loader';
+import { loadInventory } from '../services/inventory/inventory-loader';
 import { ping } from '../services/probes/ping';
 import { median, quantile } from '../services/probes/quantile';
 import { runYcsb } from '../activities/ycsb/runner';

@@ -17,7 +17,7 @@
  * Needs root and no other local fleet up.
  */
 import { NetnsExec } from '../services/exec/transports';
-import { loadInventory } from '../activities/inventory-loader';
+import { loadInventory } from '../services/inventory/inventory-loader';
 import { ping } from '../services/probes/ping';
 import { median, quantile } from '../services/probes/quantile';
 import { describeResize } from '../cli/run-follow';

@@ -6,7 +6,7 @@ import { fleetPaths, readState } from './state';
 import { relayBytesPerPayloadByte } from './overlay-cost';
 import type { NetworkSettings } from '../../core/network';
 import { FleetNetwork } from '../shaping/fleet-network';
-import { loadInventory } from '../../activities/inventory-loader';
+import { loadInventory } from '../../services/inventory/inventory-loader';
 
 interface ProcessStatus {
   kind: string;

@@ -15,7 +15,7 @@ import { ping } from '../../services/probes/ping';
 import { median } from '../../services/probes/quantile';
 import { ResultsStore } from '../../activities/results-store';
 import type { RecordedEvent } from '../../core/events';
-import { loadInventory } from '../../activities/inventory-loader';
+import { loadInventory } from '../../services/inventory/inventory-loader';
 import { findNode } from '../../core/inventory';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { EmulatorClient } from '../../infra/local/emulator-client';
