@@ -8,7 +8,7 @@ import { loadInventory } from '../services/inventory/inventory-loader';
 import type { FleetRef } from '../core/fleet-ref';
 import type { RunSeries } from '../core/samples';
 import type { DatabaseName, LoadActivities, YcsbSettings } from './contracts';
-import { adapterFor } from './databases/registry';
+import { adapterFor } from '../services/databases/registry';
 import { validateYcsbSettings, type YcsbPhase } from './ycsb/command';
 import { activityAttempt, runYcsbReporting } from './ycsb/reporting';
 import { runPhaseClient, type PhaseClientInput, type PhaseClientResult } from './ycsb/phase-client';

@@ -17,7 +17,7 @@ import type { RecordedEvent } from '../core/events';
 import { deadDaemons, oomKills, restart } from '../infra/local/heal';
 import type { FleetProcess } from '../infra/local/state';
 import type { DatabaseAdapter } from '../core/database';
-import { adapterFor } from './databases/registry';
+import { adapterFor } from '../services/databases/registry';
 
 export type { MonitorInput } from '../core/telemetry';
 import { startHostTelemetry } from './telemetry';

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResizeTiming, YcsbSettings } from '../activities/contracts';
-import { adapterFor } from '../activities/databases/registry';
+import { adapterFor } from '../services/databases/registry';
 import { execFor } from '../services/exec/transports';
 import { flushDatabase, runYcsbOnce, ycsbLoad } from '../activities/load';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';

@@ -20,7 +20,7 @@ import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { NetnsExec } from '../services/exec/transports';
 import { applyLatencyEpoch, resetNetwork } from '../activities/network';
 import { flushDatabase, ycsbLoad } from '../activities/load';
-import { adapterFor } from '../activities/databases/registry';
+import { adapterFor } from '../services/databases/registry';
 import { loadInventory } from '../services/inventory/inventory-loader';
 import { ping } from '../services/probes/ping';
 import { median, quantile } from '../services/probes/quantile';

@@ -7,7 +7,7 @@ import { tail, type ExecOptions, type ExecResult, type NodeExec } from '../../co
 import type { InventoryNode } from '../../core/inventory';
 import { argvHasMarker, isOurs as isOursOnHost, parseCmdline, stopEscalating, type ProcessMarker } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
-import { execFor } from '../../services/exec/transports';
+import { execFor } from '../exec/transports';
 
 export type { ProcessMarker };
 
