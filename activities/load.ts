@@ -12,7 +12,7 @@ import { adapterFor } from '../services/databases/registry';
 import { validateYcsbSettings, type YcsbPhase } from './ycsb/command';
 import { activityAttempt, runYcsbReporting } from './ycsb/reporting';
 import { runPhaseClient, type PhaseClientInput, type PhaseClientResult } from './ycsb/phase-client';
-import { ResultsStore } from './results-store';
+import { ResultsStore } from '../services/results/results-store';
 import { monitorPhase } from './monitor';
 
 export { monitorPhase };

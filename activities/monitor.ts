@@ -11,7 +11,7 @@ import { execFor } from '../services/exec/transports';
 import { loadInventory } from '../services/inventory/inventory-loader';
 import { ping } from '../services/probes/ping';
 import { configuredRttMs, nextPairs, probePairs, type RttProbe } from '../services/probes/rtt-probe';
-import { ResultsStore } from './results-store';
+import { ResultsStore } from '../services/results/results-store';
 import type { MonitorInput } from '../core/telemetry';
 import type { RecordedEvent } from '../core/events';
 import { deadDaemons, oomKills, restart } from '../infra/local/heal';

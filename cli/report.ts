@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { formatVerification, verifyStoredRun } from '../report/verify';
 import { InputError } from '../core/errors';
 import type { CellRecord, RunRecord } from '../core/run-record';
-import { ResultsStore, writeFileAtomic } from '../activities/results-store';
+import { ResultsStore, writeFileAtomic } from '../services/results/results-store';
 import { eventsCsv, runJson, samplesCsv } from '../report/export';
 import { writeReport } from '../report/write-report';
 

@@ -13,7 +13,7 @@ import { NetnsExec } from '../../services/exec/transports';
 import { monitorPhase } from '../../activities/monitor';
 import { ping } from '../../services/probes/ping';
 import { median } from '../../services/probes/quantile';
-import { ResultsStore } from '../../activities/results-store';
+import { ResultsStore } from '../../services/results/results-store';
 import type { RecordedEvent } from '../../core/events';
 import { loadInventory } from '../../services/inventory/inventory-loader';
 import { findNode } from '../../core/inventory';

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../activities/results-store';
+import { ResultsStore } from '../../services/results/results-store';
 import { runPhaseClient, type PhaseClientInput } from '../../activities/ycsb/phase-client';
 import { YCSB_DEFAULTS } from '../../core/scenario';
 import { totalsFromSamples, type Sample } from '../../core/samples';
