@@ -73,3 +73,9 @@ export async function stopCluster(input: { fleet: FleetRef; database: DatabaseNa
   const { adapter } = await resolve(input.fleet, input.database);
   await adapter.stop();
 }
+
+/** Empties the database (YCSB's flush phase); tables are re-made for the record shape's field count. */
+export async function flushDatabase(input: { fleet: FleetRef; database: DatabaseName; fieldCount?: number }): Promise<void> {
+  const { adapter } = await resolve(input.fleet, input.database);
+  await adapter.flush({ fieldCount: input.fieldCount });
+}

@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { eventInjector, type EventTargets, type PreparedRun } from '../../activities/scenario';
-import type { PhaseClientInput, PhaseClientResult } from '../../activities/ycsb/phase-client';
+import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
 import { registerEventKind } from '../../core/event-kinds/registry';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { YCSB_DEFAULTS, type EventAction, type PlannedPhase } from '../../core/scenario';

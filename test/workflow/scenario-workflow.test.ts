@@ -17,7 +17,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { PhaseClientInput, PhaseClientResult } from '../../activities/ycsb/phase-client';
+import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
 import type { InjectEventInput, InjectedEvent, PreparedRun } from '../../activities/scenario';
 import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
 import type { CellPlan, PlannedEvent, PlannedPhase } from '../../core/scenario';

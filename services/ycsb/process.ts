@@ -4,7 +4,7 @@
  */
 import type { ExecTarget } from '../../core/inventory';
 import { startCommand } from '../../platform/command';
-import { hostArgvFor } from '../../services/exec/transports';
+import { hostArgvFor } from '../exec/transports';
 
 export interface StreamedProcess {
   /** Exit code (128 + signal number when killed by a signal). */
