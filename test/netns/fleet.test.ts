@@ -19,7 +19,7 @@ import {
   readTraffic,
   resetNetwork,
   restoreLink,
-} from '../../activities/network';
+} from '../../services/network/network-operations';
 import { NetnsExec } from '../../services/exec/transports';
 import { runHost } from '../../platform/command';
 import { ping } from '../../services/probes/ping';
