@@ -12,7 +12,7 @@ import { fleetSpecs } from '../core/scenario-plan';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { FleetBusyError, readLease, releaseLease, takeLease, updateLease, type RunIsLive } from '../infra/local/lease';
 import { readState } from '../infra/local/state';
-import { loadScenario, readScenarioFile } from './scenario';
+import { loadScenario, readScenarioFile } from '../services/scenario/scenario-loader';
 
 /** A run is live while its workflow runs; one the server no longer knows has ended. */
 export function runIsLiveVia(client: Pick<import('@temporalio/client').Client, 'workflow'>): RunIsLive {
