@@ -9,7 +9,7 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { runIsLiveVia } from '../activities/fleet-lease';
+import { runIsLiveVia } from '../services/fleet/fleet-lease';
 import { loadScenario, readScenarioFile } from '../services/scenario/scenario-loader';
 import { fleetBusyMessage } from '../core/fleet-lease';
 import { formatPlanView, planView } from '../core/plan-view';

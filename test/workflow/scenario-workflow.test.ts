@@ -345,7 +345,7 @@ describe('the run holds the fleet for its whole length', () => {
     const cause = (outcome as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.message).toMatch(/fleet busy: run other on fhc-4 since/);
     expect(Date.now() - started).toBeLessThan(10_000);
-    // Release is still asked, and does nothing for a lease the run does not hold (activities/fleet-lease.ts).
+    // Release is still asked, and does nothing for a lease the run does not hold (services/fleet/fleet-lease.ts).
     expect(lastRun!.recorded.steps).toEqual(['acquire', 'release tearDown=true']);
     expect(lastRun!.recorded.clients).toHaveLength(0);
   });
