@@ -1,66 +1,36 @@
 /**
  * The load activities (activities/contracts.ts LoadActivities): YCSB's flush, load and run
- * phases. YCSB runs on the fleet's client node with the binding properties the database's
- * adapter gives; see activities/ycsb/ for how its output becomes per-second samples.
+ * phases (services/ycsb/fleet-client.ts), heartbeating with the latest sample and stopping the
+ * client on cancellation (./ycsb-reporting.ts); the phase monitor beside them (./monitor.ts).
  */
-import { findNode } from '../core/inventory';
-import { loadInventory } from './inventory-loader';
 import type { FleetRef } from '../core/fleet-ref';
 import type { RunSeries } from '../core/samples';
 import type { DatabaseName, LoadActivities, YcsbSettings } from './contracts';
-import { adapterFor } from './databases/registry';
-import { validateYcsbSettings, type YcsbPhase } from './ycsb/command';
-import { activityAttempt, runYcsbReporting } from './ycsb/reporting';
-import { runPhaseClient, type PhaseClientInput, type PhaseClientResult } from './ycsb/phase-client';
-import { ResultsStore } from './results-store';
+import { flushDatabase } from '../services/databases/cluster-operations';
+import { runYcsbOnce, ycsbClientFor } from '../services/ycsb/fleet-client';
+import { runPhaseClient, type PhaseClientInput, type PhaseClientResult } from '../services/ycsb/phase-client';
+import { ResultsStore } from '../services/results/results-store';
+import { activityAttempt, runYcsbReporting } from './ycsb-reporting';
 import { monitorPhase } from './monitor';
 
-export { monitorPhase };
-import type { ExecTarget } from '../core/inventory';
-import type { YcsbBinding } from '../core/database';
-
-export type { LoadProgress } from './ycsb/reporting';
-
-export async function flushDatabase(input: { fleet: FleetRef; database: DatabaseName; fieldCount?: number }): Promise<void> {
-  const inventory = await loadInventory(input.fleet);
-  await adapterFor(input.database, inventory).flush({ fieldCount: input.fieldCount });
-}
+export { flushDatabase, monitorPhase };
+export type { LoadProgress } from './ycsb-reporting';
 
 export function ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries> {
-  return runYcsbOnce('load', input);
+  return runYcsbOnce('load', input, (options) => runYcsbReporting(options));
 }
 
 /**
- * One client for a whole run phase (see ycsb/phase-client.ts): heartbeats every second with the
- * latest sample, stores every second as it arrives, and resumes from the store when retried.
+ * One client for a whole run phase (see services/ycsb/phase-client.ts): heartbeats every second
+ * with the latest sample, stores every second as it arrives, and resumes from the store when retried.
  */
 export async function ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & PhaseClientInput): Promise<PhaseClientResult> {
-  validateYcsbSettings(input.settings, 'settings');
-  const { target, binding } = await clientFor(input);
+  const { target, binding } = await ycsbClientFor(input);
   return runPhaseClient(input, {
     store: new ResultsStore(),
     attempt: activityAttempt(),
     run: ({ settings, onSample }) => runYcsbReporting({ target, phase: 'run', settings, binding, onSample }, input.label),
   });
-}
-
-async function clientFor(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<{ target: ExecTarget; binding: YcsbBinding }> {
-  const inventory = await loadInventory(input.fleet);
-  const binding = await adapterFor(input.database, inventory).ycsbBinding({
-    timeoutMs: input.settings.timeoutMs,
-    retries: input.settings.retries,
-  });
-  return { target: findNode(inventory, inventory.clientNode).exec, binding };
-}
-
-/** One YCSB process for one phase, its whole series returned (the load phase; benchmarks). Not an activity. */
-export async function runYcsbOnce(
-  phase: YcsbPhase,
-  input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; label?: string },
-): Promise<RunSeries> {
-  validateYcsbSettings(input.settings, 'settings');
-  const { target, binding } = await clientFor(input);
-  return runYcsbReporting({ target, phase, settings: input.settings, binding }, input.label);
 }
 
 // This module implements the contract exactly (checked here, not exported: the worker registers

@@ -13,7 +13,7 @@ import { runReference } from '../report/build-report';
 import { normalizeCells, summarizeCell } from '../report/summary';
 import { writeReport } from '../report/write-report';
 import type { ResultsActivities } from './contracts';
-import { ResultsStore, checkPathSegment, defaultResultsDir } from './results-store';
+import { ResultsStore, checkPathSegment, defaultResultsDir } from '../services/results/results-store';
 
 // run.json is read, changed and rewritten by recordCell and finishRun: one change at a time per run.
 const pending = new Map<string, Promise<unknown>>();

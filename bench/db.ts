@@ -13,10 +13,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ResizeTiming, YcsbSettings } from '../activities/contracts';
-import { adapterFor } from '../activities/databases/registry';
-import { execFor } from '../activities/exec/transports';
-import { flushDatabase, runYcsbOnce, ycsbLoad } from '../activities/load';
+import type { ResizeTiming } from '../core/database';
+import type { YcsbSettings } from '../core/ycsb';
+import { adapterFor } from '../services/databases/registry';
+import { execFor } from '../services/exec/transports';
+import { flushDatabase } from '../services/databases/cluster-operations';
+import { runYcsbOnce } from '../services/ycsb/fleet-client';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';
 import type { FleetRef } from '../core/fleet-ref';
 import type { RunSeries } from '../core/samples';
@@ -74,7 +76,7 @@ async function benchRedis(inventory: Inventory, fleet: FleetRef): Promise<void> 
     const info = await adapter.formCluster(nodes, {});
     console.log(`redis ${info.version}: 3-master cluster formed in ${seconds(info.formedInMs)}`);
     await flushDatabase({ fleet, database: 'redis' });
-    report('redis ycsb load', await ycsbLoad({ fleet, database: 'redis', settings: ycsb('a', RECORDS, 0) }));
+    report('redis ycsb load', await runYcsbOnce('load', { fleet, database: 'redis', settings: ycsb('a', RECORDS, 0) }));
     const ycsbRate = report('redis ycsb workload A', await runYcsbOnce('run', { fleet, database: 'redis', settings: ycsb('a', RECORDS, 0) }));
     const benchmarkRate = await redisBenchmark(inventory, nodes[0].overlayAddress);
     console.log(`redis-benchmark GET+SET (${THREADS} connections): ${fmt(benchmarkRate)} requests/s`);
@@ -92,7 +94,7 @@ async function benchCassandra(inventory: Inventory, fleet: FleetRef): Promise<vo
     const info = await adapter.formCluster([first, second, third], {});
     const labels = Object.entries(info.nonDefaultSettings).map(([k, v]) => `${k}=${v}`).join(', ');
     console.log(`cassandra ${info.version}: 3-node cluster formed in ${seconds(info.formedInMs)} (non-default: ${labels})`);
-    report('cassandra ycsb load', await ycsbLoad({ fleet, database: 'cassandra', settings: ycsb('a', RECORDS, 0) }));
+    report('cassandra ycsb load', await runYcsbOnce('load', { fleet, database: 'cassandra', settings: ycsb('a', RECORDS, 0) }));
     const cold = report('cassandra ycsb workload A, cold', await runYcsbOnce('run', { fleet, database: 'cassandra', settings: ycsb('a', RECORDS, 0) }));
     await runYcsbOnce('run', { fleet, database: 'cassandra', settings: { ...ycsb('a', RECORDS, 0), maxSeconds: WARM_UP_SECONDS } });
     const warm = report(`cassandra ycsb workload A, after ${WARM_UP_SECONDS} s more`, await runYcsbOnce('run', { fleet, database: 'cassandra', settings: ycsb('a', RECORDS, 0) }));

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { ResultsStore } from '../activities/results-store';
+import { ResultsStore } from '../services/results/results-store';
 import type { CellRecord, RunRecord } from '../core/run-record';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { temporalBinary } from '../worker/dev-server';

@@ -9,8 +9,8 @@
  *   npx tsx bench/fleets.ts [--short] [--fleets 10] [--pings 20]
  * `--short` (CI): 2 fleets of fhc-4, 10 pings per pair.
  */
-import { loadInventory } from '../activities/inventory-loader';
-import { median } from '../activities/probes/quantile';
+import { loadInventory } from '../services/inventory/inventory-loader';
+import { median } from '../services/probes/quantile';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { readState } from '../infra/local/state';
 import { option, SHORT } from './args';

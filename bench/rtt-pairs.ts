@@ -1,7 +1,7 @@
 /** RTT of every directly linked pair of a fleet, over the overlay: what the network benchmarks compare with the configuration. */
-import { NetnsExec } from '../activities/exec/transports';
-import { ping } from '../activities/probes/ping';
-import { median, quantile } from '../activities/probes/quantile';
+import { NetnsExec } from '../services/exec/transports';
+import { ping } from '../services/probes/ping';
+import { median, quantile } from '../services/probes/quantile';
 import { findNode, type Inventory } from '../core/inventory';
 
 /** Pairs pinged at once: enough to finish in seconds, few enough not to load two cores. */

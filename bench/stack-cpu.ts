@@ -17,15 +17,16 @@
  *   npx tsx bench/stack-cpu.ts [--short] [--rate 500] [--seconds 30] [--scale 0.2] [--threads 16]
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { NetnsExec } from '../activities/exec/transports';
-import { applyLatencyEpoch, resetNetwork } from '../activities/network';
-import { flushDatabase, ycsbLoad } from '../activities/load';
-import { adapterFor } from '../activities/databases/registry';
-import { loadInventory } from '../activities/inventory-loader';
-import { ping } from '../activities/probes/ping';
-import { median, quantile } from '../activities/probes/quantile';
-import { runYcsb } from '../activities/ycsb/runner';
-import type { YcsbSettings } from '../activities/contracts';
+import { NetnsExec } from '../services/exec/transports';
+import { applyLatencyEpoch, resetNetwork } from '../services/network/network-operations';
+import { flushDatabase } from '../services/databases/cluster-operations';
+import { runYcsbOnce } from '../services/ycsb/fleet-client';
+import { adapterFor } from '../services/databases/registry';
+import { loadInventory } from '../services/inventory/inventory-loader';
+import { ping } from '../services/probes/ping';
+import { median, quantile } from '../services/probes/quantile';
+import { runYcsb } from '../services/ycsb/runner';
+import type { YcsbSettings } from '../core/ycsb';
 import { dataNodes, findNode, type Inventory } from '../core/inventory';
 import type { Sample } from '../core/samples';
 import { fleetDown, fleetUp, isRunning } from '../infra/local/fleet';
@@ -314,7 +315,7 @@ async function main(): Promise<void> {
     const info = await adapter.formCluster(nodes, {});
     say(`\nredis ${info.version}: 3 masters (${nodes.map((n) => n.name).join(', ')}) formed in ${fmt(info.formedInMs / 1000, 1)} s`);
     await flushDatabase({ fleet, database: 'redis' });
-    await ycsbLoad({ fleet, database: 'redis', settings: { ...ycsbSettings(o), target: undefined, maxSeconds: undefined, operationCount: RECORDS } });
+    await runYcsbOnce('load', { fleet, database: 'redis', settings: { ...ycsbSettings(o), target: undefined, maxSeconds: undefined, operationCount: RECORDS } });
     const use = await measureLoad(inventory, o);
     say(
       `\nYCSB workload A, target ${o.rate} ops/s, ${o.threads} threads, latency scale ${o.scale}: ` +

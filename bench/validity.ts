@@ -16,10 +16,10 @@
  *
  * Needs root and no other local fleet up.
  */
-import { NetnsExec } from '../activities/exec/transports';
-import { loadInventory } from '../activities/inventory-loader';
-import { ping } from '../activities/probes/ping';
-import { median, quantile } from '../activities/probes/quantile';
+import { NetnsExec } from '../services/exec/transports';
+import { loadInventory } from '../services/inventory/inventory-loader';
+import { ping } from '../services/probes/ping';
+import { median, quantile } from '../services/probes/quantile';
 import { describeResize } from '../cli/run-follow';
 import { findNode } from '../core/inventory';
 import type { CellRecord, PhaseRecord } from '../core/run-record';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { formatVerification, verifyStoredRun } from '../report/verify';
 import type { CellRecord, RunRecord } from '../core/run-record';
-import { ResultsStore, writeFileAtomic } from '../activities/results-store';
+import { ResultsStore, writeFileAtomic } from '../services/results/results-store';
 import { eventsCsv, runJson, samplesCsv } from '../report/export';
 import { writeReport } from '../report/write-report';
 

@@ -1,7 +1,7 @@
 /**
  * What `database.options` may hold for each database, so that a scenario's options are checked
  * before a run starts (an adapter reads them only when it forms its cluster, minutes into a run).
- * Each adapter reads exactly these keys (activities/databases/*); add a key here when an adapter
+ * Each adapter reads exactly these keys (services/databases/*); add a key here when an adapter
  * learns one.
  */
 import type { DatabaseName } from './database';

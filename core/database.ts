@@ -1,6 +1,6 @@
 /**
  * A database adapter: how fragbench installs, forms, resizes and empties one database on a fleet.
- * One implementation per database in activities/databases/. Adapters keep what they started
+ * One implementation per database in services/databases/. Adapters keep what they started
  * (members, PIDs) in the fleet's state so that any later activity can stop it.
  */
 import type { InventoryNode } from './inventory';

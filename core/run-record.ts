@@ -1,5 +1,5 @@
 /**
- * What a scenario run leaves behind, as stored on disk by activities/results-store.ts:
+ * What a scenario run leaves behind, as stored on disk by services/results/results-store.ts:
  *   <resultsDir>/<runId>/run.json            RunRecord (no samples)
  *   <resultsDir>/<runId>/cells/<cellId>.json CellRecord (with its samples and events)
  *   <resultsDir>/<runId>/cells/<cellId>.parts/<phase>.<stream>.jsonl samples, telemetry and probes

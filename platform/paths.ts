@@ -15,6 +15,8 @@ export function stateRoot(): string {
 export const statePaths = {
   /** The local fleet's private directory; `fleet down` removes it. */
   fleet: () => join(stateRoot(), 'fleet'),
+  /** The inventory the local fleet writes on `up`: read by anyone who resolves a local FleetRef. */
+  fleetInventory: () => join(stateRoot(), 'fleet', 'inventory.json'),
   /** Outside the fleet directory, so it outlives `down` removing the directory it guards. */
   fleetLock: () => join(stateRoot(), 'fleet.lock'),
   runLease: () => join(stateRoot(), 'run-lease.json'),

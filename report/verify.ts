@@ -2,7 +2,7 @@
  * `fragbench results verify <run>`: reads a stored run, cell records and any streams still on
  * disk (a cell whose run died before recording it), and checks each phase (core/verify-run.ts).
  */
-import type { ResultsStore, PhaseStream } from '../activities/results-store';
+import type { ResultsStore, PhaseStream } from '../services/results/results-store';
 import type { RecordedEvent } from '../core/events';
 import type { Sample } from '../core/samples';
 import { checkPhase, problemsOf, type PhaseCheck } from '../core/verify-run';

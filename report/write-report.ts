@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ResultsStore, writeFileAtomic } from '../activities/results-store';
+import { ResultsStore, writeFileAtomic } from '../services/results/results-store';
 import { buildReport } from './build-report';
 import { chromiumUnavailable, withChromium } from './chromium';
 import { renderHtml } from './html';

@@ -7,9 +7,9 @@
 import { accessSync, constants, existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { loadTopology } from '../../core/load-topology';
-import { NetnsExec } from '../../activities/exec/transports';
-import { ping } from '../../activities/probes/ping';
-import { median } from '../../activities/probes/quantile';
+import { NetnsExec } from '../../services/exec/transports';
+import { ping } from '../../services/probes/ping';
+import { median } from '../../services/probes/quantile';
 import { FleetNetwork } from '../shaping/fleet-network';
 import { startWanEmulator } from './emulator';
 import { EMULATOR_BINARY, EmulatorClient } from './emulator-client';

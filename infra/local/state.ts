@@ -14,7 +14,7 @@ export const LOCK_FILE = statePaths.fleetLock();
 
 export const fleetPaths = {
   state: join(FLEET_DIR, 'state.json'),
-  inventory: join(FLEET_DIR, 'inventory.json'),
+  inventory: statePaths.fleetInventory(),
   shaping: join(FLEET_DIR, 'shaping.json'),
   emulatorConfig: join(FLEET_DIR, 'emulator.json'),
   emulatorSocket: join(FLEET_DIR, 'emulator.sock'),

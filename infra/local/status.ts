@@ -4,8 +4,9 @@ import { listNamespaces, markedNamespaces } from './namespaces';
 import { daemonRuns } from './processes';
 import { fleetPaths, readState } from './state';
 import { relayBytesPerPayloadByte } from './overlay-cost';
-import { FleetNetwork, isCutAnyWay, type NetworkSettings } from '../shaping/fleet-network';
-import { loadInventory } from '../../activities/inventory-loader';
+import { isCutAnyWay, type NetworkSettings } from '../../core/network';
+import { FleetNetwork } from '../shaping/fleet-network';
+import { loadInventory } from '../../services/inventory/inventory-loader';
 
 interface ProcessStatus {
   kind: string;

@@ -6,7 +6,7 @@
 import { createHash } from 'crypto';
 import * as pulumi from '@pulumi/pulumi';
 import { remote } from '@pulumi/command';
-import { shellQuote } from '../../activities/exec/transports';
+import { shellQuote } from '../../services/exec/transports';
 import { SSH_READY, retrySshLine, waitForSsh } from './ssh-ready';
 
 export interface SshHop {

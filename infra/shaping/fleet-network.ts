@@ -7,40 +7,15 @@
  */
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryLink } from '../../core/inventory';
+import { conditionsOf, type NetworkSettings } from '../../core/network';
 import { readJson, writePrivate } from '../../platform/files';
 import { statePaths } from '../../platform/paths';
 import { fleetPaths, readState } from '../local/state';
 import { relayBytesPerPayloadByte } from '../local/overlay-cost';
 import { EmulatorShaper } from './emulator-shaper';
 import type { LinkShaper } from './shaper';
-import {
-  DIRECTIONS,
-  referenceConditions,
-  scaledConditions,
-  withOverrides,
-  type Direction,
-  type DirectionOverride,
-  type LinkConditions,
-} from '../../core/link-conditions';
+import { DIRECTIONS, type Direction, type DirectionOverride, type LinkConditions } from '../../core/link-conditions';
 import { TcShaper } from './tc-shaper';
-
-export interface NetworkSettings {
-  latencyScale: number;
-  bandwidthScale: number;
-  /** Ids of the links that are cut both ways. */
-  cut: string[];
-  /** Links cut in one direction only: b still hears a, or a still hears b. */
-  oneWayCuts?: OneWayCut[];
-  /** Values network events set, per link and direction; they win over the scales until reset. */
-  overrides?: Record<string, Partial<Record<Direction, DirectionOverride>>>;
-  /** Links a partition cut (and no other cut had): what `heal` restores, exactly. */
-  partitioned?: string[];
-}
-
-export interface OneWayCut {
-  link: string;
-  direction: Direction;
-}
 
 /** One network event's change to one link: the values it sets, in one direction or both. */
 export interface ConditionChange {
@@ -63,16 +38,6 @@ export function shaperFor(inventory: Inventory): LinkShaper {
     return new EmulatorShaper(fleetPaths.emulatorSocket, { baseRttMs: state.baseRttMs ?? 0, relayBytesPerPayloadByte: relayBytesPerPayloadByte() });
   }
   return new TcShaper(inventory);
-}
-
-/** A link's conditions now: its reference under the scales, then what events set. */
-export function conditionsOf(link: InventoryLink, settings: NetworkSettings): LinkConditions {
-  return withOverrides(scaledConditions(referenceConditions(link), settings), settings.overrides?.[link.id]);
-}
-
-/** Whether a link carries nothing in at least one direction. */
-export function isCutAnyWay(settings: NetworkSettings, id: string): boolean {
-  return settings.cut.includes(id) || (settings.oneWayCuts ?? []).some((c) => c.link === id);
 }
 
 export class FleetNetwork {

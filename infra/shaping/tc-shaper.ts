@@ -5,7 +5,7 @@
  */
 import type { ExecResult, NodeExec } from '../../core/exec';
 import { findNode, type Inventory, type InventoryLink } from '../../core/inventory';
-import { execFor } from '../../activities/exec/transports';
+import { execFor } from '../../services/exec/transports';
 import { DIRECTIONS, type Direction, type DirectionConditions, type LinkConditions } from '../../core/link-conditions';
 import type { LinkShaper, ShapeItem } from './shaper';
 import {

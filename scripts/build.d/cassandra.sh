@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-POM=activities/databases/cassandra/pom.xml
+POM=services/databases/cassandra/pom.xml
 DEST=.cache/cassandra
 STAMP="$DEST/pom.sha256"
 

@@ -3,10 +3,10 @@
  * bridged LAN. One cluster for the whole file: form 3, join a 4th, decommission it, then the
  * removals Cassandra and the adapter refuse. Needs the jars of scripts/build.d/cassandra.sh.
  */
-import { execFor } from '../../activities/exec/transports';
-import { CassandraAdapter, KEYSPACE, TABLE } from '../../activities/databases/cassandra/cassandra';
-import { cqlArgv } from '../../activities/databases/cassandra/config';
-import { nodeDir } from '../../activities/databases/state';
+import { execFor } from '../../services/exec/transports';
+import { CassandraAdapter, KEYSPACE, TABLE } from '../../services/databases/cassandra/cassandra';
+import { cqlArgv } from '../../services/databases/cassandra/config';
+import { nodeDir } from '../../services/databases/state';
 import type { ResizeTiming } from '../../activities/contracts';
 import { waitFor } from '../../platform/wait';
 import { adapterOnLan, crashMember } from '../support/lan-fleet';

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
 import { waitFor } from '../../platform/wait';
-import { execFor } from '../../activities/exec/transports';
-import { RedisClusterAdapter } from '../../activities/databases/redis/redis-cluster';
-import { isMaster, parseClusterNodes } from '../../activities/databases/redis/cluster-nodes';
+import { execFor } from '../../services/exec/transports';
+import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluster';
+import { isMaster, parseClusterNodes } from '../../services/databases/redis/cluster-nodes';
 import type { ResizeTiming } from '../../activities/contracts';
 import { adapterOnLan, crashMember } from '../support/lan-fleet';
 

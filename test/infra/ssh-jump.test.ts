@@ -3,7 +3,7 @@
  * ssh options as the hop to the node (`-J` would drop them), read back with `ssh -G`.
  */
 import { execFileSync } from 'child_process';
-import { SshExec } from '../../activities/exec/transports';
+import { SshExec } from '../../services/exec/transports';
 
 const target = { transport: 'ssh' as const, host: '10.10.1.21', user: 'ubuntu', jump: { host: '198.51.100.1', user: 'ubuntu', port: 2222 } };
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
-import { NetnsExec } from '../../activities/exec/transports';
+import { NetnsExec } from '../../services/exec/transports';
 import { deleteNamespaces, disableForwarding } from '../../infra/local/namespaces';
 import { processArgv, stopPids } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';

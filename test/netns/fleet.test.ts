@@ -19,11 +19,11 @@ import {
   readTraffic,
   resetNetwork,
   restoreLink,
-} from '../../activities/network';
-import { NetnsExec } from '../../activities/exec/transports';
+} from '../../services/network/network-operations';
+import { NetnsExec } from '../../services/exec/transports';
 import { runHost } from '../../platform/command';
-import { ping } from '../../activities/probes/ping';
-import { median } from '../../activities/probes/quantile';
+import { ping } from '../../services/probes/ping';
+import { median } from '../../services/probes/quantile';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { fleetStatus } from '../../infra/local/status';
 import { listNamespaces, markedNamespaces } from '../../infra/local/namespaces';

@@ -16,10 +16,10 @@ import {
   partitionLinks,
   rampLinkConditions,
   restoreLink,
-} from '../../activities/network';
-import { loadInventory } from '../../activities/inventory-loader';
-import { oneWay } from '../../activities/probes/one-way';
-import { median } from '../../activities/probes/quantile';
+} from '../../services/network/network-operations';
+import { loadInventory } from '../../services/inventory/inventory-loader';
+import { oneWay } from '../../services/probes/one-way';
+import { median } from '../../services/probes/quantile';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { EmulatorClient } from '../../infra/local/emulator-client';
 import { fleetPaths } from '../../infra/local/state';

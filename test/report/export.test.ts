@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../activities/results-store';
+import { ResultsStore } from '../../services/results/results-store';
 import { EVENT_COLUMNS, SAMPLE_COLUMNS, eventsCsv, runJson, samplesCsv } from '../../report/export';
 import { cell, phase, recorded, runRecord, second } from './builders';
 

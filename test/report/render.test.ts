@@ -8,7 +8,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../activities/results-store';
+import { ResultsStore } from '../../services/results/results-store';
 import { launchChromium, type Chromium } from '../../report/chromium';
 import { writeReport } from '../../report/write-report';
 import { EVENT_STYLE } from '../../report/figures/figure';

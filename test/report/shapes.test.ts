@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../activities/results-store';
+import { ResultsStore } from '../../services/results/results-store';
 import type { CellRecord } from '../../core/run-record';
 import { buildReport } from '../../report/build-report';
 import { launchChromium, type Chromium } from '../../report/chromium';

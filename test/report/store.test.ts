@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../core/errors';
 import type { CellRecord, RunRecord } from '../../core/run-record';
-import { ResultsStore, checkPathSegment, writeFileAtomic } from '../../activities/results-store';
+import { ResultsStore, checkPathSegment, writeFileAtomic } from '../../services/results/results-store';
 import { createResultsActivities } from '../../activities/results';
 import { cell, okSeries, phase, runRecord, T0 } from './builders';
 

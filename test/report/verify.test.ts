@@ -2,7 +2,7 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../activities/results-store';
+import { ResultsStore } from '../../services/results/results-store';
 import { formatVerification, verifyStoredRun } from '../../report/verify';
 import { cell, okSeries, phase, recorded, runRecord } from './builders';
 

@@ -4,7 +4,7 @@
  *   node -r tsx/cjs test/support/resize-in-child.ts <inventory.json> <database> add|remove <node>
  */
 import { readFileSync } from 'node:fs';
-import { adapterFor } from '../../activities/databases/registry';
+import { adapterFor } from '../../services/databases/registry';
 import type { DatabaseName } from '../../activities/contracts';
 import { findNode } from '../../core/inventory';
 import { validateInventory } from '../../core/validate-inventory';

@@ -2,9 +2,9 @@
  * MongoDB adapter at the command level: MongoDB cannot run here, so a recorder plays the VMs and
  * a small replica-set model answers mongosh the way rs.status() / db.hello() / rs.add() do.
  */
-import { MongoReplicaSetAdapter } from '../../activities/databases/mongodb';
-import { SUDO_DETACH } from '../../activities/databases/node-shell';
-import { nodeDir } from '../../activities/databases/state';
+import { MongoReplicaSetAdapter } from '../../services/databases/mongodb';
+import { SUDO_DETACH } from '../../services/databases/node-shell';
+import { nodeDir } from '../../services/databases/state';
 import type { ExecResult } from '../../core/exec';
 import type { Inventory } from '../../core/inventory';
 import { CommandRecorder, scratchStateDir, vmNode } from '../support/recording-exec';

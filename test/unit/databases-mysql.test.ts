@@ -3,9 +3,9 @@
  * VMs and a small model of the cluster answers ndb_mgm, ndb_waiter and mysql the way their
  * documented output reads. Data nodes n1..n6 have NDB node ids 2..7; replication 2.
  */
-import { MysqlClusterAdapter, usertableDdl } from '../../activities/databases/mysql/mysql-cluster';
-import { SUDO_DETACH } from '../../activities/databases/node-shell';
-import { nodeDir } from '../../activities/databases/state';
+import { MysqlClusterAdapter, usertableDdl } from '../../services/databases/mysql/mysql-cluster';
+import { SUDO_DETACH } from '../../services/databases/node-shell';
+import { nodeDir } from '../../services/databases/state';
 import type { ExecResult } from '../../core/exec';
 import type { Inventory } from '../../core/inventory';
 import { CommandRecorder, scratchStateDir, vmNode } from '../support/recording-exec';

@@ -1,43 +1,135 @@
 /**
- * The house plan's first rules, checked on the source: `core/` (domain types, schemas, plans)
- * imports nothing from outside `core/` (besides packages), so every other layer can depend on it
- * and it on none of them; `platform/` (processes, files, paths, waits) imports only itself, core
- * and node's built-ins, so infra, services and activities can all share it. Import cycles across
- * the tree are checked by `npm run check:imports`.
+ * The house plan (docs/architecture.md, "Layers"), checked on the source: each layer names the
+ * layers its files may import, and every relative import of every file under it must land in one
+ * of them. Import cycles across the tree are checked by `npm run check:imports`.
+ *
+ *   core        only core (and the published JSON schemas, which are data)
+ *   platform    platform, core, and of packages only node's built-ins
+ *   services    services, platform, core; never the Temporal activity context or workflow API.
+ *               The fleet-driving services (FLEET_DRIVING) may also import infra; infra may
+ *               import every other service, so the two never meet in a cycle.
+ *   infra       infra, services (not the fleet-driving ones), platform, core
+ *   report      report, services, core, platform (a reader of results: the results activities call it)
+ *   activities  everything below it; never workflows or the entry points
+ *   workflows   workflows and core; activities only as types (`import type`)
+ *   cli, bench  anything below activities, the worker and the workflows they start; activities
+ *               only as types (they call the services); bench may also drive the CLI's pieces
+ *   worker      anything but cli and bench: it registers the activities and bundles the workflows
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const CORE = path.resolve(__dirname, '../../core');
-const PLATFORM = path.resolve(__dirname, '../../platform');
+const ROOT = path.resolve(__dirname, '../..');
 
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:import|export)[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1] ?? m[2]);
+type Layer = 'core' | 'platform' | 'services' | 'infra' | 'report' | 'activities' | 'workflows' | 'cli' | 'bench' | 'worker';
+
+/** Services that drive a running fleet through infra (shaping, bringing it up, healing its daemons). */
+const FLEET_DRIVING = ['services/network', 'services/fleet', 'services/monitor', 'services/telemetry'];
+
+const BELOW_ACTIVITIES: Layer[] = ['core', 'platform', 'services', 'infra', 'report'];
+const ALLOWED: Record<Layer, Layer[]> = {
+  core: ['core'],
+  platform: ['platform', 'core'],
+  services: ['services', 'platform', 'core'],
+  infra: ['infra', 'services', 'platform', 'core'],
+  report: ['report', 'services', 'platform', 'core'],
+  activities: ['activities', ...BELOW_ACTIVITIES],
+  workflows: ['workflows', 'core'],
+  cli: ['cli', 'worker', 'workflows', ...BELOW_ACTIVITIES],
+  bench: ['bench', 'cli', 'worker', 'workflows', ...BELOW_ACTIVITIES],
+  worker: ['worker', 'activities', 'workflows', ...BELOW_ACTIVITIES],
+};
+/** Layers that may see the activities' types (their contracts, a heartbeat's shape) but not run them. */
+const ACTIVITY_TYPES_ONLY: Layer[] = ['workflows', 'cli', 'bench'];
+/** Packages a layer may not import: Temporal's activity context and workflow API stay in their layers. */
+const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
+  services: /^@temporalio\/(activity|workflow)$/,
+  infra: /^@temporalio\//,
+};
+
+interface Import {
+  spec: string;
+  typeOnly: boolean;
 }
 
-// The JSON schemas published for editors beside the scenario and topology files are data, not a
-// layer: core reads them.
-const isData = (spec: string) => spec.endsWith('.schema.json');
+function importsIn(text: string): Import[] {
+  const statements = [...text.matchAll(/(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'/g)].map((m) => ({ spec: m[3], typeOnly: Boolean(m[2]) }));
+  const dynamic = [...text.matchAll(/(?:import|require)\(\s*'([^']+)'\s*\)/g)].map((m) => ({ spec: m[1], typeOnly: false }));
+  return [...statements, ...dynamic];
+}
 
-test('core imports only core (and packages, and the published JSON schemas)', () => {
-  const outside = readdirSync(CORE)
-    .filter((f) => f.endsWith('.ts'))
-    .flatMap((f) => importsOf(path.join(CORE, f)).filter((spec) => spec.startsWith('.') && !isData(spec) && !path.resolve(CORE, spec).startsWith(`${CORE}${path.sep}`)).map((spec) => `${f} -> ${spec}`));
-  expect(outside).toEqual([]);
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** The layer a repository path belongs to (its top folder), or undefined outside the layers (packages, data). */
+function layerOf(relative: string): Layer | undefined {
+  const top = relative.split('/')[0];
+  return top in ALLOWED ? (top as Layer) : undefined;
+}
+
+const fleetDriving = (relative: string) => FLEET_DRIVING.some((dir) => relative.startsWith(`${dir}/`));
+
+/** Why `from` may not import `spec`, or undefined when it may. */
+function violation(from: string, { spec, typeOnly }: Import): string | undefined {
+  const layer = layerOf(from)!;
+  if (!spec.startsWith('.')) {
+    if (layer === 'platform' && !spec.startsWith('node:')) return 'platform imports only node built-ins of packages';
+    return FORBIDDEN_PACKAGES[layer]?.test(spec) ? `${layer} may not import ${spec}` : undefined;
+  }
+  if (spec.endsWith('.schema.json')) return undefined;
+  const target = path.relative(ROOT, path.resolve(ROOT, path.dirname(from), spec)).split(path.sep).join('/');
+  const to = layerOf(target);
+  if (to === undefined || to === layer) return undefined;
+  if (to === 'activities' && typeOnly && ACTIVITY_TYPES_ONLY.includes(layer)) return undefined;
+  if (layer === 'services' && to === 'infra') return fleetDriving(from) ? undefined : `only the fleet-driving services (${FLEET_DRIVING.join(', ')}) import infra`;
+  if (layer === 'infra' && fleetDriving(target)) return 'infra may not import a fleet-driving service (it imports infra)';
+  return ALLOWED[layer].includes(to) ? undefined : `${layer} may not import ${to}${ACTIVITY_TYPES_ONLY.includes(layer) && to === 'activities' ? ' (only `import type`)' : ''}`;
+}
+
+function violationsOf(layer: Layer): string[] {
+  return filesUnder(path.join(ROOT, layer)).flatMap((file) => {
+    const from = path.relative(ROOT, file).split(path.sep).join('/');
+    return importsIn(readFileSync(file, 'utf8')).flatMap((imp) => {
+      const why = violation(from, imp);
+      return why ? [`${from} -> ${imp.spec}: ${why}`] : [];
+    });
+  });
+}
+
+test.each(Object.keys(ALLOWED) as Layer[])('%s imports only what its layer may', (layer) => {
+  expect(violationsOf(layer)).toEqual([]);
 });
 
-test('the check sees an import that leaves core', () => {
-  // The pattern the test relies on, tried on a line that breaks the rule.
-  const line = "import type { X } from '../activities/contracts';";
-  expect([...line.matchAll(/(?:import|export)[^'";]*?from\s+'([^']+)'/g)].map((m) => m[1])).toEqual(['../activities/contracts']);
-});
+describe('the check itself', () => {
+  const check = (from: string, line: string) => importsIn(line).map((imp) => violation(from, imp));
 
-test('platform imports only platform, core and node built-ins', () => {
-  const inside = (spec: string) => [PLATFORM, CORE].some((dir) => path.resolve(PLATFORM, spec).startsWith(`${dir}${path.sep}`));
-  const allowed = (spec: string) => spec.startsWith('node:') || (spec.startsWith('.') && inside(spec));
-  const outside = readdirSync(PLATFORM)
-    .filter((f) => f.endsWith('.ts'))
-    .flatMap((f) => importsOf(path.join(PLATFORM, f)).filter((spec) => !allowed(spec)).map((spec) => `${f} -> ${spec}`));
-  expect(outside).toEqual([]);
+  test('sees an import that leaves core, across lines and in a subfolder', () => {
+    expect(check('core/event-kinds/x.ts', "import {\n  a,\n} from '../../activities/contracts';")).toEqual(['core may not import activities']);
+  });
+
+  test('lets workflows and the CLI see activity types, not activity code', () => {
+    expect(check('workflows/x.ts', "import type { A } from '../activities/contracts';")).toEqual([undefined]);
+    expect(check('workflows/x.ts', "import { a } from '../activities/contracts';")).toEqual(['workflows may not import activities (only `import type`)']);
+    expect(check('cli/x.ts', "import { acquireFleet } from '../activities/fleet-lease';")).toEqual(['cli may not import activities (only `import type`)']);
+    expect(check('workflows/x.ts', "import { x } from '../services/ycsb/command';")).toEqual(['workflows may not import services']);
+  });
+
+  test('keeps infra and the fleet-driving services apart', () => {
+    expect(check('infra/local/x.ts', "import { a } from '../../services/exec/transports';")).toEqual([undefined]);
+    expect(check('infra/local/x.ts', "import { a } from '../../services/network/network-operations';")).toEqual(['infra may not import a fleet-driving service (it imports infra)']);
+    expect(check('services/network/x.ts', "import { a } from '../../infra/shaping/fleet-network';")).toEqual([undefined]);
+    expect(check('services/ycsb/x.ts', "import { a } from '../../infra/local/state';")).toEqual([expect.stringMatching(/^only the fleet-driving services/)]);
+    expect(check('infra/local/x.ts', "import { a } from '../../activities/network';")).toEqual(['infra may not import activities']);
+  });
+
+  test('keeps Temporal out of services and platform', () => {
+    expect(check('services/x/y.ts', "import { Context } from '@temporalio/activity';")).toEqual(['services may not import @temporalio/activity']);
+    expect(check('platform/x.ts', "import { a } from 'yaml';")).toEqual(['platform imports only node built-ins of packages']);
+    expect(check('platform/x.ts', "import { a } from 'node:fs';")).toEqual([undefined]);
+  });
 });

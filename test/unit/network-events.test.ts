@@ -3,7 +3,7 @@
  * partition, heal and flap events at every grain. Validation names the field and the fix; plans
  * say what each event touches; the pure parts (selection, ramp fractions, scaled conditions) hold.
  */
-import { topologyView } from '../../activities/scenario-fleet';
+import { topologyView } from '../../services/scenario/scenario-fleet';
 import { planScenario, type ResolvedFleet } from '../../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
 import { validateTopology } from '../../core/validate-topology';

@@ -1,5 +1,5 @@
 /**
- * A phase's client resuming from what the store holds (activities/ycsb/phase-client.ts), with a
+ * A phase's client resuming from what the store holds (services/ycsb/phase-client.ts), with a
  * real results store on disk and a stand-in for the YCSB process (the real one runs in the db
  * tests): every second stored as it arrives, a retried attempt continues where the store ends
  * with the time, operations and key space left, and says so with a restart event.
@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../activities/results-store';
-import { runPhaseClient, type PhaseClientInput } from '../../activities/ycsb/phase-client';
+import { ResultsStore } from '../../services/results/results-store';
+import { runPhaseClient, type PhaseClientInput } from '../../services/ycsb/phase-client';
 import { YCSB_DEFAULTS } from '../../core/scenario';
 import { totalsFromSamples, type Sample } from '../../core/samples';
 import type { YcsbSettings } from '../../activities/contracts';

@@ -3,7 +3,7 @@
  * read-modify-writes once), totals of a client that ran in parts, totals made from samples.
  */
 import { readRecordedRun } from './fixtures/ycsb/read';
-import { buildSeries } from '../../activities/ycsb/series';
+import { buildSeries } from '../../services/ycsb/series';
 import { addTotals, latestPerSecond, sumOps, totalsFromSamples, ycsbOperations } from '../../core/samples';
 
 describe('operations as YCSB counts them', () => {

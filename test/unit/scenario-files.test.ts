@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { topologyView } from '../../activities/scenario-fleet';
+import { topologyView } from '../../services/scenario/scenario-fleet';
 import { linkId } from '../../core/inventory';
 import { loadTopology } from '../../core/load-topology';
 import type { FleetSpec, RunPlan } from '../../core/scenario';

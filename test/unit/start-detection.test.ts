@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ExecOptions, ExecResult, NodeExec } from '../../core/exec';
 import { runHost } from '../../platform/command';
 import { spawnDetached } from '../../platform/process';
-import { NodeShell, startServer } from '../../activities/databases/node-shell';
+import { NodeShell, startServer } from '../../services/databases/node-shell';
 
 /** This host as a node: the commands run for real, only without a namespace around them. */
 class HostExec implements NodeExec {

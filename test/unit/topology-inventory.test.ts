@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadInventory } from '../../activities/inventory-loader';
+import { loadInventory } from '../../services/inventory/inventory-loader';
 import { loadTopology } from '../../core/load-topology';
 import { localInventory } from '../../infra/local/inventory';
 import { planFleet } from '../../infra/local/plan';

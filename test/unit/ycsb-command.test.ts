@@ -1,4 +1,4 @@
-import { validateYcsbSettings, ycsbArgv } from '../../activities/ycsb/command';
+import { validateYcsbSettings, ycsbArgv } from '../../services/ycsb/command';
 import type { YcsbSettings } from '../../activities/contracts';
 import { InputError, InputErrors } from '../../core/errors';
 

@@ -1,5 +1,5 @@
-import { measurementOp, parseYcsbLine } from '../../activities/ycsb/output';
-import { parseSummaryMetrics } from '../../activities/ycsb/summary';
+import { measurementOp, parseYcsbLine } from '../../services/ycsb/output';
+import { parseSummaryMetrics } from '../../services/ycsb/summary';
 import { FIXTURES, readRecordedRun } from './fixtures/ycsb/read';
 
 describe('YCSB status lines', () => {

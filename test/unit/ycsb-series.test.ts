@@ -1,5 +1,5 @@
-import { apportion, buildSeries, latestSample, type ReceivedStatus } from '../../activities/ycsb/series';
-import type { IntervalLine, StatusLine } from '../../activities/ycsb/output';
+import { apportion, buildSeries, latestSample, type ReceivedStatus } from '../../services/ycsb/series';
+import type { IntervalLine, StatusLine } from '../../services/ycsb/output';
 import type { OpType, RunTotals, Sample } from '../../core/samples';
 import { FIXTURES, readRecordedRun } from './fixtures/ycsb/read';
 

@@ -3,7 +3,7 @@
  * to `sudo sh -s` on standard input, so file contents (private keys among them) never appear in
  * a command line, a process list or a Pulumi diff of the command.
  */
-import { shellQuote } from '../../../activities/exec/transports';
+import { shellQuote } from '../../../services/exec/transports';
 
 export interface FileSpec {
   content: string;

@@ -1,8 +1,7 @@
 /** The one place that maps a database name to its adapter. */
-import type { DatabaseAdapter } from '../../core/database';
+import type { DatabaseAdapter, DatabaseName } from '../../core/database';
 import { InputError } from '../../core/errors';
 import type { Inventory } from '../../core/inventory';
-import type { DatabaseName } from '../contracts';
 import { CassandraAdapter } from './cassandra/cassandra';
 import { MongoReplicaSetAdapter } from './mongodb';
 import { MysqlClusterAdapter } from './mysql/mysql-cluster';

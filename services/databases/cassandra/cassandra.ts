@@ -12,11 +12,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DatabaseAdapter, YcsbBinding } from '../../../core/database';
+import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../../core/database';
 import { InputError } from '../../../core/errors';
 import { CommandError } from '../../../core/exec';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
-import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
 import { sleep, waitFor } from '../../../platform/wait';
 import { defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';

@@ -10,7 +10,7 @@ import { latestPerSecond, totalsFromSamples, ycsbOperations, type RunTotals, typ
 import type { PhaseClientInput, PhaseClientResult, YcsbSettings } from '../../core/ycsb';
 
 export type { PhaseClientInput, PhaseClientResult, SampleSink } from '../../core/ycsb';
-import type { ResultsStore } from '../results-store';
+import type { ResultsStore } from '../results/results-store';
 import type { YcsbRunOptions } from './runner';
 
 

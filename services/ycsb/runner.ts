@@ -6,7 +6,7 @@ import type { ExecTarget } from '../../core/inventory';
 import type { YcsbBinding } from '../../core/database';
 import type { RunSeries, Sample } from '../../core/samples';
 import { tail } from '../../core/exec';
-import type { YcsbSettings } from '../contracts';
+import type { YcsbSettings } from '../../core/ycsb';
 import { execFor } from '../exec/transports';
 import { ycsbArgv, ycsbHome, validateYcsbSettings, type YcsbPhase } from './command';
 import { parseYcsbLine } from './output';

@@ -5,18 +5,18 @@
  * topology stands in for the inventory the fleet would have.
  */
 import path from 'node:path';
-import { InputError } from '../core/errors';
-import type { FleetRef } from '../core/fleet-ref';
-import type { Inventory } from '../core/inventory';
-import { linkId } from '../core/inventory';
-import { loadInventory } from './inventory-loader';
-import { loadTopology } from '../core/load-topology';
-import type { FleetSpec } from '../core/scenario';
-import type { FleetView, ResolvedFleet } from '../core/scenario-plan';
-import { clientOf, linkConditionsOf, linkType, type Topology } from '../core/topology';
+import { InputError } from '../../core/errors';
+import type { FleetRef } from '../../core/fleet-ref';
+import type { Inventory } from '../../core/inventory';
+import { linkId } from '../../core/inventory';
+import { loadInventory } from '../inventory/inventory-loader';
+import { loadTopology } from '../../core/load-topology';
+import type { FleetSpec } from '../../core/scenario';
+import type { FleetView, ResolvedFleet } from '../../core/scenario-plan';
+import { clientOf, linkConditionsOf, linkType, type Topology } from '../../core/topology';
 
 /** Paths in scenarios are relative to the project root, wherever the CLI or worker runs. */
-export const PROJECT_ROOT = path.resolve(__dirname, '..');
+export const PROJECT_ROOT = path.resolve(__dirname, '../..');
 
 export function projectPath(p: string): string {
   return path.resolve(PROJECT_ROOT, p);

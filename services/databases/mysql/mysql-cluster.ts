@@ -14,10 +14,9 @@
  * Runs on Ubuntu VMs, installed from MySQL's apt repository (no package on this machine's registries).
  */
 import { join } from 'node:path';
-import type { DatabaseAdapter, YcsbBinding } from '../../../core/database';
+import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../../core/database';
 import { InputError } from '../../../core/errors';
 import { dataNodes, type Inventory, type InventoryNode } from '../../../core/inventory';
-import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
 import { waitFor } from '../../../platform/wait';
 import { defaultExecProvider, startFailure, startServer, type ExecProvider, type NodeShell, type ProcessMarker } from '../node-shell';

@@ -7,9 +7,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { InputError } from '../core/errors';
-import type { CellRecord, RunRecord } from '../core/run-record';
-import { latestPerSecond, type Sample } from '../core/samples';
+import { InputError } from '../../core/errors';
+import type { CellRecord, RunRecord } from '../../core/run-record';
+import { latestPerSecond, type Sample } from '../../core/samples';
 
 /** What a phase streams while it runs: load samples, host telemetry, in-run RTT probes. */
 export type PhaseStream = 'samples' | 'telemetry' | 'probes' | 'faults';

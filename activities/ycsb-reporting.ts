@@ -9,9 +9,9 @@ export function activityAttempt(): number {
  * Outside an activity (benchmarks, the CLI) it simply runs.
  */
 import { asyncLocalStorage } from '@temporalio/activity';
-import type { RunSeries, Sample } from '../../core/samples';
-import type { YcsbPhase } from './command';
-import { runYcsb, type YcsbRunOptions } from './runner';
+import type { RunSeries, Sample } from '../core/samples';
+import type { YcsbPhase } from '../services/ycsb/command';
+import { runYcsb, type YcsbRunOptions } from '../services/ycsb/runner';
 
 const HEARTBEAT_MS = 1_000;
 

@@ -8,10 +8,9 @@
  * The primary is never removed (step it down first); removing it is refused.
  */
 import { join } from 'node:path';
-import type { DatabaseAdapter, YcsbBinding } from '../../core/database';
+import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../core/database';
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
-import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../contracts';
 import { ClusterAdapter, type Member } from './cluster-adapter';
 import { waitFor } from '../../platform/wait';
 import { defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from './node-shell';

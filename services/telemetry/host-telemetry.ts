@@ -5,12 +5,12 @@
  * fleet also reads bytes per link from the emulator. On a VM fleet this samples the host running
  * the worker only.
  */
-import type { Inventory } from '../core/inventory';
-import type { ProcessClassifier, TelemetrySample } from '../core/telemetry';
-import { readState } from '../infra/local/state';
-import { classifyByProgram } from '../services/telemetry/classify';
-import { localFleetClassifier, localTelemetryOptions } from '../services/telemetry/local-fleet';
-import { TelemetrySampler } from '../services/telemetry/sampler';
+import type { Inventory } from '../../core/inventory';
+import type { ProcessClassifier, TelemetrySample } from '../../core/telemetry';
+import { readState } from '../../infra/local/state';
+import { classifyByProgram } from './classify';
+import { localFleetClassifier, localTelemetryOptions } from './local-fleet';
+import { TelemetrySampler } from './sampler';
 
 function inventoryClassifier(inventory: Inventory, fallback: ProcessClassifier): ProcessClassifier {
   const byNamespace = new Map(inventory.nodes.flatMap((n) => (n.exec.transport === 'netns' ? [[n.exec.namespace, n] as const] : [])));

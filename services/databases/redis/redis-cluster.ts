@@ -10,10 +10,9 @@
  * reshard left half-moved are settled with `--cluster fix`, and the rebalance runs again.
  */
 import { join } from 'node:path';
-import type { DatabaseAdapter, YcsbBinding } from '../../../core/database';
+import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../../core/database';
 import { InputError } from '../../../core/errors';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
-import type { ClusterInfo, ClusterSettings, ResizeTiming } from '../../contracts';
 import { ClusterAdapter, type Member } from '../cluster-adapter';
 import { sleep, waitFor } from '../../../platform/wait';
 import { defaultExecProvider, NodeShell, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';

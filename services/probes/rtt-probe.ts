@@ -7,7 +7,7 @@
  * traffic is negligible next to the workload's.
  */
 import type { Inventory, InventoryLink } from '../../core/inventory';
-import { conditionsOf, isCutAnyWay, type NetworkSettings } from '../../infra/shaping/fleet-network';
+import { conditionsOf, isCutAnyWay, type NetworkSettings } from '../../core/network';
 import { roundTripMs } from '../../core/link-conditions';
 
 export type { RttProbe } from '../../core/verdict';

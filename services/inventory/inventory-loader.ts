@@ -3,15 +3,15 @@
  * file, or a Pulumi stack's `inventory` output.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { InputError } from '../core/errors';
-import type { FleetRef } from '../core/fleet-ref';
-import type { Inventory } from '../core/inventory';
-import { validateInventory } from '../core/validate-inventory';
-import { runHost } from '../platform/command';
-import { CommandError } from '../core/exec';
-import { fleetPaths } from '../infra/local/state';
+import { InputError } from '../../core/errors';
+import type { FleetRef } from '../../core/fleet-ref';
+import type { Inventory } from '../../core/inventory';
+import { validateInventory } from '../../core/validate-inventory';
+import { runHost } from '../../platform/command';
+import { CommandError } from '../../core/exec';
+import { statePaths } from '../../platform/paths';
 
-const LOCAL_INVENTORY = fleetPaths.inventory;
+const LOCAL_INVENTORY = statePaths.fleetInventory();
 
 export async function loadInventory(fleet: FleetRef): Promise<Inventory> {
   switch (fleet.kind) {

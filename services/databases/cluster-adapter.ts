@@ -4,7 +4,7 @@
  */
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
-import type { ClusterInfo, DatabaseName } from '../contracts';
+import type { ClusterInfo, DatabaseName } from '../../core/database';
 import { NodeShell, type ExecProvider, type ProcessMarker } from './node-shell';
 import { nodeDir, StateFile } from './state';
 

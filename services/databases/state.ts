@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJson, writeJsonAtomic } from '../../platform/files';
 import { statePaths } from '../../platform/paths';
-import type { DatabaseName } from '../contracts';
+import type { DatabaseName } from '../../core/database';
 
 /** Read at each call: tests point FRAGBENCH_DB_STATE_DIR elsewhere between cases. */
 export function databaseDir(fleet: string, database: DatabaseName): string {

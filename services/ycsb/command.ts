@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { ExecTarget } from '../../core/inventory';
 import type { YcsbBinding } from '../../core/database';
-import type { YcsbSettings, Workload } from '../contracts';
+import type { YcsbSettings, Workload } from '../../core/ycsb';
 import { InputError, throwIfAny } from '../../core/errors';
 
 export type YcsbPhase = 'load' | 'run';
