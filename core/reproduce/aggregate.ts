@@ -11,6 +11,8 @@ export interface AggregatedFigure extends Pick<Figure, 'database' | 'cell' | 'ph
   measured: number;
   /** Across the `ok` repetitions; absent when none was `ok`. */
   estimate?: Estimate;
+  /** Across the flagged repetitions, where none was `ok`: shown for reading, never used. */
+  flaggedEstimate?: Estimate;
   /** Each repetition not `ok`: its verdict and why. */
   flagged: { repetition: number; verdict: FigureVerdict; why?: string }[];
   /** Median host busy share of each repetition, %. */
@@ -19,14 +21,15 @@ export interface AggregatedFigure extends Pick<Figure, 'database' | 'cell' | 'ph
 
 /** `perRepetition[i]` holds the figures of repetition i + 1. */
 export function aggregate(perRepetition: Figure[][]): AggregatedFigure[] {
-  const byKey = new Map<string, { first: Figure; ok: number[]; flagged: AggregatedFigure['flagged']; measured: number; busy: number[] }>();
+  const byKey = new Map<string, { first: Figure; ok: number[]; notOk: number[]; flagged: AggregatedFigure['flagged']; measured: number; busy: number[] }>();
   perRepetition.forEach((figures, i) => {
     for (const f of figures) {
       const key = figureKey(f);
-      const entry = byKey.get(key) ?? { first: f, ok: [], flagged: [], measured: 0, busy: [] };
+      const entry = byKey.get(key) ?? { first: f, ok: [], notOk: [], flagged: [], measured: 0, busy: [] };
       entry.measured++;
       if (f.verdict === 'ok') entry.ok.push(f.value);
-      else entry.flagged.push({ repetition: i + 1, verdict: f.verdict, ...(f.why ? { why: f.why } : {}) });
+      else entry.notOk.push(f.value);
+      if (f.verdict !== 'ok') entry.flagged.push({ repetition: i + 1, verdict: f.verdict, ...(f.why ? { why: f.why } : {}) });
       if (f.hostBusyMedianPercent !== undefined) entry.busy.push(f.hostBusyMedianPercent);
       byKey.set(key, entry);
     }
@@ -39,7 +42,7 @@ export function aggregate(perRepetition: Figure[][]): AggregatedFigure[] {
     measure: e.first.measure,
     unit: e.first.unit,
     measured: e.measured,
-    ...(e.ok.length > 0 ? { estimate: estimate(e.ok) } : {}),
+    ...(e.ok.length > 0 ? { estimate: estimate(e.ok) } : { flaggedEstimate: estimate(e.notOk) }),
     flagged: e.flagged,
     hostBusyMedianPercent: e.busy,
   }));

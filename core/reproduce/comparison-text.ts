@@ -24,7 +24,8 @@ export function latencyTable(c: LatencyComparison): string {
     '| entry | published | ours (median, 95 % CI) | agrees? | published in our CI? |',
     '|---|---|---|---|---|',
   ];
-  for (const r of c.ratios) lines.push(`| ${r.entry} | ${r.published} | ${r.ours ? formatEstimate(r.ours) : r.note} | ${r.ours ? yesNo(r.agrees) : '–'} | ${r.ours ? yesNo(r.publishedInsideInterval) : '–'} |`);
+  const noFigure = (r: LatencyComparison['ratios'][number]) => `${r.note}${r.flagged ? `; flagged figures give ${formatEstimate(r.flagged)}` : ''}`;
+  for (const r of c.ratios) lines.push(`| ${r.entry} | ${r.published} | ${r.ours ? formatEstimate(r.ours) : noFigure(r)} | ${r.ours ? yesNo(r.agrees) : '–'} | ${r.ours ? yesNo(r.publishedInsideInterval) : '–'} |`);
   for (const db of c.notRunnable) lines.push(`| ${db}, every workload | (published set) | not runnable on this host | – | – |`);
   lines.push('', '| ordering (published) | holds here? | held in | our figures |', '|---|---|---|---|');
   for (const o of c.orderings) lines.push(`| ${o.entry} | ${o.holds === undefined ? '–' : o.holds ? 'holds' : 'does not hold'} | ${o.judgedIn > 0 ? `${o.heldIn} of ${o.judgedIn}` : '–'} | ${o.shows} |`);
@@ -34,7 +35,7 @@ export function latencyTable(c: LatencyComparison): string {
 export function figuresTable(figures: AggregatedFigure[]): string {
   const lines = ['| figure | ours (median, 95 % CI) | verdicts | host busy (median per run) |', '|---|---|---|---|'];
   for (const f of figures) {
-    const ours = f.estimate ? `${formatEstimate(f.estimate)} ${f.unit}` : notReproducible(f.flagged);
+    const ours = f.estimate ? `${formatEstimate(f.estimate)} ${f.unit}` : `${notReproducible(f.flagged)}; flagged: ${formatEstimate(f.flaggedEstimate!)} ${f.unit}`;
     const ok = f.measured - f.flagged.length;
     const verdicts = `${ok} of ${f.measured} ok${f.flagged.length ? `; ${f.flagged.map((x) => `r${x.repetition} ${x.verdict}`).join(', ')}` : ''}`;
     const busy = f.hostBusyMedianPercent.length ? f.hostBusyMedianPercent.map((b) => `${b.toFixed(0)} %`).join(', ') : '–';

@@ -31,6 +31,8 @@ export interface RatioRow {
   publishedInsideInterval?: boolean;
   /** Why there is no figure: not run here, not runnable, not reproducible. */
   note?: string;
+  /** Where no repetition was `ok`: the same ratio from the flagged figures, for reading only. */
+  flagged?: Estimate;
 }
 
 export interface OrderingRow {
@@ -52,9 +54,10 @@ export interface LatencyComparison {
 /** One repetition's throughput T(database, workload, scale), or why there is none. */
 type Lookup = (database: string, workload: Workload, scale: number) => number | undefined;
 
-function repetitionLookup(figures: Figure[]): Lookup {
+/** `okOnly: false` reads flagged figures too: shown beside "not reproducible here", never as ours. */
+function repetitionLookup(figures: Figure[], okOnly = true): Lookup {
   return (database, workload, scale) =>
-    figures.find((f) => f.database === database && f.phase === epochLabel(workload, scale) && f.measure === 'throughput' && f.verdict === 'ok')?.value;
+    figures.find((f) => f.database === database && f.phase === epochLabel(workload, scale) && f.measure === 'throughput' && (!okOnly || f.verdict === 'ok'))?.value;
 }
 
 function flaggedWhy(perRepetition: Figure[][], database: string, workload: Workload, scales: number[]): string | undefined {
@@ -78,11 +81,16 @@ function ratioRow(entry: PublishedLatency['ratios'][number], perRepetition: Figu
     return { entry: label, published, note: `not run here: workload ${entry.workload.toUpperCase()} is left out to keep the experiment under 30 minutes (A, C, E, F are run)` };
   }
   if (![top, bottom].every((s) => LATENCY_SCALES.includes(s))) return { entry: label, published, note: `not run here: scales ${LATENCY_SCALES.join(', ')} only` };
-  const ratios = perRepetition.map(repetitionLookup).flatMap((t) => {
-    const [a, b] = [t(entry.database, workload, top), t(entry.database, workload, bottom)];
-    return a !== undefined && b !== undefined && b > 0 ? [a / b] : [];
-  });
-  if (ratios.length === 0) return { entry: label, published, note: flaggedWhy(perRepetition, entry.database, workload, [top, bottom]) ?? 'not measured' };
+  const ratiosOf = (okOnly: boolean) =>
+    perRepetition.map((f) => repetitionLookup(f, okOnly)).flatMap((t) => {
+      const [a, b] = [t(entry.database, workload, top), t(entry.database, workload, bottom)];
+      return a !== undefined && b !== undefined && b > 0 ? [a / b] : [];
+    });
+  const ratios = ratiosOf(true);
+  if (ratios.length === 0) {
+    const flagged = ratiosOf(false);
+    return { entry: label, published, note: flaggedWhy(perRepetition, entry.database, workload, [top, bottom]) ?? 'not measured', ...(flagged.length ? { flagged: estimate(flagged) } : {}) };
+  }
   const ours = estimate(ratios);
   return { entry: label, published, ours, ...judgeRatio(ours, entry) };
 }
@@ -158,8 +166,8 @@ export const ORDERING_RULES: Record<string, OrderingRule> = {
   },
 };
 
-function medianLookup(perRepetition: Figure[][]): Lookup {
-  const lookups = perRepetition.map(repetitionLookup);
+function medianLookup(perRepetition: Figure[][], okOnly = true): Lookup {
+  const lookups = perRepetition.map((f) => repetitionLookup(f, okOnly));
   return (db, w, s) => {
     const values = lookups.map((t) => t(db, w, s)).filter((v): v is number => v !== undefined);
     return values.length > 0 ? median(values) : undefined;
@@ -172,7 +180,11 @@ function orderingRow(text: string, perRepetition: Figure[][]): OrderingRow {
   const onMedians = rule(medianLookup(perRepetition));
   const perRep = perRepetition.map((figures) => rule(repetitionLookup(figures))).filter((r): r is { holds: boolean; shows: string } => 'holds' in r);
   const counts = { heldIn: perRep.filter((r) => r.holds).length, judgedIn: perRep.length };
-  if ('missing' in onMedians) return { entry: text, ...counts, shows: `not reproducible here: no ok figure for ${onMedians.missing}` };
+  if ('missing' in onMedians) {
+    const flagged = rule(medianLookup(perRepetition, false));
+    const reading = 'holds' in flagged ? `; on the flagged figures it ${flagged.holds ? 'holds' : 'does not hold'} (${flagged.shows})` : '';
+    return { entry: text, ...counts, shows: `not reproducible here: no ok figure for ${onMedians.missing}${reading}` };
+  }
   return { entry: text, holds: onMedians.holds, ...counts, shows: onMedians.shows };
 }
 

@@ -89,10 +89,22 @@ test('a figure not ok is never used: its ratio is "not reproducible here" with t
   const rep = repetition(SENSITIVITY, BASE).map((f) => (f.database === 'cassandra' && f.phase === epochLabel('a', 1.0) ? { ...f, verdict: 'host-bound' as const, why: 'host CPU ≥ 90 % in 34 % of seconds (threshold 10 %)' } : f));
   const c = compareLatency(published as PublishedLatency, [rep]);
   expect(c.ratios.find((r) => r.entry === 'cassandra A T(0.2)/T(0.4)')!.ours).toBeDefined();
-  expect(c.orderings[0].shows).toBe('not reproducible here: no ok figure for cassandra A at 1');
+  expect(c.orderings[0].shows).toBe('not reproducible here: no ok figure for cassandra A at 1; on the flagged figures it holds (A: 5.00 vs 2.63; C: 5.00 vs 2.63)');
   const agg = aggregate([rep, repetition(SENSITIVITY, BASE)]);
   const flagged = agg.find((f) => f.database === 'cassandra' && f.phase === epochLabel('a', 1.0))!;
   expect(flagged.measured).toBe(2);
   expect(flagged.estimate!.n).toBe(1);
   expect(flagged.flagged).toEqual([{ repetition: 1, verdict: 'host-bound', why: 'host CPU ≥ 90 % in 34 % of seconds (threshold 10 %)' }]);
+});
+
+test('with no ok repetition a ratio is not reproducible here, and the flagged figures are shown beside it for reading only', () => {
+  const flagged = repetition(SENSITIVITY, BASE).map((f) => (f.database === 'redis' ? { ...f, verdict: 'host-bound' as const, why: 'other ≥ 95 % of one core in 100 % of seconds (threshold 10 %)' } : f));
+  const c = compareLatency(published as PublishedLatency, [flagged]);
+  const row = c.ratios.find((r) => r.entry === 'redis A T(0.2)/T(1.0)')!;
+  expect(row.ours).toBeUndefined();
+  expect(row.agrees).toBeUndefined();
+  expect(row.note).toBe('not reproducible here (verdict host-bound: other ≥ 95 % of one core in 100 % of seconds (threshold 10 %))');
+  expect(row.flagged!.median).toBeCloseTo(5, 6);
+  expect(latencyTable(c)).toContain('; flagged figures give 5.00 (1 run: no interval) | – | – |');
+  expect(c.orderings[0].shows).toMatch(/^not reproducible here: no ok figure for redis A at 0\.2, redis C at 0\.2; on the flagged figures it holds \(A: 5\.00 vs 2\.63/);
 });
