@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerFleetCommands } from './fleet';
 import { registerRunCommands } from './run';
 import { registerReportCommands } from './report';
+import { registerReproduceCommands } from './reproduce';
 import { reportCliError } from './errors';
 
 const program = new Command('fragbench')
@@ -14,6 +15,7 @@ const program = new Command('fragbench')
 registerFleetCommands(program);
 registerRunCommands(program);
 registerReportCommands(program);
+registerReproduceCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   // Exit now: a connection the SDK is still retrying would otherwise keep the process alive for

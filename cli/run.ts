@@ -92,7 +92,7 @@ interface FleetChoice {
  * Validates (against the scenario's topology; the workflow brings the fleet up), refuses at once
  * while another live run holds the fleet, then starts the scenario workflow.
  */
-async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
+export async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
   const { value, plan, view } = await scenarioPlan(scenarioFile, options);
   const holder = await liveLeaseOfAnother('', runIsLiveVia(client));
   if (holder && !fleet.wait) throw new Error(`${fleetBusyMessage(holder)}; or queue behind it with --wait`);
@@ -124,6 +124,17 @@ function printSummary(summary: RunSummary): void {
  * restores links and stops the cluster) and keeps following until it closes. Returns an exit code.
  */
 async function followToEnd(client: Client, handle: WorkflowHandle): Promise<number> {
+  return (await followRun(client, handle)).code;
+}
+
+/** What a followed run ended with: its exit code, and its summary where it left one (a cancelled run does not). */
+export interface FollowedRun {
+  code: number;
+  summary?: RunSummary;
+}
+
+/** followToEnd, keeping the summary for a caller that reads its cells (`fragbench reproduce`). */
+export async function followRun(client: Client, handle: WorkflowHandle): Promise<FollowedRun> {
   let interrupted = false;
   const onInterrupt = () => {
     if (interrupted) process.exit(130);
@@ -135,16 +146,16 @@ async function followToEnd(client: Client, handle: WorkflowHandle): Promise<numb
   try {
     const summary = await follow(client, handle);
     printSummary(summary);
-    return summary.status === 'completed' ? 0 : 1;
+    return { code: summary.status === 'completed' ? 0 : 1, summary };
   } catch (err) {
     if (interrupted) {
       console.log('run cancelled; the fleet was cleaned up');
-      return 130;
+      return { code: 130 };
     }
     const summary = summaryOfFailure(err);
     if (!summary) throw err;
     printSummary(summary);
-    return 1;
+    return { code: 1, summary };
   } finally {
     process.off('SIGINT', onInterrupt);
   }
@@ -199,6 +210,19 @@ async function quickstart(opts: { timeScale?: number }) {
 
 /** The local dev server (started if none answers) and a worker in this process, for one followed run. */
 async function runWithLocalWorker(scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
+  await withLocalWorker(async (client, settings) => {
+    // The run brings its fleet up first and takes it down last (workflows/scenario.ts).
+    const handle = await startRun(client, settings, scenarioFile, options, fleet);
+    process.exitCode = await followToEnd(client, handle);
+    console.log(`Temporal UI: ${UI_ADDRESS} (stop the dev server with \`fragbench dev --stop\`)`);
+  });
+}
+
+/**
+ * The local dev server (started if none answers) and a worker in this process while `body` runs
+ * followed runs through the client; the worker stops after it.
+ */
+export async function withLocalWorker(body: (client: Client, settings: TemporalSettings) => Promise<void>): Promise<void> {
   // The in-process worker must outlive a Ctrl-C long enough to run the run's cleanup.
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   // The live lines say what the worker does; its own log would bury them.
@@ -210,11 +234,7 @@ async function runWithLocalWorker(scenarioFile: string, options: PlanOptions, fl
   const workerDone = worker.run();
   console.log(`worker polling ${describeTarget(settings)}`);
   try {
-    // The run brings its fleet up first and takes it down last (workflows/scenario.ts).
-    const client = await connectClient(settings);
-    const handle = await startRun(client, settings, scenarioFile, options, fleet);
-    process.exitCode = await followToEnd(client, handle);
-    console.log(`Temporal UI: ${UI_ADDRESS} (stop the dev server with \`fragbench dev --stop\`)`);
+    await body(await connectClient(settings), settings);
   } finally {
     worker.shutdown();
     await workerDone;

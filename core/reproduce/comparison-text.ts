@@ -1,0 +1,77 @@
+/**
+ * The comparison as Markdown: for the latency experiment the table `published | ours | agrees?`
+ * with its rules beside it; for every experiment our figures (median and 95 % interval across
+ * repetitions) with their verdicts, and what was not run here and why.
+ */
+import { notReproducible, type AggregatedFigure } from './aggregate';
+import type { Reproduction } from './experiment';
+import { AGREEMENT_TOLERANCE, type LatencyComparison } from './latency-comparison';
+import { BOOTSTRAP, type Estimate } from './statistics';
+
+const num = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
+const yesNo = (b: boolean | undefined) => (b === undefined ? '–' : b ? 'yes' : 'no');
+
+export function formatEstimate(e: Estimate): string {
+  return e.n === 1 ? `${num(e.median)} (1 run: no interval)` : `${num(e.median)} [${num(e.low)}, ${num(e.high)}]`;
+}
+
+export const INTERVAL_NOTE = `median across repetitions; [95 % interval]: percentile bootstrap of the median, ${BOOTSTRAP.resamples} resamples, seed ${BOOTSTRAP.seed}`;
+
+export function latencyTable(c: LatencyComparison): string {
+  const lines = [
+    `Rules: a ratio agrees when our median is inside its published range, or within ${AGREEMENT_TOLERANCE * 100} % of a single published value; "published in our CI" says whether the published value (or range) meets our interval. An ordering holds when it holds between our medians; "held in" counts the repetitions where it held on their own figures. Ours: ${INTERVAL_NOTE}. Only figures whose verdict was \`ok\` are used.`,
+    '',
+    '| entry | published | ours (median, 95 % CI) | agrees? | published in our CI? |',
+    '|---|---|---|---|---|',
+  ];
+  const noFigure = (r: LatencyComparison['ratios'][number]) => `${r.note}${r.flagged ? `; flagged figures give ${formatEstimate(r.flagged)}` : ''}`;
+  for (const r of c.ratios) lines.push(`| ${r.entry} | ${r.published} | ${r.ours ? formatEstimate(r.ours) : noFigure(r)} | ${r.ours ? yesNo(r.agrees) : '–'} | ${r.ours ? yesNo(r.publishedInsideInterval) : '–'} |`);
+  for (const db of c.notRunnable) lines.push(`| ${db}, every workload | (published set) | not runnable on this host | – | – |`);
+  lines.push('', '| ordering (published) | holds here? | held in | our figures |', '|---|---|---|---|');
+  for (const o of c.orderings) lines.push(`| ${o.entry} | ${o.holds === undefined ? '–' : o.holds ? 'holds' : 'does not hold'} | ${o.judgedIn > 0 ? `${o.heldIn} of ${o.judgedIn}` : '–'} | ${o.shows} |`);
+  return lines.join('\n');
+}
+
+export function figuresTable(figures: AggregatedFigure[]): string {
+  const lines = ['| figure | ours (median, 95 % CI) | verdicts | host busy (median per run) |', '|---|---|---|---|'];
+  for (const f of figures) {
+    const ours = f.estimate ? `${formatEstimate(f.estimate)} ${f.unit}` : `${notReproducible(f.flagged)}; flagged: ${formatEstimate(f.flaggedEstimate!)} ${f.unit}`;
+    const ok = f.measured - f.flagged.length;
+    const verdicts = `${ok} of ${f.measured} ok${f.flagged.length ? `; ${f.flagged.map((x) => `r${x.repetition} ${x.verdict}`).join(', ')}` : ''}`;
+    const busy = f.hostBusyMedianPercent.length ? f.hostBusyMedianPercent.map((b) => `${b.toFixed(0)} %`).join(', ') : '–';
+    lines.push(`| ${f.key} | ${ours} | ${verdicts} | ${busy} |`);
+  }
+  return lines.join('\n');
+}
+
+/** What the verdicts say about the measurer: how many figures were `ok`, and how busy the host was. */
+export function measurerSummary(figures: AggregatedFigure[]): string {
+  const measured = figures.reduce((n, f) => n + f.measured, 0);
+  const flagged = figures.flatMap((f) => f.flagged);
+  const busy = figures.flatMap((f) => f.hostBusyMedianPercent);
+  const byVerdict = new Map<string, number>();
+  for (const f of flagged) byVerdict.set(f.verdict, (byVerdict.get(f.verdict) ?? 0) + 1);
+  const flags = [...byVerdict].map(([v, n]) => `${n} ${v}`).join(', ');
+  const range = busy.length ? `; host busy (median per phase) ${Math.min(...busy).toFixed(0)}–${Math.max(...busy).toFixed(0)} %` : '';
+  return `verdicts: ${measured - flagged.length} of ${measured} measured figures ok${flags ? ` (${flags})` : ''}${range}`;
+}
+
+export function experimentSection(r: Reproduction, repetitions: number, figures: AggregatedFigure[], latency?: LatencyComparison): string {
+  const lines = [
+    `## ${r.id}: ${r.title}`,
+    '',
+    `Source: ${r.source}. Repetitions: ${repetitions}.`,
+    '',
+    `Scaled: sites ${r.scaling.sites}; records ${r.scaling.records}; durations ${r.scaling.durations}; threads ${r.scaling.threads}.`,
+    `Why: ${r.scaling.why}`,
+    '',
+    ...r.notRunHere.map((n) => `- not run here: ${n}`),
+    '',
+    measurerSummary(figures),
+    '',
+  ];
+  if (latency) lines.push(latencyTable(latency), '');
+  else lines.push('No published values in shared/reference for this experiment: our figures with the published set-up only.', '');
+  lines.push(`Our figures (${INTERVAL_NOTE}):`, '', figuresTable(figures), '');
+  return lines.join('\n');
+}

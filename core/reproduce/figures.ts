@@ -1,0 +1,94 @@
+/**
+ * The figures of one run, read from its cell records: per measured run phase its throughput
+ * (YCSB's count, so workload F's read-modify-write counts once, as in the published numbers) and
+ * bytes per operation where traffic was measured; per cell each resize's acceptance and
+ * completion. Each figure carries the verdict it was measured under: a figure not `ok` is
+ * reported as not reproducible here, never silently used.
+ */
+import type { CellRecord, PhaseRecord } from '../run-record';
+import { latestPerSecond, type Sample } from '../samples';
+import type { Verdict } from '../verdict';
+
+/** Seconds left out at a phase's start: the JVM's first second and a latency change settling. */
+export const SKIPPED_FIRST_SECONDS = 2;
+/** An epoch that reached this share of its ceiling (ycsb.target) measured the ceiling, not the round trips. */
+export const CEILING_SHARE = 0.9;
+
+/** Flush and load phases (`load`, `load2`): set-up, not measurements. */
+const SET_UP_PHASE = /^(flush|load)\d*$/;
+
+export type FigureVerdict = Verdict | 'ceiling-bound' | 'unjudged';
+
+export interface Figure {
+  database: string;
+  /** The cell's coordinates other than the database, `k=v` joined, e.g. `layout=4_4`. */
+  cell: string;
+  phase: string;
+  measure: 'throughput' | 'bytes per operation' | 'accepted after' | 'completed after';
+  unit: string;
+  value: number;
+  verdict: FigureVerdict;
+  /** The verdict's reasons, e.g. "host CPU ≥ 90 % in 34 % of seconds (threshold 10 %)". */
+  why?: string;
+  /** The host's median busy share while the figure was measured, %. */
+  hostBusyMedianPercent?: number;
+}
+
+export function figureKey(f: Pick<Figure, 'database' | 'cell' | 'phase' | 'measure'>): string {
+  return [f.database, f.cell, f.phase, f.measure].filter(Boolean).join(' · ');
+}
+
+/** YCSB's operations in a second: okPerS counts a read-modify-write as its read and its update. */
+function ycsbOk(s: Sample): number {
+  return s.okPerS - (s.ops['READ-MODIFY-WRITE']?.ok ?? 0);
+}
+
+function phaseVerdict(phase: PhaseRecord): Pick<Figure, 'verdict' | 'why' | 'hostBusyMedianPercent'> {
+  if (!phase.verdict) return { verdict: 'unjudged', why: 'no telemetry was recorded for this phase' };
+  const why = phase.verdict.reasons.map((r) => r.text).join('; ');
+  return { verdict: phase.verdict.verdict, ...(why ? { why } : {}), hostBusyMedianPercent: phase.verdict.figures.hostBusyMedianPercent ?? undefined };
+}
+
+function bytesOf(phase: PhaseRecord): number | undefined {
+  const sorted = [...phase.traffic].sort((a, b) => a.time - b.time);
+  if (sorted.length < 2) return undefined;
+  const total = (m: (typeof sorted)[number]) => m.pairs.reduce((n, p) => n + p.bytes, 0);
+  return total(sorted[sorted.length - 1]) - total(sorted[0]);
+}
+
+/** `ceilings`: the phase's ycsb.target by phase name, where it had one. */
+export function runFigures(cells: CellRecord[], ceilings: (cell: CellRecord, phase: string) => number | undefined = () => undefined): Figure[] {
+  const figures: Figure[] = [];
+  for (const cell of cells) {
+    const database = cell.cluster?.database ?? String(cell.coordinates.database ?? '');
+    const place = Object.entries(cell.coordinates)
+      .filter(([k]) => k !== 'database')
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    for (const phase of cell.phases) {
+      if (phase.warmup || phase.samples.length === 0 || SET_UP_PHASE.test(phase.name)) continue;
+      const seconds = latestPerSecond(phase.samples).slice(SKIPPED_FIRST_SECONDS);
+      if (seconds.length === 0) continue;
+      const throughput = seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length;
+      const judged = phaseVerdict(phase);
+      const ceiling = ceilings(cell, phase.name);
+      const atCeiling = ceiling !== undefined && throughput >= CEILING_SHARE * ceiling && judged.verdict === 'ok';
+      const verdict = atCeiling ? { ...judged, verdict: 'ceiling-bound' as const, why: `${throughput.toFixed(0)} ops/s is at least ${CEILING_SHARE * 100} % of its ceiling ${ceiling} ops/s` } : judged;
+      const base = { database, cell: place, phase: phase.name };
+      figures.push({ ...base, measure: 'throughput', unit: 'ops/s', value: throughput, ...verdict });
+      const bytes = bytesOf(phase);
+      const ops = phase.samples.reduce((n, s) => n + ycsbOk(s), 0);
+      if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });
+    }
+    const cellVerdict = cell.summary.verdict;
+    const judged = cellVerdict
+      ? { verdict: cellVerdict.verdict, ...(cellVerdict.reasons.length ? { why: cellVerdict.reasons.map((r) => r.text).join('; ') } : {}) }
+      : { verdict: 'unjudged' as const };
+    for (const resize of cell.summary.resizes ?? []) {
+      const base = { database, cell: place, phase: resize.label, unit: 's', ...judged };
+      if (resize.acceptedAfterS !== undefined) figures.push({ ...base, measure: 'accepted after', value: resize.acceptedAfterS });
+      if (resize.completedAfterS !== undefined) figures.push({ ...base, measure: 'completed after', value: resize.completedAfterS });
+    }
+  }
+  return figures;
+}

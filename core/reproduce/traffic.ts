@@ -1,0 +1,27 @@
+/**
+ * SPEC.md §4.2, traffic per node pair: the WireGuard byte counters of every pair read just before
+ * and just after each epoch, per workload and latency scale. Epochs here are bounded by time, not
+ * by an operation count, so the figure compared across scales is bytes per operation.
+ */
+import { epochPhases, type Reproduction } from './experiment';
+import { epochParts, LATENCY_WORKLOADS } from './latency';
+
+const SCALES = [0.2, 1.0];
+const SECONDS = 20;
+const epochs = epochPhases(LATENCY_WORKLOADS, SCALES, SECONDS, { measure: ['traffic'] });
+
+export const traffic: Reproduction = {
+  id: 'traffic',
+  title: 'Traffic per node pair and normalized transferred data',
+  source: 'SPEC.md §4.2',
+  scaling: {
+    sites: 'fhc-8dc; Redis on all 8 sites, Cassandra on 3 (singapore, pune, seoul)',
+    records: '1,000 records of 10 x 100 bytes',
+    durations: `${SECONDS} s per workload (A, C, F, E) at scales 0.2 and 1.0; bytes per operation instead of bytes per 100,000 operations`,
+    threads: 'Redis 8, Cassandra 4, as the latency reproduction',
+    why: 'The same load as the latency reproduction, which leaves the host mostly idle; counters are read between epochs, not during them.',
+  },
+  notRunHere: ['workloads B and D, scales 0.4 to 0.8: time budget', 'MongoDB and MySQL Cluster: not runnable on this host'],
+  defaultRepeat: 1,
+  parts: epochParts('reproduce-traffic', 'traffic per node pair (reproduction, scaled to one host)', epochs),
+};
