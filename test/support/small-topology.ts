@@ -2,6 +2,9 @@
  * A small topology for plan tests: a client, three data nodes, two connection types (alpha and
  * beta joined twice), so some WireGuard interfaces carry one link and some carry two.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
 import { validateTopology } from '../../core/validate-topology';
 
 export const smallTopology = validateTopology({
@@ -20,3 +23,10 @@ export const smallTopology = validateTopology({
     { a: 'cl', b: 'alpha', latencyMs: 1, bandwidthMbps: 1000 },
   ],
 });
+
+/** The small topology as a file that `fragbench` commands take (`fleet up`, a scenario's `fleet.local`). */
+export function writeSmallTopology(dir: string): string {
+  const file = path.join(dir, `${smallTopology.name}.yaml`);
+  writeFileSync(file, stringify(smallTopology));
+  return file;
+}
