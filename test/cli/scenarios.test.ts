@@ -5,10 +5,9 @@
  * project runs a scenario through `run --local`), options that are not numbers, and `dev --stop`.
  * A refused option must start nothing: no server contacted, no dev server started.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { stringify } from 'yaml';
 import type { PlanView } from '../../core/plan-view';
 import { isAlive, signalPid } from '../../platform/pid';
 import { ManagedProcess, spawnDetached, writePidFile } from '../../platform/process';
@@ -16,7 +15,7 @@ import { statePaths } from '../../platform/paths';
 import { temporalBinary } from '../../worker/dev-server';
 import { fragbench, scratchEnv } from '../support/cli';
 import { freeLoopbackPort } from '../support/ports';
-import { smallTopology, writeSmallTopology } from '../support/small-topology';
+import { smallTopology, writeSmallScenario } from '../support/small-topology';
 
 jest.setTimeout(60_000);
 
@@ -27,20 +26,11 @@ const devServerFile = (file: 'db' | 'pid') => path.join(env.FRAGBENCH_STATE_DIR,
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function scenarioFile(name: string, value: object): string {
-  const file = path.join(scratch, `${name}.yaml`);
-  writeFileSync(file, stringify(value));
-  return file;
-}
-
 const [alpha, beta, gamma, client] = smallTopology.nodes.map((n) => n.name);
 const typedLink = `${alpha}-${beta}/3`;
 const mine = () =>
-  scenarioFile('mine', {
-    name: 'fb-cli-plan',
+  writeSmallScenario(scratch, 'cli-plan', {
     experiment: 'Does validate plan a file its user wrote?',
-    fleet: { local: writeSmallTopology(scratch) },
-    database: { name: 'redis', nodes: [alpha, beta, gamma] },
     ycsb: { workload: 'b', recordCount: 100, target: 50 },
     phases: [{ phase: 'load' }, { phase: 'run', duration: 20, events: [{ at: 5, cut: typedLink }, { at: 10, restore: typedLink }] }],
   });
@@ -65,12 +55,8 @@ test('validate --json --time-scale: the same plan as JSON, every interval scaled
 });
 
 test('validate: a bad file is refused with every problem named by its field (exit 2), and no plan', async () => {
-  const bad = scenarioFile('bad', {
-    name: 'fb-cli-bad',
-    experiment: 'Are mistakes named?',
-    fleet: { local: writeSmallTopology(scratch) },
+  const bad = writeSmallScenario(scratch, 'cli-bad', {
     database: { name: 'redis', nodes: [alpha, beta, 'nowhere'] },
-    ycsb: { workload: 'a', recordCount: 100 },
     phases: [{ phase: 'run', duration: 20, events: [{ at: 5, cut: `${beta}-${gamma}/7` }] }],
   });
   const result = await fragbench(['validate', bad], env);

@@ -6,15 +6,14 @@
  * queue the runs are started on: nothing here brings a fleet up.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { stringify } from 'yaml';
 import { waitFor } from '../../platform/wait';
 import { abortSignal } from '../../workflows/definitions';
 import { fragbench, printed, scratchEnv, startFragbench } from '../support/cli';
-import { writeSmallTopology } from '../support/small-topology';
+import { writeSmallScenario } from '../support/small-topology';
 import { localTemporal } from '../support/temporal';
 
 jest.setTimeout(60_000);
@@ -35,21 +34,8 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function scenario(): string {
-  const file = path.join(scratch, 'mine.yaml');
-  writeFileSync(
-    file,
-    stringify({
-      name: 'fb-cli-temporal',
-      experiment: 'Does the CLI start, abort and cancel a run?',
-      fleet: { local: writeSmallTopology(scratch) },
-      database: { name: 'redis', nodes: ['alpha', 'beta', 'gamma'] },
-      ycsb: { workload: 'a', recordCount: 100, target: 50 },
-      phases: [{ phase: 'load' }, { phase: 'run', duration: 30 }],
-    }),
-  );
-  return file;
-}
+const scenario = () =>
+  writeSmallScenario(scratch, 'cli-temporal', { experiment: 'Does the CLI start, abort and cancel a run?', phases: [{ phase: 'load' }, { phase: 'run', duration: 30 }] });
 
 /** The workflow ids on `queue`, once the server's visibility shows at least `atLeast` of them. */
 async function workflowsOn(queue: string, atLeast: number): Promise<string[]> {

@@ -30,3 +30,22 @@ export function writeSmallTopology(dir: string): string {
   writeFileSync(file, stringify(smallTopology));
   return file;
 }
+
+/**
+ * A Redis scenario on the small topology's data nodes, written as a user's own file `<file>.yaml`
+ * in `dir`; `fields` replace its top-level fields (name, phases, database, ...).
+ */
+export function writeSmallScenario(dir: string, file: string, fields: Record<string, unknown>): string {
+  const scenario = {
+    name: `fb-${file}`,
+    experiment: 'A scenario a user wrote for the small topology',
+    fleet: { local: writeSmallTopology(dir) },
+    database: { name: 'redis', nodes: smallTopology.nodes.filter((n) => n.name !== smallTopology.client).map((n) => n.name) },
+    ycsb: { workload: 'a', recordCount: 100, target: 50 },
+    phases: [{ phase: 'run', duration: 30 }],
+    ...fields,
+  };
+  const target = path.join(dir, `${file}.yaml`);
+  writeFileSync(target, stringify(scenario));
+  return target;
+}
