@@ -78,11 +78,13 @@ test('run starts one workflow and returns; a refused option before it started no
   }
 });
 
-test.each(['cancel', 'abort'])('%s of a run the server does not have: exit 1, naming the run', async (command) => {
-  const result = await fragbench([command, 'no-such-run'], env);
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe('');
-  expect(result.stderr.trim()).toBe('fragbench: workflow not found for ID: no-such-run');
+test('cancel and abort of a run the server does not have: exit 1, naming the run', async () => {
+  const results = await Promise.all(['cancel', 'abort'].map((command) => fragbench([command, 'no-such-run'], env)));
+  for (const result of results) {
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe('fragbench: workflow not found for ID: no-such-run');
+  }
 });
 
 test('worker: polls its task queue until Ctrl-C, then exits 0', async () => {
