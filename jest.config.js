@@ -20,5 +20,7 @@ module.exports = {
     project('engine', ['<rootDir>/test/engine/**/*.test.ts']),
     project('infra', ['<rootDir>/test/infra/**/*.test.ts']),
     project('report', ['<rootDir>/test/report/**/*.test.ts']),
+    // The `fragbench` command run as a child process, as users run it (no fleet: fleet commands are in netns).
+    project('cli', ['<rootDir>/test/cli/**/*.test.ts']),
   ],
 };

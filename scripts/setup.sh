@@ -11,16 +11,44 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
+# openssh-server: the SSH transport's test starts its own sshd on loopback (never the system's).
 APT_PACKAGES=(wireguard-tools tinc iperf3 iputils-ping iproute2 procps psmisc
-              redis-server redis-tools openjdk-17-jdk-headless maven chromium curl unzip)
+              redis-server redis-tools openjdk-17-jdk-headless maven chromium curl unzip
+              openssh-server)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Debian starts a package's daemon from its postinst (sshd on port 22, redis on 6379) unless
+# policy-rc.d says no (exit 101). The project runs its own instances, so it denies starts for the
+# install, through a policy file of its own that it removes after; a policy already there stays.
+POLICY_RC=/usr/sbin/policy-rc.d
+POLICY_RC_OURS=no
+deny_service_starts() {
+  [ -e "$POLICY_RC" ] && return
+  printf '#!/bin/sh\n# fragbench setup: no service starts during its apt install\nexit 101\n' >"$POLICY_RC"
+  chmod 755 "$POLICY_RC"
+  POLICY_RC_OURS=yes
+  trap allow_service_starts EXIT
+}
+allow_service_starts() {
+  if [ "$POLICY_RC_OURS" = yes ]; then rm -f "$POLICY_RC"; POLICY_RC_OURS=no; fi
+}
+listens_on_22() { ss -Hltn 'sport = :22' | grep -q .; }
 if [ ${#missing[@]} -gt 0 ]; then
   step "apt: ${missing[*]}"
+  ssh_before=$(listens_on_22 && echo yes || echo no)
+  # A fresh openssh-server would also run at the next boot: Debian's unit and init script both
+  # skip sshd while this file exists. Only for an install made here; an sshd in use is not touched.
+  if [[ " ${missing[*]} " == *" openssh-server "* ]]; then mkdir -p /etc/ssh && touch /etc/ssh/sshd_not_to_be_run; fi
+  deny_service_starts
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  allow_service_starts
+  if [ "$ssh_before" = no ] && listens_on_22; then
+    echo "setup: something now listens on port 22 after the apt install; the project's sshd runs only in its tests, on a random loopback port: stop it (ss -ltnp 'sport = :22' shows its PID)" >&2
+    exit 1
+  fi
 fi
 # The WAN emulator is Go: the toolchain its go.mod declares, from the Go module proxy if missing.
 bash scripts/install-go.sh

@@ -2,6 +2,9 @@
  * A small topology for plan tests: a client, three data nodes, two connection types (alpha and
  * beta joined twice), so some WireGuard interfaces carry one link and some carry two.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
 import { validateTopology } from '../../core/validate-topology';
 
 export const smallTopology = validateTopology({
@@ -20,3 +23,29 @@ export const smallTopology = validateTopology({
     { a: 'cl', b: 'alpha', latencyMs: 1, bandwidthMbps: 1000 },
   ],
 });
+
+/** The small topology as a file that `fragbench` commands take (`fleet up`, a scenario's `fleet.local`). */
+export function writeSmallTopology(dir: string): string {
+  const file = path.join(dir, `${smallTopology.name}.yaml`);
+  writeFileSync(file, stringify(smallTopology));
+  return file;
+}
+
+/**
+ * A Redis scenario on the small topology's data nodes, written as a user's own file `<file>.yaml`
+ * in `dir`; `fields` replace its top-level fields (name, phases, database, ...).
+ */
+export function writeSmallScenario(dir: string, file: string, fields: Record<string, unknown>): string {
+  const scenario = {
+    name: `fb-${file}`,
+    experiment: 'A scenario a user wrote for the small topology',
+    fleet: { local: writeSmallTopology(dir) },
+    database: { name: 'redis', nodes: smallTopology.nodes.filter((n) => n.name !== smallTopology.client).map((n) => n.name) },
+    ycsb: { workload: 'a', recordCount: 100, target: 50 },
+    phases: [{ phase: 'run', duration: 30 }],
+    ...fields,
+  };
+  const target = path.join(dir, `${file}.yaml`);
+  writeFileSync(target, stringify(scenario));
+  return target;
+}
