@@ -5,7 +5,7 @@
  * (`reproduce --resume <dir>` with nothing left to run does just that).
  */
 import path from 'node:path';
-import { ResultsStore } from '../activities/results-store';
+import { ResultsStore } from '../services/results/results-store';
 import { writeFileAtomic, writeJsonAtomic } from '../platform/files';
 import type { CellPlan } from '../core/scenario';
 import type { CellRecord } from '../core/run-record';

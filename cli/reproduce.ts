@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Client } from '@temporalio/client';
-import { defaultResultsDir, ResultsStore } from '../activities/results-store';
+import { defaultResultsDir, ResultsStore } from '../services/results/results-store';
 import { InputError } from '../core/errors';
 import type { CellRecord } from '../core/run-record';
 import { selectReproductions } from '../core/reproduce/catalogue';

@@ -94,6 +94,8 @@ export async function connectOrExplain<T>(settings: TemporalSettings, connect: (
   try {
     return await Promise.race([connect(), timeout]);
   } catch (err) {
+    // Bad settings (an unreadable certificate file) are the user's input, not an unreachable server.
+    if (err instanceof InputError) throw err;
     throw unreachableServer(settings, err);
   } finally {
     clearTimeout(timer);

@@ -9,7 +9,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SshExec } from '../../activities/exec/transports';
+import { SshExec } from '../../services/exec/transports';
 import { CommandError } from '../../core/exec';
 import { isAlive, signalPid } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
