@@ -8,7 +8,7 @@
 import { netnsArgv, runHost, startCommand } from '../../platform/command';
 import { waitFor } from '../../platform/wait';
 
-/** Prints `<seq> <one-way ms>` per datagram; exits on `end` or after `idleMs` without one. */
+/** Prints `<seq> <sent, monotonic ns> <one-way ms>` per datagram; exits on `end` or after `idleMs` without one. */
 const RECEIVER = `
 const s = require('dgram').createSocket('udp4');
 const [address, port, idleMs] = process.argv.slice(1);
@@ -18,7 +18,7 @@ s.on('message', (m) => {
   const now = process.hrtime.bigint();
   const [seq, sent] = m.toString().split(' ');
   if (seq === 'end') process.exit(0);
-  process.stdout.write(seq + ' ' + (Number(now - BigInt(sent)) / 1e6).toFixed(3) + '\\n');
+  process.stdout.write(seq + ' ' + sent + ' ' + (Number(now - BigInt(sent)) / 1e6).toFixed(3) + '\\n');
   arm();
 });
 s.bind(Number(port), address, () => { process.stdout.write('ready\\n'); arm(); });
@@ -46,6 +46,8 @@ export interface OneWayResult {
   sent: number;
   /** One-way delays in ms, in arrival order. */
   delaysMs: number[];
+  /** When each of them was sent, on the host's monotonic clock (process.hrtime), ms. */
+  sentAtMs: number[];
   lossPercent: number;
   /** Datagrams that arrived after one sent later than them. */
   reordered: number;
@@ -62,14 +64,14 @@ export interface OneWayOptions {
 }
 
 export function parseOneWay(stdout: string, sent: number): OneWayResult {
-  const rows = [...stdout.matchAll(/^(\d+) ([\d.]+)$/gm)].map((m) => ({ seq: Number(m[1]), ms: Number(m[2]) }));
+  const rows = [...stdout.matchAll(/^(\d+) (\d+) ([\d.]+)$/gm)].map((m) => ({ seq: Number(m[1]), sentAtMs: Number(BigInt(m[2]) / 1000n) / 1000, ms: Number(m[3]) }));
   let highest = -1;
   let reordered = 0;
   for (const { seq } of rows) {
     if (seq < highest) reordered++;
     highest = Math.max(highest, seq);
   }
-  return { sent, delaysMs: rows.map((r) => r.ms), lossPercent: sent === 0 ? 0 : (100 * (sent - rows.length)) / sent, reordered };
+  return { sent, delaysMs: rows.map((r) => r.ms), sentAtMs: rows.map((r) => r.sentAtMs), lossPercent: sent === 0 ? 0 : (100 * (sent - rows.length)) / sent, reordered };
 }
 
 /** Measures from namespace `from` to namespace `to` (both of this host). */

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:dynamics`: how faithfully the local fleet plays the network dynamics a scenario
+ * can ask for, measured one way at a time (namespaces share the host's monotonic clock, so a
+ * datagram's one-way delay is exact):
+ *   - an asymmetric link: each direction's one-way delay (target max(1 ms, 2 %)) and iperf3
+ *     throughput (target 10 %);
+ *   - loss of 1, 5 and 20 % on one direction over 10,000 datagrams (target 1 point);
+ *   - jitter: measured standard deviation against configured (target 20 %), and reordering (target 0);
+ *   - a linear ramp: every datagram's one-way delay against the ramp's value when it was sent;
+ *   - how late a ramp's steps and a network event land (target p99 <= 50 ms).
+ * Needs root and no fleet up; removes its fleet at the end, also on error.
+ * `--short` (CI): 1,000 datagrams per loss level, a 4 s ramp, 2 s iperf3 runs.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { findNode, type Inventory } from '../core/inventory';
+import type { Topology } from '../core/topology';
+import { changeLinkConditions, measureBandwidth, rampLinkConditions } from '../services/network/network-operations';
+import { loadInventory } from '../services/inventory/inventory-loader';
+import { oneWay, type OneWayResult } from '../services/probes/one-way';
+import { median, quantile } from '../services/probes/quantile';
+import { fleetDown, fleetUp } from '../infra/local/fleet';
+import { SHORT } from './args';
+
+const fleet = { kind: 'local' } as const;
+const LOSS_PACKETS = SHORT ? 1000 : 10_000;
+const RAMP_S = SHORT ? 4 : 20;
+const IPERF_S = SHORT ? 2 : 10;
+const say = (line = '') => console.log(line);
+const fmt = (x: number, digits = 2) => x.toFixed(digits);
+
+// dy1 -> dy2 is a slow, narrow uplink; dy2 -> dy1 a fast downlink. dy3 carries loss, jitter and the ramp.
+const TOPOLOGY: Topology = {
+  name: 'bench-dynamics',
+  nodes: [
+    { name: 'dy1', site: 'one' },
+    { name: 'dy2', site: 'two' },
+    { name: 'dy3', site: 'three' },
+  ],
+  links: [
+    { a: 'dy1', b: 'dy2', 'a->b': { delayMs: 30, bandwidthMbps: 10 }, 'b->a': { delayMs: 10, bandwidthMbps: 40 } },
+    { a: 'dy2', b: 'dy3', latencyMs: 20, bandwidthMbps: 50 },
+    { a: 'dy1', b: 'dy3', latencyMs: 60, bandwidthMbps: 50 },
+  ],
+};
+
+let inventory: Inventory;
+let port = 7200;
+const probe = (from: string, to: string, count: number, intervalMs: number): Promise<OneWayResult> =>
+  oneWay(`fb-${from}`, `fb-${to}`, { address: findNode(inventory, to).overlayAddress, port: port++, count, intervalMs });
+const within = (measured: number, configured: number, relative: number, floor: number) =>
+  Math.abs(measured - configured) <= Math.max(floor, relative * configured);
+const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+function stdDev(xs: number[]): number {
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+  return Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / xs.length);
+}
+
+async function asymmetric(): Promise<void> {
+  say('Asymmetric link dy1-dy2/0 (a->b 30 ms, 10 Mbit/s; b->a 10 ms, 40 Mbit/s): one-way delay, 200 datagrams 20 ms apart');
+  for (const [from, to, delay, cap] of [['dy1', 'dy2', 30, 10], ['dy2', 'dy1', 10, 40]] as const) {
+    const r = await probe(from, to, 200, 20);
+    const p50 = median(r.delaysMs);
+    const { mbps } = await measureBandwidth({ fleet, from, to, seconds: IPERF_S });
+    say(
+      `  ${from}->${to}: one-way median ${fmt(p50)} ms (configured ${delay}, ${mark(within(p50, delay, 0.02, 1))}), p99 ${fmt(quantile(r.delaysMs, 0.99))}; ` +
+        `iperf3 ${fmt(mbps, 1)} Mbit/s (cap ${cap}, ${mark(within(mbps, cap, 0.1, 0))})`,
+    );
+  }
+}
+
+async function loss(): Promise<void> {
+  say(`\nLoss on dy2->dy3 only, ${LOSS_PACKETS} datagrams 1 ms apart per level`);
+  for (const percent of [1, 5, 20]) {
+    await changeLinkConditions({ fleet, target: { link: 'dy2-dy3/0', direction: 'a->b' }, change: { set: { lossPercent: percent } } });
+    const r = await probe('dy2', 'dy3', LOSS_PACKETS, 1);
+    say(`  configured ${percent} %: measured ${fmt(r.lossPercent)} % (${mark(Math.abs(r.lossPercent - percent) <= 1)}), reordered ${r.reordered}`);
+  }
+  await changeLinkConditions({ fleet, target: { link: 'dy2-dy3/0' }, change: { reset: true } });
+}
+
+async function jitter(): Promise<void> {
+  say('\nJitter on dy2->dy3 (10 ms one way): 400 datagrams 20 ms apart for the spread, 1,000 at 1 ms for order');
+  for (const jitterMs of [1, 3]) {
+    await changeLinkConditions({ fleet, target: { link: 'dy2-dy3/0', direction: 'a->b' }, change: { set: { jitterMs } } });
+    const spread = await probe('dy2', 'dy3', 400, 20);
+    const dense = await probe('dy2', 'dy3', 1000, 1);
+    const sd = stdDev(spread.delaysMs);
+    say(`  configured ${jitterMs} ms: measured sd ${fmt(sd)} ms (${mark(within(sd, jitterMs, 0.2, 0))}); reordered ${dense.reordered} of ${dense.delaysMs.length} (${mark(dense.reordered === 0)})`);
+  }
+  await changeLinkConditions({ fleet, target: { link: 'dy2-dy3/0' }, change: { reset: true } });
+}
+
+/** Ramps dy1-dy3 from 60 to 160 ms RTT and compares each datagram's delay with the ramp's value when sent. */
+async function ramp(): Promise<void> {
+  say(`\nLinear ramp of dy1-dy3/0 from 60 to 160 ms RTT over ${RAMP_S} s; one-way datagrams every 50 ms`);
+  const startMs = Number(process.hrtime.bigint() / 1000n) / 1000;
+  const probing = probe('dy1', 'dy3', Math.round((RAMP_S * 1000) / 50) + 20, 50);
+  const ramped = await rampLinkConditions({ fleet, target: { link: 'dy1-dy3/0' }, change: { set: { latencyMs: 160 } }, overS: RAMP_S, steps: 'linear' });
+  const r = await probing;
+  const expected = (sentAtMs: number) => 30 + 50 * Math.min(1, Math.max(0, (sentAtMs - startMs) / (RAMP_S * 1000)));
+  const errors = r.sentAtMs.map((t, i) => r.delaysMs[i] - expected(t));
+  const inside = errors.filter((_e, i) => within(r.delaysMs[i], expected(r.sentAtMs[i]), 0.02, 1)).length;
+  say(
+    `  ${r.delaysMs.length} datagrams: error median ${fmt(median(errors))} ms, p99 |error| ${fmt(quantile(errors.map(Math.abs), 0.99))} ms; ` +
+      `${inside}/${r.delaysMs.length} within max(1 ms, 2 %) (${mark(inside >= 0.95 * r.delaysMs.length)})`,
+  );
+  const lateMs = ramped.completedAt - ramped.appliedAt - RAMP_S * 1000;
+  say(`  the ramp ended ${fmt(lateMs, 0)} ms after its planned end (${mark(lateMs <= 50)})`);
+  await changeLinkConditions({ fleet, target: { link: 'dy1-dy3/0' }, change: { reset: true } });
+}
+
+/** How long a network event takes from its request to applied, over 50 events. */
+async function eventLateness(): Promise<void> {
+  const late: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const requested = Date.now();
+    const { appliedAt } = await changeLinkConditions({ fleet, target: { all: true }, change: { set: { jitterMs: i % 2 } } });
+    late.push(appliedAt - requested);
+  }
+  await changeLinkConditions({ fleet, target: { all: true }, change: { reset: true } });
+  say(`\nA network event on all links, request to applied (50 events): p50 ${fmt(median(late), 0)} ms, p99 ${fmt(quantile(late, 0.99), 0)} ms (${mark(quantile(late, 0.99) <= 50)})`);
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'fb-bench-dynamics-'));
+  try {
+    const file = join(dir, 'bench-dynamics.yaml');
+    writeFileSync(file, stringify(TOPOLOGY));
+    await fleetUp(file);
+    inventory = await loadInventory(fleet);
+    await asymmetric();
+    await loss();
+    await jitter();
+    await ramp();
+    await eventLateness();
+  } finally {
+    await fleetDown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
