@@ -12,3 +12,10 @@ export function positiveNumber(value: string): number {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${value}" is not a number above 0; give e.g. 0.5`);
   return n;
 }
+
+/** A count such as repetitions: a whole number of at least 1. */
+export function wholeNumberAbove0(value: string): number {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a whole number of at least 1; give e.g. 3`);
+  return n;
+}

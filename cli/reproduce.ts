@@ -6,7 +6,8 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { wholeNumberAbove0 } from './options';
 import type { Client } from '@temporalio/client';
 import { defaultResultsDir, ResultsStore } from '../services/results/results-store';
 import { InputError } from '../core/errors';
@@ -26,12 +27,6 @@ interface ReproduceOptions {
   plan?: boolean;
   repeat?: number;
   resume?: string;
-}
-
-function wholeNumberAbove0(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a whole number of at least 1`);
-  return n;
 }
 
 function stamp(): string {
