@@ -83,9 +83,10 @@ export class FleetNetwork {
   async restore(id: string, direction?: Direction): Promise<NetworkSettings> {
     const link = this.link(id);
     await this.shaper.restore(link, direction);
-    const settings = this.settings();
-    const oneWayCuts = (settings.oneWayCuts ?? []).filter((c) => c.link !== id || (direction !== undefined && c.direction !== direction));
-    return this.save({ ...settings, cut: direction ? settings.cut : settings.cut.filter((c) => c !== id), oneWayCuts });
+    const { oneWayCuts: before = [], ...settings } = this.settings();
+    const oneWayCuts = before.filter((c) => c.link !== id || (direction !== undefined && c.direction !== direction));
+    // The field stays absent while nothing is cut one way, as in a fleet that never had such a cut.
+    return this.save({ ...settings, cut: direction ? settings.cut : settings.cut.filter((c) => c !== id), ...(oneWayCuts.length ? { oneWayCuts } : {}) });
   }
 
   /** Cuts every given link both ways; remembers those not cut before, for `heal`. */
