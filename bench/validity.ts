@@ -24,7 +24,7 @@ import { describeResize } from '../cli/run-follow';
 import { findNode } from '../core/inventory';
 import type { CellRecord, PhaseRecord } from '../core/run-record';
 import type { TelemetrySample } from '../core/telemetry';
-import { isDisturbance } from '../report/timeline';
+import { isDisturbance } from '../core/cell-timeline';
 import { SHORT } from './args';
 import { withEngine, type FinishedRun } from './engine';
 

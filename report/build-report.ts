@@ -17,9 +17,10 @@ import { resizeTimings } from './figures/resize-timings';
 import { normalizedVsScale, throughputAtEnds } from './figures/scaling';
 import { throughputTimeline } from './figures/throughput-timeline';
 import { trafficGraphs } from './figures/traffic-graph';
-import { cellLabel, defaultReference, varyingAxes, type Reference } from './matrix';
+import { cellLabel, varyingAxes } from './matrix';
 import { reportQuestion } from './question';
-import { normalizeCells } from './summary';
+import { normalizeCells } from '../core/cell-summary';
+import { runReference, type Reference } from '../core/cell-reference';
 import { cellSummaryTable, removalTable, resizeTable, type Table } from './tables';
 
 /** Per-second timelines beyond this many cells would bury the report; the tables cover the rest. */
@@ -36,15 +37,6 @@ export interface ReportModel {
   cells: CellRecord[];
   /** How far to trust the figures: the cells' validity verdicts (absent for runs never judged). */
   validity?: ValidityBanner;
-}
-
-/** The reference the scenario named (settings.reference), else the scaled axis at 1.0. */
-export function runReference(run: RunRecord, cells: CellRecord[]): Reference | undefined {
-  const named = run.settings.reference;
-  if (named && typeof named === 'object' && Object.values(named).every((v) => typeof v === 'string' || typeof v === 'number')) {
-    return named as Reference;
-  }
-  return defaultReference(cells);
 }
 
 /** The scaling factor cells are normalized against (5X by default), when the run has one. */

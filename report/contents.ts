@@ -7,8 +7,8 @@
 import type { EventKind } from '../core/events';
 import type { CellRecord } from '../core/run-record';
 import { categoryAxes } from './figures/by-category';
-import { scaleAxis } from './matrix';
-import { cellTimeline, isDisturbance, isResize, isToolFault, measuredPhases } from './timeline';
+import { scaleAxis } from '../core/cell-reference';
+import { cellTimeline, isDisturbance, isResize, isToolFault, measuredPhases } from '../core/cell-timeline';
 
 export interface RunContents {
   cellCount: number;

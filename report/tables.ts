@@ -7,7 +7,7 @@ import type { CellRecord } from '../core/run-record';
 import { removalEffects } from './figures/link-removal';
 import { formatBytes, formatNumber, sentence } from './figures/figure';
 import { cellLabel, scaleLabel } from './matrix';
-import { SETTLE_RULE, settleTimes } from './summary';
+import { SETTLE_RULE, settleTimes } from '../core/cell-summary';
 
 export interface Table {
   id: string;

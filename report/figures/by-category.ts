@@ -4,7 +4,8 @@
  * database, a panel per workload, and a row per second axis such as the region.
  */
 import type { CellRecord } from '../../core/run-record';
-import { scaleAxis, varyingAxes } from '../matrix';
+import { scaleAxis } from '../../core/cell-reference';
+import { varyingAxes } from '../matrix';
 import { BASE_CONFIG, axisPhrase, axisTitle, figureId, formatNumber, printsEqual, sentence, type Figure } from './figure';
 
 const PREFERRED_X = ['layout', 'publicNodes', 'cores', 'packing', 'region'];

@@ -6,7 +6,7 @@
 import type { CellRecord } from '../../core/run-record';
 import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
-import { cellTimeline, measuredPhases, sampleSecond } from '../timeline';
+import { cellTimeline, measuredPhases, sampleSecond } from '../../core/cell-timeline';
 import { BASE_CONFIG, figureId, formatNumber, type Figure } from './figure';
 
 /** `run:c2` -> `c2`; the phase's own client, which has no suffix, is named after the phase. */

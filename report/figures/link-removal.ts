@@ -5,7 +5,7 @@
  */
 import type { CellRecord } from '../../core/run-record';
 import { cellLabel } from '../matrix';
-import { cellTimeline, measuredPhases } from '../timeline';
+import { cellTimeline, measuredPhases } from '../../core/cell-timeline';
 import { linkCut } from '../../core/event-kinds/link-cut';
 import { BASE_CONFIG, changeText, figureId, formatNumber, printsEqual, type Figure } from './figure';
 

@@ -4,9 +4,10 @@
  * per step, a row per cell, when a cell resized many times.
  */
 import type { CellRecord } from '../../core/run-record';
-import { cellLabel, scaleAxis, scaleLabel } from '../matrix';
+import { scaleAxis } from '../../core/cell-reference';
+import { cellLabel, scaleLabel } from '../matrix';
 import { findEventKind } from '../../core/event-kinds/registry';
-import { isResize } from '../timeline';
+import { isResize } from '../../core/cell-timeline';
 import { BASE_CONFIG, axisTitle, figureId, formatNumber, sentence, type Figure } from './figure';
 
 export interface ResizeRow {

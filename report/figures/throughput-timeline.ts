@@ -7,8 +7,8 @@
 import type { CellRecord } from '../../core/run-record';
 import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
-import { settleTimes } from '../summary';
-import { cellTimeline, isDisturbance, isResize } from '../timeline';
+import { settleTimes } from '../../core/cell-summary';
+import { cellTimeline, isDisturbance, isResize } from '../../core/cell-timeline';
 import { BASE_CONFIG, OUTCOME_COLORS, eventStyle, figureId, formatNumber, type Figure } from './figure';
 
 /** Above this many events a figure shows colours only: labels would overprint each other. */

@@ -6,7 +6,7 @@
 import type { Inventory } from '../../core/inventory';
 import type { CellRecord } from '../../core/run-record';
 import { cellLabel, scaleLabel } from '../matrix';
-import { pairBytes } from '../summary';
+import { pairBytes } from '../../core/cell-summary';
 import { BASE_CONFIG, figureId, formatBytes, type Figure } from './figure';
 
 interface Position {

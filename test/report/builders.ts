@@ -2,7 +2,7 @@
 import type { EventKind, RecordedEvent } from '../../core/events';
 import type { CellRecord, PhaseRecord, RunRecord } from '../../core/run-record';
 import type { OpType, Sample } from '../../core/samples';
-import { summarizeCell } from '../../report/summary';
+import { summarizeCell } from '../../core/cell-summary';
 import { topologyInventory } from './fixtures/synthetic';
 
 export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);

@@ -7,6 +7,7 @@ import { InputError } from '../../core/errors';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { ResultsStore, checkPathSegment, writeFileAtomic } from '../../services/results/results-store';
 import { createResultsActivities } from '../../activities/results';
+import * as recording from '../../services/results/recording';
 import { cell, okSeries, phase, runRecord, T0 } from './builders';
 
 let dir: string;
@@ -169,6 +170,18 @@ describe('results activities', () => {
     expect(reportPath).toBe(path.join(dir, 'r3', 'report', 'index.html'));
     expect(readFileSync(reportPath, 'utf8')).toContain('<svg');
   }, 60_000);
+
+  it('leaves the report to the caller: the recording service finishes the records and renders nothing', async () => {
+    const [reference, fast] = cells();
+    const store = new ResultsStore(dir);
+    await recording.recordRunStart(store, runRecord('r7', [fast, reference]));
+    await recording.recordCell(store, 'r7', fast);
+    await recording.recordCell(store, 'r7', reference);
+    await recording.finishRun(store, 'r7', 'cancelled', T0 + 1_000);
+    expect((await store.readRun('r7')).status).toBe('cancelled');
+    expect((await store.readCell('r7', fast.cellId)).summary.normalizedThroughput).toBe(3);
+    expect(existsSync(store.reportDir('r7'))).toBe(false);
+  });
 
   it('finishes a failed run that recorded no cell with a report that says so', async () => {
     await activities().recordRunStart({ record: runRecord('r4', [], { cellIds: ['c1', 'c2'] }) });

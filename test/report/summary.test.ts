@@ -1,5 +1,5 @@
-import { normalizeCells, pairBytes, settleTimes, summarizeCell, SETTLE_RULE } from '../../report/summary';
-import { cellTimeline } from '../../report/timeline';
+import { normalizeCells, pairBytes, settleTimes, summarizeCell, SETTLE_RULE } from '../../core/cell-summary';
+import { cellTimeline } from '../../core/cell-timeline';
 import { T0, cell, okSeries, phase, recorded, second } from './builders';
 
 describe('summarizeCell', () => {

@@ -17,7 +17,7 @@ import { runContents } from '../../report/contents';
 import { eventStyle } from '../../report/figures/figure';
 import { throughputTimeline } from '../../report/figures/throughput-timeline';
 import { reportQuestion } from '../../report/question';
-import { isDisturbance } from '../../report/timeline';
+import { isDisturbance } from '../../core/cell-timeline';
 import { cell, okSeries, phase, recorded } from '../report/builders';
 import { inputProblems } from '../support/input-problems';
 import { note } from '../support/note-event-kind';

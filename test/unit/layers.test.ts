@@ -9,8 +9,10 @@
  *               The fleet-driving services (FLEET_DRIVING) may also import infra; infra may
  *               import every other service, so the two never meet in a cycle.
  *   infra       infra, services (not the fleet-driving ones), platform, core
- *   report      report, services, core, platform (a reader of results: the results activities call it)
- *   activities  everything below it; never workflows or the entry points
+ *   report      report, services, core, platform (a reader of results); never imported by services,
+ *               so what a service computes for a run (cell summaries, the reference cell) is core's
+ *   activities  everything below it; never workflows or the entry points. Of report/ only its
+ *               writer (REPORT_WRITER): the results activity renders what the results service recorded
  *   workflows   workflows and core; activities only as types (`import type`)
  *   cli, bench  anything below activities, the worker and the workflows they start; activities
  *               only as types (they call the services); bench may also drive the CLI's pieces
@@ -39,6 +41,8 @@ const ALLOWED: Record<Layer, Layer[]> = {
   bench: ['bench', 'cli', 'worker', 'workflows', ...BELOW_ACTIVITIES],
   worker: ['worker', 'activities', 'workflows', ...BELOW_ACTIVITIES],
 };
+/** The one module of report/ the activities may import: they write the report, they compute none of it. */
+const REPORT_WRITER = 'report/write-report';
 /** Layers that may see the activities' types (their contracts, a heartbeat's shape) but not run them. */
 const ACTIVITY_TYPES_ONLY: Layer[] = ['workflows', 'cli', 'bench'];
 /** Packages a layer may not import: Temporal's activity context and workflow API stay in their layers. */
@@ -88,6 +92,7 @@ function violation(from: string, { spec, typeOnly }: Import): string | undefined
   if (to === 'activities' && typeOnly && ACTIVITY_TYPES_ONLY.includes(layer)) return undefined;
   if (layer === 'services' && to === 'infra') return fleetDriving(from) ? undefined : `only the fleet-driving services (${FLEET_DRIVING.join(', ')}) import infra`;
   if (layer === 'infra' && fleetDriving(target)) return 'infra may not import a fleet-driving service (it imports infra)';
+  if (layer === 'activities' && to === 'report' && target !== REPORT_WRITER) return `activities import of report/ only ${REPORT_WRITER} (summaries and references are in core/)`;
   return ALLOWED[layer].includes(to) ? undefined : `${layer} may not import ${to}${ACTIVITY_TYPES_ONLY.includes(layer) && to === 'activities' ? ' (only `import type`)' : ''}`;
 }
 
@@ -125,6 +130,16 @@ describe('the check itself', () => {
     expect(check('services/network/x.ts', "import { a } from '../../infra/shaping/fleet-network';")).toEqual([undefined]);
     expect(check('services/ycsb/x.ts', "import { a } from '../../infra/local/state';")).toEqual([expect.stringMatching(/^only the fleet-driving services/)]);
     expect(check('infra/local/x.ts', "import { a } from '../../activities/network';")).toEqual(['infra may not import activities']);
+  });
+
+  test('keeps the report out of services, and its computations out of the activities', () => {
+    expect(check('services/results/x.ts', "import { writeReport } from '../../report/write-report';")).toEqual(['services may not import report']);
+    expect(check('services/results/x.ts', "import { summarizeCell } from '../../core/cell-summary';")).toEqual([undefined]);
+    expect(check('activities/results.ts', "import { writeReport } from '../report/write-report';")).toEqual([undefined]);
+    expect(check('activities/results.ts', "import { buildReport } from '../report/build-report';")).toEqual([
+      'activities import of report/ only report/write-report (summaries and references are in core/)',
+    ]);
+    expect(check('activities/x.ts', "import { cellLabel } from '../report/figures/clients';")).toEqual([expect.stringMatching(/^activities import of report\/ only/)]);
   });
 
   test('keeps Temporal out of services and platform', () => {

@@ -3,7 +3,7 @@
  * functions of the record (no I/O, no clock), so the engine's workflows compute summaries with
  * exactly this code and the report recomputes nothing differently.
  *
- * Definitions (over the measured phases: every phase but flush and load, see timeline.ts):
+ * Definitions (over the measured phases: every phase but flush and load, see cell-timeline.ts):
  * - throughput: successful operations / seconds with a sample (samples of overlapping phases,
  *   such as a ramped client's, add up within their second);
  * - error %: failed / (ok + failed) operations x 100 (0 when there were none);
@@ -11,7 +11,7 @@
  * - zero seconds: samples with no successful operation;
  * - bytes: per node pair, the growth of the cumulative WireGuard counters over each phase (last
  *   matrix minus first; a phase with a single matrix counts its values as they are);
- * - normalized throughput / bytes: this cell's value / the reference cell's (see matrix.ts).
+ * - normalized throughput / bytes: this cell's value / the reference cell's (see cell-reference.ts).
  *
  * Settle time after a resize (SETTLE_RULE): a resize changes capacity, so throughput does not
  * return to its old level; it settles at a new one. The new level is the median throughput of
@@ -24,12 +24,12 @@
  * steady state: a band narrower than that would call a settled system unsettled) nor than
  * +-1 op/s. An event with no such moment is "not settled" and is left out of `settleSeconds`.
  */
-import type { RecordedEvent } from '../core/events';
-import type { CellRecord, CellSummary, PhaseRecord, ResizeSummary } from '../core/run-record';
-import { cellVerdict } from '../core/verdict';
-import type { OpType } from '../core/samples';
-import { defaultReference, referenceCellFor, type Reference } from './matrix';
-import { cellTimeline, isDisturbance, isResize, measuredPhases } from './timeline';
+import type { RecordedEvent } from './events';
+import type { CellRecord, CellSummary, PhaseRecord, ResizeSummary } from './run-record';
+import { cellVerdict } from './verdict';
+import type { OpType } from './samples';
+import { defaultReference, referenceCellFor, type Reference } from './cell-reference';
+import { cellTimeline, isDisturbance, isResize, measuredPhases } from './cell-timeline';
 
 export const SETTLE_RULE = { tolerance: 0.1, holdSeconds: 5, levelSeconds: 30 } as const;
 
@@ -40,7 +40,7 @@ export interface SettleTime {
   /** Unique within the cell (see uniqueLabels). */
   label: string;
   event: RecordedEvent;
-  /** Seconds since the cell's start (timeline.ts) when the resize was requested. */
+  /** Seconds since the cell's start (cell-timeline.ts) when the resize was requested. */
   t: number;
   /** Where the settle window ends: the next disturbing event, or the last sample. */
   windowEndT: number;

@@ -4,10 +4,10 @@
  * ramped client records its own phase, e.g. `run:extra`), so samples falling in the same second
  * are merged into one. Pure (no I/O), so workflows may import it.
  */
-import { findEventKind } from '../core/event-kinds/registry';
-import type { EventKind, RecordedEvent } from '../core/events';
-import type { PhaseRecord } from '../core/run-record';
-import type { OpSample, OpType, Sample } from '../core/samples';
+import { findEventKind } from './event-kinds/registry';
+import type { EventKind, RecordedEvent } from './events';
+import type { PhaseRecord } from './run-record';
+import type { OpSample, OpType, Sample } from './samples';
 
 /** The engine names setup phases `flush` and `load` (`load2`... where a kind repeats). */
 const SETUP_PHASE = /^(flush|load)\d*$/;
