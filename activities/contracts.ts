@@ -8,6 +8,7 @@ import type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '.
 import type { RttMatrix, TrafficMatrix } from '../core/network';
 import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../core/link-conditions';
 import type { ConditionEventInput } from '../core/link-selection';
+import type { ReplayInput, ReplayReport } from '../core/trace';
 import type { YcsbSettings } from '../core/ycsb';
 
 // The domain types live in core/; they are re-exported here for the activities that speak them.
@@ -40,6 +41,11 @@ export interface NetworkActivities {
   healPartition(input: { fleet: FleetRef }): Promise<{ appliedAt: number; restored: string[] }>;
   /** Cuts and restores a link every half period for `forS` seconds; leaves it restored. */
   flapLink(input: { fleet: FleetRef; link: string; periodS: number; forS: number }): Promise<{ appliedAt: number; completedAt: number; flips: number }>;
+  /**
+   * Sets the rows' values, each at t / speed from the start (looped until `untilS` seconds when
+   * `loop`); lateness is each row's applied minus due time, ms.
+   */
+  replayLinkTrace(input: { fleet: FleetRef } & ReplayInput): Promise<ReplayReport>;
   /** Restores every cut link and sets every link back to its reference values. */
   resetNetwork(input: { fleet: FleetRef }): Promise<{ appliedAt: number }>;
   /** Ping between the given nodes (all data nodes when omitted) over the overlay. */

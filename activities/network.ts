@@ -15,11 +15,12 @@ export const networkActivities: NetworkActivities = {
   cutLink: network.cutLink,
   restoreLink: network.restoreLink,
   changeLinkConditions: network.changeLinkConditions,
-  // Ramps and flaps run for their whole duration: they heartbeat like a resize.
+  // Ramps, flaps and trace replays run for their whole duration: they heartbeat like a resize.
   rampLinkConditions: (input) => heartbeating(() => network.rampLinkConditions(input)),
   partitionLinks: network.partitionLinks,
   healPartition: network.healPartition,
   flapLink: (input) => heartbeating(() => network.flapLink(input)),
+  replayLinkTrace: (input) => heartbeating(() => network.replayLinkTrace(input)),
   resetNetwork: network.resetNetwork,
   measureRtt: network.measureRtt,
   measureBandwidth: network.measureBandwidth,

@@ -116,6 +116,30 @@ export interface ConditionValues {
   jitterMs?: number;
 }
 
+/** The values a condition may take: `above` excludes its bound (a rate cap of 0 would stop the link). */
+export interface ValueRange {
+  min: number;
+  above?: true;
+  max?: number;
+}
+
+/** One table for what each value may be, so a network event's schema and a trace's rows agree. */
+export const CONDITION_VALUE_RANGES: Record<keyof ConditionValues, ValueRange> = {
+  latencyMs: { min: 0 },
+  delayMs: { min: 0 },
+  bandwidthMbps: { min: 0, above: true },
+  lossPercent: { min: 0, max: 100 },
+  jitterMs: { min: 0 },
+};
+
+/** What is wrong with `value` for its range, e.g. `must be above 0`; undefined when it fits. */
+export function outOfRange(value: number, range: ValueRange): string | undefined {
+  const low = range.above ? value <= range.min : value < range.min;
+  if (!low && (range.max === undefined || value <= range.max)) return undefined;
+  if (range.max !== undefined) return `must be ${range.min}..${range.max}`;
+  return range.above ? `must be above ${range.min}` : `must be ${range.min} or more`;
+}
+
 /** Factors a `scale` multiplies the current values by (`latencyMs` scales the delay). */
 export interface ConditionFactors {
   latencyMs?: number;

@@ -51,7 +51,14 @@ export function expandEvents(
         errors.push(new InputError(items || event.times ? itemPath : `${path}.at`, `at ${at} s is not before the phase's end (duration ${durationS} s): move it earlier or lengthen the phase`));
         continue;
       }
-      const action = kind.toAction(item) as EventAction;
+      const unfitted = kind.toAction(item);
+      // A kind that lasts is fitted to the rest of its phase, or refused when it would outlast it.
+      const fitted = kind.fitPhase ? kind.fitPhase(unfitted, { remainingS: durationS - at, timeScale }) : unfitted;
+      if (typeof fitted === 'string') {
+        errors.push(new InputError(itemPath, fitted));
+        continue;
+      }
+      const action = fitted as EventAction;
       planned.push({ atS: at * timeScale, label: event.label ?? defaultLabel(action), path: itemPath, action });
     }
   });

@@ -43,7 +43,8 @@ export type FleetActivityName =
   | 'rampLinkConditions'
   | 'partitionLinks'
   | 'healPartition'
-  | 'flapLink';
+  | 'flapLink'
+  | 'replayLinkTrace';
 
 /** Which activity applies an event, with which input: a description, so deciding it stays deterministic. */
 export interface ActivityCall {
@@ -109,6 +110,13 @@ export interface EventKindModule<Key extends string = string, Item = unknown, Ac
   check?(action: Action, state: TimelineState, when: string): string | undefined;
   /** `validate`'s line: what it changes, e.g. `link sydney-pune/0 cut (both ways)`. */
   plan(action: Action): string;
+
+  /**
+   * For a kind that lasts and knows how long from its action alone (a trace replay): the action
+   * fitted to its phase, or why it does not fit. `remainingS` is what is left of the phase when it
+   * fires, in the scenario's seconds; `timeScale` is the run's, which the kind's own clock follows.
+   */
+  fitPhase?(action: Action, phase: { remainingS: number; timeScale: number }): Action | string;
 
   lane: EventLane;
   duration: EventDuration;

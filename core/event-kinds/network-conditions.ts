@@ -4,21 +4,30 @@
  * gradually over a duration while the workload runs. One factory keeps the selector, its checks and
  * its wording the same in both.
  */
-import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../link-conditions';
+import { CONDITION_VALUE_RANGES, type ConditionChangeSpec, type ConditionFactors, type ConditionValues, type ValueRange } from '../link-conditions';
 import { selectLinks, type ConditionEventInput, type SelectedLink } from '../link-selection';
 import { appliedAt, defineEventKind, type JsonSchema, type TimelineState } from './event-kind';
+
+const VALUE_DESCRIPTIONS: Partial<Record<keyof ConditionValues, string>> = {
+  latencyMs: 'round trip, split over both directions (both directions only)',
+  delayMs: 'one-way delay of each selected direction',
+};
+
+/** A range as JSON schema: the same bounds a trace's rows are checked against. */
+function rangeSchema(key: keyof ConditionValues, range: ValueRange): JsonSchema {
+  return {
+    type: 'number',
+    ...(range.above ? { exclusiveMinimum: range.min } : { minimum: range.min }),
+    ...(range.max !== undefined && { maximum: range.max }),
+    ...(VALUE_DESCRIPTIONS[key] && { description: VALUE_DESCRIPTIONS[key] }),
+  };
+}
 
 const VALUES: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: {
-    latencyMs: { type: 'number', minimum: 0, description: 'round trip, split over both directions (both directions only)' },
-    delayMs: { type: 'number', minimum: 0, description: 'one-way delay of each selected direction' },
-    bandwidthMbps: { type: 'number', exclusiveMinimum: 0 },
-    lossPercent: { type: 'number', minimum: 0, maximum: 100 },
-    jitterMs: { type: 'number', minimum: 0 },
-  },
+  properties: Object.fromEntries(Object.entries(CONDITION_VALUE_RANGES).map(([key, range]) => [key, rangeSchema(key as keyof ConditionValues, range)])),
 };
 
 const FACTORS: JsonSchema = {

@@ -16,10 +16,11 @@ import { nodeKill, nodeRevive } from './node-server';
 import { networkConditions, rampConditions } from './network-conditions';
 import { heal, partition } from './partition';
 import { flap } from './flap';
+import { traceReplay } from './trace-replay';
 import { resizeAdd } from './resize-add';
 import { resizeRemove } from './resize-remove';
 
-const BUILT_IN = [latencyEpoch, bandwidthEpoch, resizeAdd, resizeRemove, nodeKill, nodeRevive, linkCut, linkRestore, networkConditions, rampConditions, partition, heal, flap, clientStart, clientStop, measureRtt, measureTraffic] as const;
+const BUILT_IN = [latencyEpoch, bandwidthEpoch, resizeAdd, resizeRemove, nodeKill, nodeRevive, linkCut, linkRestore, networkConditions, rampConditions, partition, heal, flap, traceReplay, clientStart, clientStop, measureRtt, measureTraffic] as const;
 
 type BuiltIn = (typeof BUILT_IN)[number];
 

@@ -1,7 +1,8 @@
 /**
  * Network events applied to a fleet: set, scale, cut, restore or reset the links an event selects
  * (one link, a node's links, a tagged group's, all), ramps that move link values to a target over
- * a duration, partitions and their heal, and a flapping link. The event modules in
+ * a duration, trace replays that set them row by row from a file's rows, partitions and their
+ * heal, and a flapping link. The event modules in
  * core/event-kinds describe them; this is where they touch the shaper.
  */
 import { InputError } from '../../core/errors';
@@ -17,6 +18,7 @@ import {
   type DirectionOverride,
 } from '../../core/link-conditions';
 import { linksBetweenGroups, partitionProblem, selectLinks, type ConditionEventInput, type SelectedLink } from '../../core/link-selection';
+import { replaySchedule, targetKey, traceTargetProblems, type ReplayPace, type TraceRow } from '../../core/trace';
 import { sleep } from '../../platform/wait';
 import type { ConditionChange, FleetNetwork } from './fleet-network';
 
@@ -117,6 +119,56 @@ export async function rampConditions(net: FleetNetwork, input: ConditionEventInp
     options.onStep?.(fraction);
     if (fraction >= 1) return links.length;
   }
+}
+
+export interface ReplayOptions extends ReplayPace {
+  /** Called after each step (a Temporal heartbeat); throwing stops the replay where it stands. */
+  onStep?: () => void;
+}
+
+export interface ReplayResult {
+  /** Steps applied (rows due at the same time are one step). */
+  steps: number;
+  /** Per row applied: when the shaper had it minus when it was due, ms. */
+  latenessMs: number[];
+}
+
+/** One step's rows as changes, each direction's values from where it stands (a later row wins). */
+function stepChanges(net: FleetNetwork, rows: TraceRow[], selections: Map<string, SelectedLink[]>): ConditionChange[] {
+  const next = new Map<string, { link: string; direction: Direction; values: DirectionConditions }>();
+  for (const row of rows) {
+    for (const l of selections.get(targetKey(row.target))!) {
+      for (const direction of l.directions) {
+        const key = `${l.id} ${direction}`;
+        const current = next.get(key)?.values ?? net.conditions(l.id)[direction];
+        next.set(key, { link: l.id, direction, values: targetOf(current, { set: { [row.property]: row.value } }) });
+      }
+    }
+  }
+  return [...next.values()].map((c) => ({ ...c, values: overrideOf(c.values) }));
+}
+
+/**
+ * Applies a trace's rows, each at its time from the start (t / speed). Every step is due at a time
+ * counted from the start, not from the step before, so a late step does not make later ones late.
+ * The last values stay (like a ramp's): a `network: {reset: true}` takes them back.
+ */
+export async function replayTrace(net: FleetNetwork, rows: TraceRow[], options: ReplayOptions): Promise<ReplayResult> {
+  // The same checks as validation, on the fleet as it is now, before the first row is due.
+  const problems = traceTargetProblems(rows, selectableFleet(net.inventory), 'trace');
+  if (problems.length > 0) throw new InputError('replay.rows', problems.join('; '));
+  const selections = new Map(rows.map((r) => [targetKey(r.target), selected(net, r.target)]));
+  const schedule = replaySchedule(rows, options);
+  const latenessMs: number[] = [];
+  const start = Date.now();
+  for (const step of schedule) {
+    await sleep(Math.max(0, start + step.atMs - Date.now()));
+    await net.setConditions(stepChanges(net, step.rows, selections));
+    const late = Date.now() - (start + step.atMs);
+    for (let k = 0; k < step.rows.length; k++) latenessMs.push(late);
+    options.onStep?.();
+  }
+  return { steps: schedule.length, latenessMs };
 }
 
 /** Cuts every link between the groups (both ways); returns the ones it cut. */

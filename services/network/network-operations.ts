@@ -16,7 +16,9 @@ import { iperfPort, measureThroughput } from '../probes/iperf';
 import { linkBytes } from '../probes/traffic';
 import { nextHops, tincRoute, type TincFiles } from '../probes/route';
 import { FleetNetwork } from '../../infra/shaping/fleet-network';
-import { applyConditionEvent, flap, partition, rampConditions } from '../../infra/shaping/condition-events';
+import { applyConditionEvent, flap, partition, rampConditions, replayTrace } from '../../infra/shaping/condition-events';
+import type { ReplayInput, ReplayReport } from '../../core/trace';
+import { quantile } from '../probes/quantile';
 import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../../core/link-conditions';
 import type { ConditionEventInput } from '../../core/link-selection';
 import { fleetPaths } from '../../infra/local/state';
@@ -92,6 +94,17 @@ export async function rampLinkConditions(input: {
   const appliedAt = Date.now();
   const links = await rampConditions(net, input.target, input.change, { overS: input.overS, steps: input.steps });
   return { appliedAt, completedAt: Date.now(), links };
+}
+
+/** Runs for the trace's length (or until `untilS` when looped): call it from an activity that heartbeats. */
+export async function replayLinkTrace(input: { fleet: FleetRef } & ReplayInput): Promise<ReplayReport> {
+  checkPositive(input.speed, 'speed', '1 for the trace as recorded');
+  if (input.rows.length === 0) throw new InputError('rows', 'the replay has no rows: plan it through the scenario loader, which reads its trace file');
+  const net = await network(input.fleet);
+  const appliedAt = Date.now();
+  const { steps, latenessMs } = await replayTrace(net, input.rows, { speed: input.speed, loop: input.loop, untilS: input.untilS });
+  const completedAt = Date.now();
+  return { appliedAt, completedAt, steps, latenessMs: { p50: quantile(latenessMs, 0.5), p99: quantile(latenessMs, 0.99), max: latenessMs.reduce((m, x) => Math.max(m, x), 0) } };
 }
 
 export async function partitionLinks(input: { fleet: FleetRef; groups: string[][] }): Promise<{ appliedAt: number; cut: string[] }> {

@@ -11,6 +11,7 @@ import type { RunRecord } from '../../core/run-record';
 import type { RunPlan, ScenarioFile } from '../../core/scenario';
 import { fleetKey, fleetSpecs, planScenario, type PlanOptions } from '../../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
+import { withTraceRows } from '../../core/scenario-traces';
 import { runHost } from '../../platform/command';
 import { loadFleet, projectPath, type FleetMode, type LoadedFleet } from './scenario-fleet';
 
@@ -31,14 +32,23 @@ export function readScenarioFile(file: string): unknown {
   return parseScenarioText(text, file);
 }
 
-/** Shape, fleets, meaning: every check a scenario gets before anything starts. */
+/** A trace file's text, relative to the project root unless absolute. */
+export function readTraceFile(file: string): string {
+  return readFileSync(projectPath(file), 'utf8');
+}
+
+/**
+ * Shape, trace files, fleets, meaning: every check a scenario gets before anything starts. The
+ * plan carries the traces' rows; `file` stays as written (the run record stores it so).
+ */
 export async function loadScenario(value: unknown, mode: FleetMode, options: PlanOptions = {}): Promise<LoadedScenario> {
   const file = checkScenarioShape(value);
+  const withRows = withTraceRows(file, readTraceFile);
   const fleets = new Map<string, LoadedFleet>();
   for (const { spec, path } of fleetSpecs(file)) {
     if (!fleets.has(fleetKey(spec))) fleets.set(fleetKey(spec), await loadFleet(spec, path, mode));
   }
-  const plan = planScenario(file, (spec) => fleets.get(fleetKey(spec))!, options);
+  const plan = planScenario(withRows, (spec) => fleets.get(fleetKey(spec))!, options);
   return { file, plan, fleets: [...fleets.values()] };
 }
 

@@ -1,12 +1,8 @@
 // Network dynamics on a real local fleet: an asymmetric link measured one way at a time, loss and
 // jitter as configured, one-way cuts, partitions and their heal, ramps, node-grain changes and a
 // flapping link, each applied through the activity a scenario's event calls.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import type { Topology } from '../../core/topology';
-import { findNode, type Inventory } from '../../core/inventory';
+import { findNode } from '../../core/inventory';
 import {
   changeLinkConditions,
   cutLink,
@@ -17,18 +13,16 @@ import {
   rampLinkConditions,
   restoreLink,
 } from '../../services/network/network-operations';
-import { loadInventory } from '../../services/inventory/inventory-loader';
 import { oneWay } from '../../services/probes/one-way';
 import { median } from '../../services/probes/quantile';
-import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { EmulatorClient } from '../../infra/local/emulator-client';
 import { fleetPaths } from '../../infra/local/state';
 import { sleep } from '../../platform/wait';
+import { useLocalFleet } from '../support/local-fleet';
 
 jest.setTimeout(240_000);
 
 const fleet = { kind: 'local' } as const;
-const dir = mkdtempSync(join(tmpdir(), 'fb-conditions-test-'));
 
 // lc1 -> lc2 is the slow, narrow uplink (15 ms, 8 Mbit/s); lc2 -> lc1 the fast downlink (5 ms, 40).
 // lc3 (tagged mobile) closes a triangle, so the overlay has a way around a cut.
@@ -46,24 +40,12 @@ const ASYM: Topology = {
   ],
 };
 
-let inventory: Inventory;
+const inventory = useLocalFleet(ASYM);
 const emulator = new EmulatorClient(fleetPaths.emulatorSocket);
 const stats = async (id: string) => (await emulator.stats()).find((l) => l.id === id)!;
 const probe = (from: string, to: string, count: number, intervalMs: number, port = 7100) =>
-  oneWay(`fb-${from}`, `fb-${to}`, { address: findNode(inventory, to).overlayAddress, port, count, intervalMs });
+  oneWay(`fb-${from}`, `fb-${to}`, { address: findNode(inventory(), to).overlayAddress, port, count, intervalMs });
 const withinMs = (measured: number, configured: number) => Math.abs(measured - configured) <= Math.max(1, 0.02 * configured);
-
-beforeAll(async () => {
-  const file = join(dir, 'asym.yaml');
-  writeFileSync(file, stringify(ASYM));
-  await fleetUp(file);
-  inventory = await loadInventory(fleet);
-});
-
-afterAll(async () => {
-  await fleetDown();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 test('an asymmetric link: each direction has its own one-way delay and bandwidth', async () => {
   const ab = await probe('lc1', 'lc2', 100, 20);

@@ -11,6 +11,8 @@ import { loadTopology } from '../../core/load-topology';
 import type { FleetSpec, RunPlan } from '../../core/scenario';
 import { fleetKey, planScenario, type FleetView, type ResolvedFleet } from '../../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
+import { withTraceRows } from '../../core/scenario-traces';
+import { readTraceFile } from '../../services/scenario/scenario-loader';
 import { planFragmented } from '../../infra/pulumi/plan-fragmented';
 import { planHybrid } from '../../infra/pulumi/plan-hybrid';
 import type { FleetPlan } from '../../infra/pulumi/plan';
@@ -57,7 +59,7 @@ function planFile(file: string): RunPlan {
 
 function planFresh(file: string): RunPlan {
   const value = parseScenarioText(readFileSync(path.join(DIR, file), 'utf8'), file);
-  return planScenario(checkScenarioShape(value), offlineFleet);
+  return planScenario(withTraceRows(checkScenarioShape(value), readTraceFile), offlineFleet);
 }
 
 const EXPERIMENTS = [
