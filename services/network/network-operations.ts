@@ -17,6 +17,8 @@ import { linkBytes } from '../probes/traffic';
 import { nextHops, tincRoute, type TincFiles } from '../probes/route';
 import { FleetNetwork } from '../../infra/shaping/fleet-network';
 import { applyConditionEvent, flap, partition, rampConditions } from '../../infra/shaping/condition-events';
+import { moveSite as moveAlong } from '../../infra/shaping/site-motion';
+import type { MoveInput, MoveResult } from '../../core/site-motion';
 import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../../core/link-conditions';
 import type { ConditionEventInput } from '../../core/link-selection';
 import { fleetPaths } from '../../infra/local/state';
@@ -92,6 +94,15 @@ export async function rampLinkConditions(input: {
   const appliedAt = Date.now();
   const links = await rampConditions(net, input.target, input.change, { overS: input.overS, steps: input.steps });
   return { appliedAt, completedAt: Date.now(), links };
+}
+
+/** Runs for `overS` seconds: call it from an activity that heartbeats. */
+export async function moveSite(input: { fleet: FleetRef } & MoveInput): Promise<{ appliedAt: number; completedAt: number } & MoveResult> {
+  const { fleet, ...move } = input;
+  const net = await network(fleet);
+  const appliedAt = Date.now();
+  const result = await moveAlong(net, move);
+  return { appliedAt, completedAt: Date.now(), ...result };
 }
 
 export async function partitionLinks(input: { fleet: FleetRef; groups: string[][] }): Promise<{ appliedAt: number; cut: string[] }> {
