@@ -10,6 +10,7 @@ import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../
 import type { ConditionEventInput } from '../core/link-selection';
 import type { ReplayInput, ReplayReport } from '../core/trace';
 import type { YcsbSettings } from '../core/ycsb';
+import type { MoveInput, MoveResult } from '../core/site-motion';
 
 // The domain types live in core/; they are re-exported here for the activities that speak them.
 export type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '../core/database';
@@ -36,6 +37,8 @@ export interface NetworkActivities {
     overS: number;
     steps: 'linear' | 'seconds';
   }): Promise<{ appliedAt: number; completedAt: number; links: number }>;
+  /** Moves a positioned node along its path over `overS` seconds; its links' delays follow the distance model. */
+  moveSite(input: { fleet: FleetRef } & MoveInput): Promise<{ appliedAt: number; completedAt: number } & MoveResult>;
   /** Cuts every link between the groups; `healPartition` restores exactly those. */
   partitionLinks(input: { fleet: FleetRef; groups: string[][] }): Promise<{ appliedAt: number; cut: string[] }>;
   healPartition(input: { fleet: FleetRef }): Promise<{ appliedAt: number; restored: string[] }>;

@@ -17,6 +17,8 @@ export const networkActivities: NetworkActivities = {
   changeLinkConditions: network.changeLinkConditions,
   // Ramps, flaps and trace replays run for their whole duration: they heartbeat like a resize.
   rampLinkConditions: (input) => heartbeating(() => network.rampLinkConditions(input)),
+  // A move runs for its whole duration too.
+  moveSite: (input) => heartbeating(() => network.moveSite(input)),
   partitionLinks: network.partitionLinks,
   healPartition: network.healPartition,
   flapLink: (input) => heartbeating(() => network.flapLink(input)),

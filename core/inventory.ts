@@ -7,6 +7,7 @@
 
 import type { TincTimers } from './failover';
 import type { Direction, DirectionOverride } from './link-conditions';
+import type { DistanceModel, Position } from './site-motion';
 
 export type Cloud = 'local' | 'openstack' | 'azure';
 export type NodeRole = 'data' | 'client' | 'broker' | 'manager';
@@ -41,6 +42,8 @@ export interface InventoryNode {
   site: string;
   /** Groups a scenario's network events can address at once (from the topology). */
   tags?: string[];
+  /** Where the node stands at the start (from the topology); `move` events change it at run time. */
+  position?: Position;
   cloud: Cloud;
   role: NodeRole;
   /** Address of the node on the tinc overlay: what databases bind to and clients connect to. */
@@ -101,6 +104,8 @@ export interface Inventory {
   shaping: 'emulator' | 'tc';
   /** How the overlay is set up where it differs from the published stack's defaults. */
   overlay?: OverlaySettings;
+  /** The topology's distance model, where it gave one: moves use its ms of RTT per km. */
+  distance?: Partial<DistanceModel>;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type LinkConditions,
   type LinkReferenceConditions,
 } from './link-conditions';
+import type { Position } from './site-motion';
 
 export interface RttMatrix {
   /** Epoch ms when the measurement finished. */
@@ -39,6 +40,8 @@ export interface NetworkSettings {
   overrides?: Record<string, Partial<Record<Direction, DirectionOverride>>>;
   /** Links a partition cut (and no other cut had): what `heal` restores, exactly. */
   partitioned?: string[];
+  /** Where moved nodes stand now (a `move` event's end): the next move starts here, not at the topology's position. */
+  positions?: Record<string, Position>;
 }
 
 export interface OneWayCut {

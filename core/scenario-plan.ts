@@ -6,11 +6,12 @@
 import { databaseOptionProblems } from './database-options';
 import { InputError, throwIfAny } from './errors';
 import type { FleetRef } from './fleet-ref';
-import type { InventoryNode } from './inventory';
+import type { Inventory, InventoryNode } from './inventory';
 import { coordinateRecord, expandMatrix, type MatrixCell } from './scenario-matrix';
 import { eventKindOf } from './event-kinds/registry';
 import type { TimelineState } from './event-kinds/event-kind';
 import { expandEvents } from './scenario-events';
+import type { Position } from './site-motion';
 import {
   YCSB_DEFAULTS,
   type CellPlan,
@@ -28,7 +29,9 @@ import type { YcsbSettings } from './ycsb';
 export interface FleetView {
   name: string;
   clientNode: string;
-  nodes: Pick<InventoryNode, 'name' | 'role' | 'tags'>[];
+  nodes: Pick<InventoryNode, 'name' | 'role' | 'tags' | 'position'>[];
+  /** The topology's distance model, where it gave one (moves check against it). */
+  distance?: Inventory['distance'];
   /** Reference latency (RTT, ms) and bandwidth where known: `validate` estimates resize times from them. */
   links: { id: string; a?: string; b?: string; latencyMs?: number; bandwidthMbps?: number }[];
 }
@@ -212,9 +215,10 @@ function checkTimeline(phases: PlannedPhase[], startNodes: string[], dataNodes: 
   const down = new Set<string>();
   const linkIds = new Set(view.links.map((l) => l.id));
   const nodeNames = view.nodes.map((n) => n.name);
+  const positions = new Map<string, Position>();
   for (const phase of phases) {
     if (phase.kind !== 'run') continue;
-    const state: TimelineState = { members, cut, down, clients: new Set<string>(), linkIds, nodeNames, dataNodes, fleet: view };
+    const state: TimelineState = { members, cut, down, clients: new Set<string>(), linkIds, nodeNames, dataNodes, positions, fleet: view };
     for (const event of phase.events) {
       // Each kind checks what it contradicts and applies its own change to the state.
       const problem = eventKindOf(event.action).check?.(event.action, state, `at ${event.atS} s`);

@@ -6,6 +6,7 @@
 import type { FailoverProfile } from './failover';
 import { linkId } from './inventory';
 import type { Direction, DirectionOverride, LinkReferenceConditions } from './link-conditions';
+import type { DistanceModel, Position } from './site-motion';
 
 export interface TopologyNode {
   /**
@@ -17,6 +18,9 @@ export interface TopologyNode {
   site: string;
   /** Groups a scenario's network events can address at once, e.g. `mobile`. */
   tags?: string[];
+  /** Where the node stands on the globe: links to other positioned nodes may take their latency
+   *  from the distance model, and `move` events move it. */
+  position?: Position;
   note?: string;
 }
 
@@ -26,7 +30,8 @@ export interface TopologyLink {
   /** Connection type (0..99, default 0): a pair of nodes may have one link per type. */
   type?: number;
   /** Round-trip latency, what ping reports between the two nodes (split evenly over the two
-   *  directions). May be left out when both directions give their own `delayMs`. */
+   *  directions). May be left out when both directions give their own `delayMs`, or when both
+   *  nodes have a position: the distance model then gives it (see `distance`). */
   latencyMs?: number;
   /** Bandwidth cap, applied in each direction. May be left out when both directions give their own. */
   bandwidthMbps?: number;
@@ -52,6 +57,8 @@ export interface Topology {
   client?: string;
   /** How fast the overlay re-routes around a dead link (see FailoverProfile). */
   failover?: FailoverProfile;
+  /** How latency follows distance between positioned nodes (defaults: DEFAULT_DISTANCE_MODEL). */
+  distance?: Partial<DistanceModel>;
   nodes: TopologyNode[];
   links: TopologyLink[];
 }

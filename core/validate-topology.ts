@@ -1,10 +1,13 @@
 import { InputError, throwIfAny } from './errors';
 import { checkShape } from './schema/validator';
+import { DEFAULT_DISTANCE_MODEL, haversineKm, type Position } from './site-motion';
 import { DIRECTION_KEYS, RESERVED_NODE_NAMES, linkType, type Topology, type TopologyLink } from './topology';
 
 /**
  * Checks shape (topologies/topology.schema.json) and meaning (names, references, duplicates);
- * throws InputError(s) whose field is a path into the file, e.g. `links[3].latencyMs`.
+ * throws InputError(s) whose field is a path into the file, e.g. `links[3].latencyMs`. Returns
+ * the topology with the distance model's latency filled in where a link between two positioned
+ * nodes leaves it out, so every later reader sees one latency per link.
  */
 export function validateTopology(value: unknown): Topology {
   const topology = checkShape<Topology>('topology', value, (path) => path || 'topology');
@@ -25,7 +28,7 @@ export function validateTopology(value: unknown): Topology {
       if (!names.has(link[end])) errors.push(new InputError(`links[${i}].${end}`, `unknown node "${link[end]}"; declare it under nodes first`));
       linked.add(link[end]);
     }
-    errors.push(...missingDirectionValues(link, `links[${i}]`));
+    errors.push(...missingDirectionValues(link, `links[${i}]`, positioned(topology, link)));
     if (link.a === link.b) errors.push(new InputError(`links[${i}].b`, `a link joins two different nodes, not "${link.a}" to itself`));
     const key = [link.a, link.b].sort().join('~') + `/${linkType(link)}`;
     const first = seen.get(key);
@@ -37,11 +40,37 @@ export function validateTopology(value: unknown): Topology {
     if (!linked.has(node.name)) errors.push(new InputError(`nodes[${i}]`, `node "${node.name}" has no link; add one under links`));
   });
   throwIfAny(errors);
-  return topology;
+  return withModelledLatencies(topology);
 }
 
-/** Each direction needs a delay and a cap: from the link's shared value or its own. */
-function missingDirectionValues(link: TopologyLink, field: string): InputError[] {
+/** A link's ends' positions, and where to place each end that has none (for messages). */
+function positioned(topology: Topology, link: TopologyLink): { a?: Position; b?: Position; unplaced: string[] } {
+  const at = (name: string) => topology.nodes.find((n) => n.name === name)?.position;
+  const index = (name: string) => topology.nodes.findIndex((n) => n.name === name);
+  // An unknown end is reported on its own (links[i].a); it has no index to place.
+  const unplaced = [link.a, link.b].filter((name) => !at(name)).map((name) => (index(name) >= 0 ? `nodes[${index(name)}].position (${name})` : name));
+  return { a: at(link.a), b: at(link.b), unplaced };
+}
+
+function needsModelledLatency(link: TopologyLink): boolean {
+  return link.latencyMs === undefined && Object.values(DIRECTION_KEYS).some((key) => link[key]?.delayMs === undefined);
+}
+
+/** Links between positioned nodes that leave out latencyMs get base + factor x great-circle km (0.1 ms). */
+function withModelledLatencies(topology: Topology): Topology {
+  const model = { ...DEFAULT_DISTANCE_MODEL, ...topology.distance };
+  const links = topology.links.map((link) => {
+    if (!needsModelledLatency(link)) return link;
+    const { a, b } = positioned(topology, link);
+    const latencyMs = Math.round((model.baseMs + model.msPerKm * haversineKm(a!, b!)) * 10) / 10;
+    // A modelled value is an estimate, not a measurement: inventories and reports say so.
+    return { ...link, latencyMs, estimated: true };
+  });
+  return { ...topology, links };
+}
+
+/** Each direction needs a delay and a cap: from the link's shared value or its own (a delay may come from the ends' positions). */
+function missingDirectionValues(link: TopologyLink, field: string, ends: { unplaced: string[] }): InputError[] {
   const wanted = [
     ['latencyMs', 'delayMs'],
     ['bandwidthMbps', 'bandwidthMbps'],
@@ -50,7 +79,10 @@ function missingDirectionValues(link: TopologyLink, field: string): InputError[]
     if (link[shared] !== undefined) return [];
     const without = Object.values(DIRECTION_KEYS).filter((key) => link[key]?.[own] === undefined);
     if (without.length === 0) return [];
-    return [new InputError(`${field}.${shared}`, `missing: give ${shared} for both directions, or ${own} in ${without.map((k) => `"${k}"`).join(' and ')}`)];
+    if (shared === 'latencyMs' && ends.unplaced.length === 0) return [];
+    // Half-placed: the other way to a latency is to place the rest.
+    const placing = shared === 'latencyMs' && ends.unplaced.length === 1 ? `, or ${ends.unplaced[0]} so the distance model gives it` : '';
+    return [new InputError(`${field}.${shared}`, `missing: give ${shared} for both directions, or ${own} in ${without.map((k) => `"${k}"`).join(' and ')}${placing}`)];
   });
 }
 

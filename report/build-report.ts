@@ -15,6 +15,7 @@ import type { Figure } from './figures/figure';
 import { rttTimeline } from './figures/link-removal';
 import { resizeTimings } from './figures/resize-timings';
 import { normalizedVsScale, throughputAtEnds } from './figures/scaling';
+import { siteMotion } from './figures/site-motion';
 import { throughputTimeline } from './figures/throughput-timeline';
 import { trafficGraphs } from './figures/traffic-graph';
 import { cellLabel, varyingAxes } from './matrix';
@@ -67,7 +68,7 @@ function timelineCells(cells: CellRecord[], contents: RunContents, otherFigures:
 }
 
 function timelineFigures(cells: CellRecord[], axes: string[]): Figure[] {
-  return cells.flatMap((cell) => [...rttTimeline(cell, axes), ...throughputTimeline(cell, axes), ...clientShares(cell, axes)]);
+  return cells.flatMap((cell) => [...rttTimeline(cell, axes), ...throughputTimeline(cell, axes), ...siteMotion(cell, axes), ...clientShares(cell, axes)]);
 }
 
 /** What the reader should know about cells and figures the report does not show. */

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isMap, isSeq } from 'yaml';
 import type { Topology, TopologyLink, TopologyNode } from '../core/topology';
+import { DEFAULT_DISTANCE_MODEL } from '../core/site-motion';
 
 const HERE = __dirname;
 
@@ -83,9 +84,9 @@ const INTRA_CLOUD_MBPS = 1000;
 const mean = ([lo, hi]: [number, number]) => (lo + hi) / 2;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-/** RTT from distance, per the reference notes: light in fibre there and back, times 1.35 route inflation. */
+/** RTT from distance, per the reference notes: light in fibre there and back, times 1.35 route inflation (the distance model's factor). */
 export function estimatedRttMs(distanceKm: number): number {
-  return round1(distanceKm * 0.01 * 1.35);
+  return round1(distanceKm * DEFAULT_DISTANCE_MODEL.msPerKm);
 }
 
 function hybrid(regionName: string): Topology {

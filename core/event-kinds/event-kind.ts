@@ -7,6 +7,7 @@
 import type { DatabaseName, ResizeTiming } from '../database';
 import type { FleetRef } from '../fleet-ref';
 import type { RttMatrix, TrafficMatrix } from '../network';
+import type { DistanceModel, Position } from '../site-motion';
 
 /** A JSON schema fragment (draft-07), as it appears in scenarios/scenario.schema.json. */
 export type JsonSchema = Record<string, unknown>;
@@ -44,7 +45,8 @@ export type FleetActivityName =
   | 'partitionLinks'
   | 'healPartition'
   | 'flapLink'
-  | 'replayLinkTrace';
+  | 'replayLinkTrace'
+  | 'moveSite';
 
 /** Which activity applies an event, with which input: a description, so deciding it stays deterministic. */
 export interface ActivityCall {
@@ -82,7 +84,14 @@ export interface TimelineState {
   down: Set<string>;
   nodeNames: string[];
   dataNodes: string[];
-  fleet: { name: string; nodes: { name: string; tags?: string[] }[]; links: { id: string; a?: string; b?: string }[] };
+  /** Where moved nodes stand after the moves so far; the others stand where the fleet places them. */
+  positions: Map<string, Position>;
+  fleet: {
+    name: string;
+    nodes: { name: string; tags?: string[]; position?: Position }[];
+    links: { id: string; a?: string; b?: string; latencyMs?: number }[];
+    distance?: Partial<DistanceModel>;
+  };
 }
 
 /** A resize: it moves data, so the workflow can wait for it and `validate` estimates its length. */

@@ -12,6 +12,7 @@ import { linkCut } from './link-cut';
 import { linkRestore } from './link-restore';
 import { measureRtt } from './measure-rtt';
 import { measureTraffic } from './measure-traffic';
+import { moveSite } from './move-site';
 import { nodeKill, nodeRevive } from './node-server';
 import { networkConditions, rampConditions } from './network-conditions';
 import { heal, partition } from './partition';
@@ -20,7 +21,7 @@ import { traceReplay } from './trace-replay';
 import { resizeAdd } from './resize-add';
 import { resizeRemove } from './resize-remove';
 
-const BUILT_IN = [latencyEpoch, bandwidthEpoch, resizeAdd, resizeRemove, nodeKill, nodeRevive, linkCut, linkRestore, networkConditions, rampConditions, partition, heal, flap, traceReplay, clientStart, clientStop, measureRtt, measureTraffic] as const;
+const BUILT_IN = [latencyEpoch, bandwidthEpoch, resizeAdd, resizeRemove, nodeKill, nodeRevive, linkCut, linkRestore, networkConditions, rampConditions, partition, heal, flap, traceReplay, moveSite, clientStart, clientStop, measureRtt, measureTraffic] as const;
 
 type BuiltIn = (typeof BUILT_IN)[number];
 

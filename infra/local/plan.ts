@@ -10,6 +10,7 @@
 import { tincTimers, type TincTimers } from '../../core/failover';
 import { clientOf, linkReference, linkType, type Topology } from '../../core/topology';
 import type { InventoryLink } from '../../core/inventory';
+import type { DistanceModel, Position } from '../../core/site-motion';
 
 export const WAN_NAMESPACE = 'fb-wan';
 export const NAMESPACE_PREFIX = 'fb-';
@@ -33,6 +34,7 @@ export interface PlannedNode {
   name: string;
   site: string;
   tags?: string[];
+  position?: Position;
   role: 'data' | 'client';
   index: number;
   namespace: string;
@@ -67,6 +69,8 @@ export interface FleetPlan {
   name: string;
   /** tinc's failure-detection timers, from the topology's failover profile. */
   tinc: TincTimers;
+  /** The topology's distance model, carried to the inventory for moves. */
+  distance?: Partial<DistanceModel>;
   clientNode: string;
   nodes: PlannedNode[];
   links: PlannedLink[];
@@ -93,6 +97,7 @@ export function planFleet(topology: Topology): FleetPlan {
       name: n.name,
       site: n.site,
       ...(n.tags?.length ? { tags: n.tags } : {}),
+      ...(n.position ? { position: n.position } : {}),
       role: n.name === client ? 'client' : 'data',
       index,
       namespace: namespaceOf(n.name),
@@ -127,7 +132,7 @@ export function planFleet(topology: Topology): FleetPlan {
     };
     return { ...linkReference({ ...l, type }), index, ends: [end(l.a), end(l.b)] };
   });
-  return { name: topology.name, clientNode: client, nodes, links, tinc: tincTimers(topology.failover) };
+  return { name: topology.name, clientNode: client, nodes, links, tinc: tincTimers(topology.failover), ...(topology.distance ? { distance: topology.distance } : {}) };
 }
 
 export function planNode(plan: FleetPlan, name: string): PlannedNode {

@@ -102,6 +102,23 @@ export interface RampOptions {
 const LINEAR_STEP_MS = 100;
 
 /**
+ * Calls `step` with the share of `overS` gone (and the seconds since the start) every 0.1 s
+ * (linear) or every second (seconds), until it has been called with 1: ramps and moves share it,
+ * so both end exactly on their target however late a step runs.
+ */
+export async function stepOver(overS: number, steps: 'linear' | 'seconds', step: (fraction: number, elapsedS: number) => Promise<void>): Promise<void> {
+  const start = Date.now();
+  const stepMs = steps === 'seconds' ? 1000 : LINEAR_STEP_MS;
+  for (let n = 1; ; n++) {
+    await sleep(Math.max(0, start + n * stepMs - Date.now()));
+    const elapsedS = (Date.now() - start) / 1000;
+    const fraction = rampFraction(elapsedS, overS, steps);
+    await step(fraction, elapsedS);
+    if (fraction >= 1) return;
+  }
+}
+
+/**
  * Moves each selected direction's values from where they stand to the target over `overS`,
  * linearly or in steps of one second, and ends exactly on the target.
  */
@@ -109,16 +126,11 @@ export async function rampConditions(net: FleetNetwork, input: ConditionEventInp
   const links = selected(net, input);
   checkValues(change, links);
   const plan = targets(net, links, change);
-  const start = Date.now();
-  const stepMs = options.steps === 'seconds' ? 1000 : LINEAR_STEP_MS;
-  for (let step = 1; ; step++) {
-    const due = start + step * stepMs;
-    await sleep(Math.max(0, due - Date.now()));
-    const fraction = rampFraction((Date.now() - start) / 1000, options.overS, options.steps);
+  await stepOver(options.overS, options.steps, async (fraction) => {
     await net.setConditions(plan.map((t) => ({ link: t.link, direction: t.direction, values: overrideOf(conditionsBetween(t.from, t.to, fraction)) })));
     options.onStep?.(fraction);
-    if (fraction >= 1) return links.length;
-  }
+  });
+  return links.length;
 }
 
 export interface ReplayOptions extends ReplayPace {

@@ -16,6 +16,7 @@ import { EmulatorShaper } from './emulator-shaper';
 import type { LinkShaper } from './shaper';
 import { DIRECTIONS, type Direction, type DirectionOverride, type LinkConditions } from '../../core/link-conditions';
 import { TcShaper } from './tc-shaper';
+import type { Position } from '../../core/site-motion';
 
 /** One network event's change to one link: the values it sets, in one direction or both. */
 export interface ConditionChange {
@@ -107,8 +108,11 @@ export class FleetNetwork {
     return ids;
   }
 
-  /** Sets values on links (per direction or both), applies them, and keeps them until reset. */
-  async setConditions(changes: ConditionChange[]): Promise<NetworkSettings> {
+  /**
+   * Sets values on links (per direction or both), applies them, and keeps them until reset; a move
+   * also gives where its node now stands, saved in the same write as the links it changed.
+   */
+  async setConditions(changes: ConditionChange[], positions?: Record<string, Position>): Promise<NetworkSettings> {
     const settings = this.settings();
     const overrides = { ...settings.overrides };
     for (const change of changes) {
@@ -117,7 +121,7 @@ export class FleetNetwork {
       for (const dir of change.direction ? [change.direction] : DIRECTIONS) current[dir] = { ...current[dir], ...change.values };
       overrides[change.link] = current;
     }
-    const next = { ...settings, overrides };
+    const next = { ...settings, overrides, ...(positions ? { positions: { ...settings.positions, ...positions } } : {}) };
     await this.applyLinks([...new Set(changes.map((c) => c.link))], next);
     return this.save(next);
   }

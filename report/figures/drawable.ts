@@ -11,6 +11,8 @@ type Row = Record<string, unknown>;
 interface Unit {
   data?: { values?: Row[] };
   layer?: Unit[];
+  /** Panels stacked on one axis (each with its own rows). */
+  vconcat?: Unit[];
   spec?: Unit;
   mark?: unknown;
   transform?: unknown[];
@@ -22,7 +24,7 @@ const SECOND_ENDS = new Set(['x2', 'y2']);
 
 function problemIn(unit: Unit, inherited: Row[] | undefined): string | undefined {
   const rows = unit.data?.values ?? inherited;
-  for (const child of unit.layer ?? []) {
+  for (const child of [...(unit.layer ?? []), ...(unit.vconcat ?? [])]) {
     const problem = problemIn(child, rows);
     if (problem) return problem;
   }

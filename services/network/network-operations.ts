@@ -19,6 +19,8 @@ import { FleetNetwork } from '../../infra/shaping/fleet-network';
 import { applyConditionEvent, flap, partition, rampConditions, replayTrace } from '../../infra/shaping/condition-events';
 import type { ReplayInput, ReplayReport } from '../../core/trace';
 import { quantile } from '../probes/quantile';
+import { moveSite as moveAlong } from '../../infra/shaping/site-motion';
+import type { MoveInput, MoveResult } from '../../core/site-motion';
 import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../../core/link-conditions';
 import type { ConditionEventInput } from '../../core/link-selection';
 import { fleetPaths } from '../../infra/local/state';
@@ -105,6 +107,15 @@ export async function replayLinkTrace(input: { fleet: FleetRef } & ReplayInput):
   const { steps, latenessMs } = await replayTrace(net, input.rows, { speed: input.speed, loop: input.loop, untilS: input.untilS });
   const completedAt = Date.now();
   return { appliedAt, completedAt, steps, latenessMs: { p50: quantile(latenessMs, 0.5), p99: quantile(latenessMs, 0.99), max: latenessMs.reduce((m, x) => Math.max(m, x), 0) } };
+}
+
+/** Runs for `overS` seconds: call it from an activity that heartbeats. */
+export async function moveSite(input: { fleet: FleetRef } & MoveInput): Promise<{ appliedAt: number; completedAt: number } & MoveResult> {
+  const { fleet, ...move } = input;
+  const net = await network(fleet);
+  const appliedAt = Date.now();
+  const result = await moveAlong(net, move);
+  return { appliedAt, completedAt: Date.now(), ...result };
 }
 
 export async function partitionLinks(input: { fleet: FleetRef; groups: string[][] }): Promise<{ appliedAt: number; cut: string[] }> {

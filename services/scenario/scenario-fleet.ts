@@ -42,7 +42,8 @@ export function topologyView(topology: Topology): FleetView {
   return {
     name: topology.name,
     clientNode: client,
-    nodes: topology.nodes.map((n) => ({ name: n.name, role: n.name === client ? 'client' : 'data', ...(n.tags ? { tags: n.tags } : {}) })),
+    nodes: topology.nodes.map((n) => ({ name: n.name, role: n.name === client ? 'client' : 'data', ...(n.tags ? { tags: n.tags } : {}), ...(n.position ? { position: n.position } : {}) })),
+    ...(topology.distance ? { distance: topology.distance } : {}),
     links: topology.links.map((l) => {
       const { latencyMs, bandwidthMbps } = linkConditionsOf(l);
       return { id: linkId(l.a, l.b, linkType(l)), a: l.a, b: l.b, latencyMs, bandwidthMbps };

@@ -21,7 +21,7 @@ test('definitions a kind brings (the ramped client) are in the JSON schema as de
 });
 
 test('every kind has its own key and kind, in the order validate lists them', () => {
-  expect(eventKinds().map((k) => k.key)).toEqual(['latency', 'bandwidth', 'add', 'remove', 'kill', 'revive', 'cut', 'restore', 'network', 'ramp', 'partition', 'heal', 'flap', 'replay', 'clientStart', 'clientStop', 'measureRtt', 'measureTraffic']);
+  expect(eventKinds().map((k) => k.key)).toEqual(['latency', 'bandwidth', 'add', 'remove', 'kill', 'revive', 'cut', 'restore', 'network', 'ramp', 'partition', 'heal', 'flap', 'replay', 'move', 'clientStart', 'clientStop', 'measureRtt', 'measureTraffic']);
   expect(new Set(eventKinds().map((k) => k.kind)).size).toBe(eventKinds().length);
 });
 

@@ -3,15 +3,13 @@
  * partition, heal and flap events at every grain. Validation names the field and the fix; plans
  * say what each event touches; the pure parts (selection, ramp fractions, scaled conditions) hold.
  */
-import { topologyView } from '../../services/scenario/scenario-fleet';
-import { planScenario, type ResolvedFleet } from '../../core/scenario-plan';
-import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
 import { validateTopology } from '../../core/validate-topology';
 import { linkConditionsOf, type Topology } from '../../core/topology';
 import { conditionsBetween, rampFraction, referenceConditions, scaledConditions } from '../../core/link-conditions';
 import { linksBetweenGroups, selectLinks } from '../../core/link-selection';
 import { targetOf } from '../../infra/shaping/condition-events';
 import { inputProblems } from '../support/input-problems';
+import { eventPlanner } from '../support/event-planning';
 
 const TOPOLOGY: Topology = {
   name: 'dyn',
@@ -32,22 +30,7 @@ const TOPOLOGY: Topology = {
   ],
 };
 
-const fleet: ResolvedFleet = { ref: { kind: 'local' }, view: topologyView(validateTopology(TOPOLOGY)) };
-
-const scenario = (events: string) => `
-name: t
-experiment: dynamics
-fleet: { local: dyn }
-database: { name: redis, nodes: [alpha, bravo, charlie] }
-ycsb: { workload: a, recordCount: 100 }
-phases:
-  - phase: run
-    duration: 100
-    events:
-${events}`;
-
-const plan = (events: string) => planScenario(checkScenarioShape(parseScenarioText(scenario(events))), () => fleet, {});
-const problems = (events: string) => inputProblems(() => plan(events)).map((e) => e.message);
+const { fleet, plan, problems } = eventPlanner(TOPOLOGY, ['alpha', 'bravo', 'charlie']);
 const planLines = (events: string) => {
   const [phase] = plan(events).cells[0].phases;
   return phase.kind === 'run' ? phase.events.map((e) => e.label) : [];

@@ -52,7 +52,7 @@ describe('a bad field is named, with what is wrong and what it should be', () =>
   test('topology', () => {
     const topology = { ...smallTopology, links: [{ ...smallTopology.links[0], latencyMs: -5 }, ...smallTopology.links.slice(1)] };
     expect(lines(() => validateTopology(topology))).toEqual([
-      'links[0].latencyMs: must be >= 0 (got -5): round-trip latency in ms, zero or more, split evenly over the two directions; may be left out when both "a->b" and "b->a" give delayMs',
+      'links[0].latencyMs: must be >= 0 (got -5): round-trip latency in ms, zero or more, split evenly over the two directions; may be left out when both "a->b" and "b->a" give delayMs, or when both nodes have a position (the distance model gives it)',
     ]);
   });
 
