@@ -7,7 +7,7 @@
  *    JVMs) and after a warm-up run, one join time and one decommission time (a 4th node joins
  *    with the data loaded, then leaves). On 2 cores the three server JVMs' JIT compilers take
  *    about a quarter of a core each for the first minutes: a cold run measures that, not Cassandra.
- * Everything it starts it stops. Run as root. `--short` (CI): 8 s runs, a 5 s warm-up, 3,000 records, 20,000
+ * Everything it starts it stops. Run as root. `--short` (CI): 5 s runs, a 3 s warm-up, 3,000 records, 20,000
  * redis-benchmark requests; every step still runs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,10 +26,10 @@ import { createLanFleet } from '../infra/local/lan-fleet';
 import { SHORT } from './args';
 
 const THREADS = 16;
-const RUN_SECONDS = SHORT ? 8 : 30;
+const RUN_SECONDS = SHORT ? 5 : 30;
 const BENCHMARK_REQUESTS = SHORT ? 20_000 : 200_000;
 /** Load run between Cassandra's cold and warm measurements, while the JIT compilers finish. */
-const WARM_UP_SECONDS = SHORT ? 5 : 90;
+const WARM_UP_SECONDS = SHORT ? 3 : 90;
 /** Records loaded into each database (fewer in CI: the load is timed, not the point there). */
 const RECORDS = SHORT ? 3_000 : 10_000;
 

@@ -35,7 +35,7 @@ const fmt = (x: number | undefined, digits = 2) => (x === undefined || !Number.i
 const YCSB = { workload: 'a', recordCount: 2000, fieldCount: 10, fieldLength: 8, timeoutMs: 2000, retries: 1 };
 
 function lightScenario(): Record<string, unknown> {
-  const duration = SHORT ? 40 : 150;
+  const duration = SHORT ? 30 : 150;
   return {
     name: 'validity-light',
     experiment: 'validity: light load',
@@ -50,7 +50,7 @@ function lightScenario(): Record<string, unknown> {
         phase: 'run',
         duration,
         events: SHORT
-          ? [{ at: 10, cut: 'sydney-pune/0' }, { at: 20, restore: 'sydney-pune/0' }, { at: 30, latency: 0.1 }]
+          ? [{ at: 8, cut: 'sydney-pune/0' }, { at: 16, restore: 'sydney-pune/0' }, { at: 22, latency: 0.1 }]
           : [{ at: 5, remove: 'seoul' }, { at: 30, cut: 'sydney-pune/0' }, { at: 60, restore: 'sydney-pune/0' }, { at: 105, latency: 0.1 }, { at: 125, latency: 0.2 }],
       },
     ],
@@ -66,7 +66,7 @@ function overloadedScenario(): Record<string, unknown> {
     database: { name: database, nodes: ['sydney', 'pune', 'singapore'] },
     ycsb: { ...YCSB, threads: 64, recordCount: SHORT ? 2000 : 5000 },
     matrix: { latencyScale: [0.02] },
-    phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', duration: SHORT ? 25 : 120 }],
+    phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', duration: SHORT ? 20 : 120 }],
   };
 }
 
