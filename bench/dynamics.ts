@@ -9,7 +9,8 @@
  *   - a linear ramp: every datagram's one-way delay against the ramp's value when it was sent;
  *   - how late a ramp's steps and a network event land (target p99 <= 50 ms).
  * Needs root and no fleet up; removes its fleet at the end, also on error.
- * `--short` (CI): 1,000 datagrams per loss level, a 4 s ramp, 2 s iperf3 runs.
+ * `--short` (CI): 1,000 datagrams per loss level, 100 for delays and spread, one jitter, a 4 s ramp,
+ * 2 s iperf3 runs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,9 @@ const fleet = { kind: 'local' } as const;
 const LOSS_PACKETS = SHORT ? 1000 : 10_000;
 const RAMP_S = SHORT ? 4 : 20;
 const IPERF_S = SHORT ? 2 : 10;
+/** Datagrams 20 ms apart for an asymmetric direction's delay and for jitter's spread. */
+const SPACED = SHORT ? 100 : 400;
+const JITTERS_MS = SHORT ? [2] : [1, 3];
 const say = (line = '') => console.log(line);
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
 
@@ -60,9 +64,9 @@ function stdDev(xs: number[]): number {
 }
 
 async function asymmetric(): Promise<void> {
-  say('Asymmetric link dy1-dy2/0 (a->b 30 ms, 10 Mbit/s; b->a 10 ms, 40 Mbit/s): one-way delay, 200 datagrams 20 ms apart');
+  say(`Asymmetric link dy1-dy2/0 (a->b 30 ms, 10 Mbit/s; b->a 10 ms, 40 Mbit/s): one-way delay, ${SPACED} datagrams 20 ms apart`);
   for (const [from, to, delay, cap] of [['dy1', 'dy2', 30, 10], ['dy2', 'dy1', 10, 40]] as const) {
-    const r = await probe(from, to, 200, 20);
+    const r = await probe(from, to, SPACED, 20);
     const p50 = median(r.delaysMs);
     const { mbps } = await measureBandwidth({ fleet, from, to, seconds: IPERF_S });
     say(
@@ -83,10 +87,10 @@ async function loss(): Promise<void> {
 }
 
 async function jitter(): Promise<void> {
-  say('\nJitter on dy2->dy3 (10 ms one way): 400 datagrams 20 ms apart for the spread, 1,000 at 1 ms for order');
-  for (const jitterMs of [1, 3]) {
+  say(`\nJitter on dy2->dy3 (10 ms one way): ${SPACED} datagrams 20 ms apart for the spread, 1,000 at 1 ms for order`);
+  for (const jitterMs of JITTERS_MS) {
     await changeLinkConditions({ fleet, target: { link: 'dy2-dy3/0', direction: 'a->b' }, change: { set: { jitterMs } } });
-    const spread = await probe('dy2', 'dy3', 400, 20);
+    const spread = await probe('dy2', 'dy3', SPACED, 20);
     const dense = await probe('dy2', 'dy3', 1000, 1);
     const sd = stdDev(spread.delaysMs);
     say(`  configured ${jitterMs} ms: measured sd ${fmt(sd)} ms (${mark(within(sd, jitterMs, 0.2, 0))}); reordered ${dense.reordered} of ${dense.delaysMs.length} (${mark(dense.reordered === 0)})`);

@@ -5,7 +5,7 @@
  * prints the distribution of (requested time - scheduled time) over every event. Target: < 1 s.
  *
  *   npx tsx bench/events.ts [--minutes 30] [--time-scale 0.1]
- *   npx tsx bench/events.ts --short   (CI: 2 minutes at time scale 0.2, 24 s of timeline)
+ *   npx tsx bench/events.ts --short   (CI: 2 minutes at time scale 0.1, 12 s of timeline)
  *
  * Needs root and no other local fleet up; uses a throw-away Temporal dev server.
  */
@@ -23,7 +23,7 @@ function timeline(minutes: number): Record<string, unknown>[] {
 
 async function main() {
   const minutes = option('minutes', SHORT ? 2 : 30);
-  const timeScale = option('time-scale', SHORT ? 0.2 : 0.1);
+  const timeScale = option('time-scale', 0.1);
   await withEngine('fhc-4', async (runScenario) => {
     const scenario = {
       name: 'bench-events',
