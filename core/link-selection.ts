@@ -4,7 +4,7 @@
  * every link. Used alike by validation (core) and by the activity that applies the event, so the
  * two can never disagree on what an event touches.
  */
-import type { Direction } from './link-conditions';
+import type { ConditionValues, Direction } from './link-conditions';
 
 /** Exactly one of these says where an event applies. */
 export interface LinkSelector {
@@ -110,5 +110,12 @@ export function partitionProblem(groups: string[][], fleet: SelectableFleet): st
     seen.add(name);
   }
   if (linksBetweenGroups(groups, fleet).length === 0) return `no link of fleet ${fleet.name} joins these groups: the partition would cut nothing`;
+  return undefined;
+}
+
+/** What is wrong with values set on these links, if anything: a round trip cannot go to one direction. */
+export function valuesProblem(values: ConditionValues | undefined, links: SelectedLink[]): string | undefined {
+  if (values?.latencyMs !== undefined && values.delayMs !== undefined) return 'give latencyMs (round trip) or delayMs (one way), not both';
+  if (values?.latencyMs !== undefined && links.some((l) => l.directions.length === 1)) return 'latencyMs is a round trip and this event sets one direction: give delayMs (one way)';
   return undefined;
 }

@@ -5,7 +5,7 @@
  * its wording the same in both.
  */
 import { CONDITION_VALUE_RANGES, type ConditionChangeSpec, type ConditionFactors, type ConditionValues, type ValueRange } from '../link-conditions';
-import { selectLinks, type ConditionEventInput, type SelectedLink } from '../link-selection';
+import { selectLinks, valuesProblem, type ConditionEventInput, type SelectedLink } from '../link-selection';
 import { appliedAt, defineEventKind, type JsonSchema, type TimelineState } from './event-kind';
 
 const VALUE_DESCRIPTIONS: Partial<Record<keyof ConditionValues, string>> = {
@@ -117,12 +117,6 @@ function checkSelection(target: ConditionEventInput, st: TimelineState): Selecte
   return selectLinks(selector, direction, st.fleet);
 }
 
-function checkValues(values: ConditionValues | undefined, links: SelectedLink[]): string | undefined {
-  if (values?.latencyMs !== undefined && values.delayMs !== undefined) return 'give latencyMs (round trip) or delayMs (one way), not both';
-  if (values?.latencyMs !== undefined && links.some((l) => l.directions.length === 1)) return 'latencyMs is a round trip and this event sets one direction: give delayMs (one way)';
-  return undefined;
-}
-
 /** A both-ways cut or restore of whole links keeps the timeline's cut set true for later `restore:` checks. */
 function trackCuts(change: ConditionChangeSpec, links: SelectedLink[], st: TimelineState): void {
   for (const l of links.filter((x) => x.directions.length === 2)) {
@@ -146,7 +140,7 @@ export const networkConditions = defineEventKind({
     if (one) return one;
     const links = checkSelection(a.target, st);
     if (typeof links === 'string') return `${links} (${when})`;
-    const problem = checkValues('set' in a.change ? a.change.set : undefined, links);
+    const problem = valuesProblem('set' in a.change ? a.change.set : undefined, links);
     if (problem) return problem;
     trackCuts(a.change, links, st);
     return undefined;
@@ -190,7 +184,7 @@ export const rampConditions = defineEventKind({
     if (one) return one;
     const links = checkSelection(a.target, st);
     if (typeof links === 'string') return `${links} (${when})`;
-    return checkValues('set' in a.change ? a.change.set : undefined, links);
+    return valuesProblem('set' in a.change ? a.change.set : undefined, links);
   },
   plan: (a) => `${describeTarget(a.target)} ramped to ${'set' in a.change ? pairs(a.change.set) : pairs(a.change.scale, 'x')} over ${a.overS} s (${a.steps})`,
   lane: 'network',

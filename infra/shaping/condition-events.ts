@@ -17,7 +17,7 @@ import {
   type DirectionConditions,
   type DirectionOverride,
 } from '../../core/link-conditions';
-import { linksBetweenGroups, partitionProblem, selectLinks, type ConditionEventInput, type SelectedLink } from '../../core/link-selection';
+import { linksBetweenGroups, partitionProblem, selectLinks, valuesProblem, type ConditionEventInput, type SelectedLink } from '../../core/link-selection';
 import { replaySchedule, targetKey, traceTargetProblems, type ReplayPace, type TraceRow } from '../../core/trace';
 import { sleep } from '../../platform/wait';
 import type { ConditionChange, FleetNetwork } from './fleet-network';
@@ -51,10 +51,10 @@ export function targetOf(current: DirectionConditions, change: { set: ConditionV
 }
 
 /** `latencyMs` is a round trip: it cannot be given to one direction. */
+/** The same check validation makes, for callers that skip the scenario (the CLI, benches). */
 function checkValues(change: ConditionChangeSpec, links: SelectedLink[]): void {
-  if ('set' in change && change.set.latencyMs !== undefined && links.some((l) => l.directions.length === 1)) {
-    throw new InputError('network.set.latencyMs', 'is a round trip and this event sets one direction; give delayMs (one way) instead');
-  }
+  const problem = 'set' in change ? valuesProblem(change.set, links) : undefined;
+  if (problem) throw new InputError('network.set', problem);
 }
 
 interface DirectionTarget {
