@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { runIsLiveVia } from '../services/fleet/fleet-lease';
 import { loadScenario, readScenarioFile } from '../services/scenario/scenario-loader';
@@ -17,8 +17,10 @@ import { liveLeaseOfAnother } from '../infra/local/lease';
 import { PROJECT_ROOT } from '../services/scenario/scenario-fleet';
 import { InputError } from '../core/errors';
 import type { PlanOptions } from '../core/scenario-plan';
-import { CONNECT_TIMEOUT_MS, LOCAL_ADDRESS, connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
+import { connectClient, LOCAL_ADDRESS, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
 import { ensureDevServer, stopDevServer, UI_ADDRESS } from '../worker/dev-server';
+import { DevSupervisor } from '../worker/dev-supervisor';
+import { statePaths } from '../platform/paths';
 import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
 import { positiveNumber } from './options';
 import { follow, summaryTable } from './run-follow';
@@ -40,11 +42,6 @@ function scenarioPath(arg: string): string {
 
 function planOptions(opts: { timeScale?: number }): PlanOptions {
   return { timeScale: opts.timeScale };
-}
-
-async function connectClient(settings: TemporalSettings): Promise<Client> {
-  const connection = await connectOrExplain(settings, () => Connection.connect({ ...connectionOptions(settings), connectTimeout: CONNECT_TIMEOUT_MS }));
-  return new Client({ connection, namespace: settings.namespace });
 }
 
 function workflowIdFor(scenario: string): string {
@@ -253,16 +250,18 @@ async function signalRun(workflowId: string, how: 'cancel' | 'abort') {
 export function registerRunCommands(program: Command): void {
   program
     .command('dev')
-    .description(`start a local Temporal dev server if none answers on 127.0.0.1:7233 (UI ${UI_ADDRESS}), then run a worker`)
+    .description(`start a local Temporal dev server if none answers on ${LOCAL_ADDRESS} (UI ${UI_ADDRESS}; FRAGBENCH_DEV_PORT moves both), then run a worker; both are restarted if they die`)
     .option('--stop', 'stop the dev server this project started, and exit')
     .action(async (opts: { stop?: boolean }) => {
       if (opts.stop) {
         console.log((await stopDevServer()) ? 'dev server stopped' : 'no dev server of ours was running');
         return;
       }
-      await ensureDevServer();
-      console.log(`Temporal UI: ${UI_ADDRESS}`);
-      await loadWorker().runWorker();
+      const supervisor = new DevSupervisor();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void supervisor.stop());
+      await supervisor.start();
+      console.log(`Temporal UI: ${UI_ADDRESS} (the server and the worker are restarted if they die; deaths in ${statePaths.devSupervision('faults.jsonl')})`);
+      await supervisor.finished();
     });
 
   program

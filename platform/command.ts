@@ -11,11 +11,13 @@ import { CommandError, type ExecOptions, type ExecResult } from '../core/exec';
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /**
- * A command run for this process dies with it (the kernel's parent-death signal, kept across
- * exec): a worker killed mid-activity must not leave, say, a slot migration running beside the
- * one its retry starts.
+ * argv made to die with this process (the kernel's parent-death signal, kept across exec): a
+ * worker killed mid-activity must not leave, say, a slot migration running beside the one its
+ * retry starts. TERM instead of KILL lets it finish gracefully (a worker that `dev` started).
  */
-const DIES_WITH_CALLER = ['setpriv', '--pdeathsig', 'KILL', '--'];
+export function diesWithCaller(argv: string[], signal: 'KILL' | 'TERM' = 'KILL'): string[] {
+  return ['setpriv', '--pdeathsig', signal, '--', ...argv];
+}
 
 export interface CommandOptions {
   env?: Record<string, string>;
@@ -40,7 +42,7 @@ export interface RunningCommand {
 }
 
 export function startCommand(argv: string[], options: CommandOptions = {}): RunningCommand {
-  const [program, ...args] = options.diesWithCaller ? [...DIES_WITH_CALLER, ...argv] : argv;
+  const [program, ...args] = options.diesWithCaller ? diesWithCaller(argv) : argv;
   const child = spawn(program, args, { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -26,4 +26,6 @@ export const statePaths = {
   databases: () => process.env.FRAGBENCH_DB_STATE_DIR || join(stateRoot(), 'db'),
   /** The local Temporal dev server's history, PID and log. */
   temporalDev: (file: 'db' | 'pid' | 'log') => join(stateRoot(), `temporal-dev.${file}`),
+  /** `fragbench dev`'s worker PID, and one JSON line per death it found among the parts it keeps. */
+  devSupervision: (file: 'worker.pid' | 'faults.jsonl') => join(stateRoot(), `dev-${file}`),
 };

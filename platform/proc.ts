@@ -33,6 +33,7 @@ export interface PidStat {
   comm: string;
   /** R, S, D, Z, … */
   state: string;
+  ppid: number;
   /** User and system CPU time, ticks. */
   utime: number;
   stime: number;
@@ -56,6 +57,7 @@ export function parsePidStat(text: string): PidStat {
     pid: Number(text.slice(0, open).trim()),
     comm: text.slice(open + 1, close),
     state: rest[0],
+    ppid: field(4),
     utime: field(14),
     stime: field(15),
     startTime: field(22),

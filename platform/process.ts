@@ -12,17 +12,37 @@ import { writeFileAtomic } from './files';
 import { isAlive, isOurs, signalPid, stopEscalating, type ProcessMarker } from './pid';
 import { waitFor } from './wait';
 
-/** Starts argv detached from this process, output appended to logFile; returns the PID. */
-export function spawnDetached(argv: string[], logFile: string, env?: Record<string, string>): number {
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** "exit code 1", "signal SIGKILL": how a process ended, in a log's words. */
+export function describeExit(exit: ProcessExit): string {
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+/**
+ * Starts argv detached from this process, output appended to logFile. `exited` settles when it
+ * ends, while this process lives; it never holds this process's event loop open.
+ */
+function launchDetached(argv: string[], logFile: string, env?: Record<string, string>): { pid: number; exited: Promise<ProcessExit> } {
   const out = openSync(logFile, 'a');
   try {
     const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', out, out], detached: true });
     if (child.pid === undefined) throw new Error(`could not start ${argv[0]}`);
+    const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     child.unref();
-    return child.pid;
+    return { pid: child.pid, exited };
   } finally {
     closeSync(out);
   }
+}
+
+/** Starts argv detached from this process, output appended to logFile; returns the PID. */
+export function spawnDetached(argv: string[], logFile: string, env?: Record<string, string>): number {
+  return launchDetached(argv, logFile, env).pid;
 }
 
 export interface ProcessSpec {
@@ -70,13 +90,15 @@ export class ManagedProcess {
     readonly logFile: string | undefined,
     /** Log size at the start: readiness and failures look only at what this process wrote. */
     private readonly logStart: number,
+    /** How it ended, when this process started it (an adopted one's end is not ours to see). */
+    readonly exited?: Promise<ProcessExit>,
   ) {}
 
   static start(spec: ProcessSpec): ManagedProcess {
     const program = basename(spec.argv[0]);
     const logStart = existsSync(spec.logFile) ? statSync(spec.logFile).size : 0;
-    const pid = spawnDetached([...(spec.prefix ?? []), ...spec.argv], spec.logFile, spec.env);
-    return new ManagedProcess(pid, spec.marker ?? program, spec.name ?? program, spec.logFile, logStart);
+    const { pid, exited } = launchDetached([...(spec.prefix ?? []), ...spec.argv], spec.logFile, spec.env);
+    return new ManagedProcess(pid, spec.marker ?? program, spec.name ?? program, spec.logFile, logStart, exited);
   }
 
   /** The process a record names, if that PID still carries the marker; a recycled PID is refused. */

@@ -4,7 +4,7 @@
  * paths or an API key). Nothing here is logged: a key or certificate never leaves this module.
  */
 import { readFileSync } from 'node:fs';
-import type { TLSConfig } from '@temporalio/client';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { InputError } from '../core/errors';
 import { TASK_QUEUE_DEFAULT } from '../workflows/definitions';
 
@@ -17,7 +17,22 @@ export interface TemporalSettings {
   apiKey?: string;
 }
 
-export const LOCAL_ADDRESS = '127.0.0.1:7233';
+/**
+ * The local dev server's port: 7233, Temporal's own default, unless FRAGBENCH_DEV_PORT names
+ * another (a second dev server beside a user's, as the chaos benchmark and tests run); its UI is
+ * 1000 above it, as 8233 is above 7233.
+ */
+export function localDevPort(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.FRAGBENCH_DEV_PORT;
+  if (!text) return 7233;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1024 || port > 64535) {
+    throw new InputError('FRAGBENCH_DEV_PORT', `must be a port from 1024 to 64535 (its UI takes the port 1000 above), got ${JSON.stringify(text)}`);
+  }
+  return port;
+}
+
+export const LOCAL_ADDRESS = `127.0.0.1:${localDevPort()}`;
 
 export function temporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   const cert = env.TEMPORAL_TLS_CERT;
@@ -100,4 +115,10 @@ export async function connectOrExplain<T>(settings: TemporalSettings, connect: (
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A client of the server the settings name, or `unreachableServer`'s error within CONNECT_TIMEOUT_MS. */
+export async function connectClient(settings: TemporalSettings): Promise<Client> {
+  const connection = await connectOrExplain(settings, () => Connection.connect({ ...connectionOptions(settings), connectTimeout: CONNECT_TIMEOUT_MS }));
+  return new Client({ connection, namespace: settings.namespace });
 }

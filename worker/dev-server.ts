@@ -1,6 +1,6 @@
 /**
  * The local Temporal dev server (`temporal server start-dev`): started only when nothing answers
- * on 127.0.0.1:7233, bound to loopback, its history in a file under the state root so runs
+ * on 127.0.0.1:7233 (or FRAGBENCH_DEV_PORT), bound to loopback, its history in a file under the state root so runs
  * survive a restart, its PID in a file so that a later `fragbench` adopts and stops it by PID and
  * its history file (the marker), and nothing else.
  */
@@ -10,11 +10,12 @@ import path from 'node:path';
 import { runHost } from '../platform/command';
 import { statePaths } from '../platform/paths';
 import { ManagedProcess, readPidFile, writePidFile } from '../platform/process';
+import { localDevPort } from './connection';
 
 export const DEV_SERVER = {
   ip: '127.0.0.1',
-  port: 7233,
-  uiPort: 8233,
+  port: localDevPort(),
+  uiPort: localDevPort() + 1000,
   dbFile: statePaths.temporalDev('db'),
   pidFile: statePaths.temporalDev('pid'),
   logFile: statePaths.temporalDev('log'),
@@ -46,9 +47,18 @@ export async function temporalBinary(): Promise<string> {
 /** Our server's history file is in its command line: a recycled PID's is not. */
 const MARKER = DEV_SERVER.dbFile;
 
-/** Starts the dev server unless one answers already; returns whether this call started it. */
-export async function ensureDevServer(log: (line: string) => void = console.log): Promise<{ started: boolean }> {
-  if (await answers(DEV_SERVER.ip, DEV_SERVER.port)) return { started: false };
+/** The dev server an earlier `fragbench` started and recorded, if it still runs. */
+export function adoptDevServer(): ManagedProcess | undefined {
+  const pid = readPidFile(DEV_SERVER.pidFile);
+  return pid === undefined ? undefined : ManagedProcess.adopt({ pid, marker: MARKER, name: 'the Temporal dev server', logFile: DEV_SERVER.logFile });
+}
+
+/**
+ * Starts the dev server unless one answers already; says whether this call started it, and
+ * which server of ours answers (none when a server of someone else's answers).
+ */
+export async function ensureDevServer(log: (line: string) => void = console.log): Promise<{ started: boolean; server?: ManagedProcess }> {
+  if (await answers(DEV_SERVER.ip, DEV_SERVER.port)) return { started: false, server: adoptDevServer() };
   mkdirSync(path.dirname(DEV_SERVER.logFile), { recursive: true });
   const argv = [
     await temporalBinary(),
@@ -68,14 +78,13 @@ export async function ensureDevServer(log: (line: string) => void = console.log)
     timeoutMs: 60_000,
     intervalMs: 250,
   });
-  return { started: true };
+  return { started: true, server };
 }
 
 /** Stops the dev server this project started (by its recorded PID); returns whether one was running. */
 export async function stopDevServer(): Promise<boolean> {
-  const pid = readPidFile(DEV_SERVER.pidFile);
+  const server = adoptDevServer();
   rmSync(DEV_SERVER.pidFile, { force: true });
-  const server = pid === undefined ? undefined : ManagedProcess.adopt({ pid, marker: MARKER, name: 'the Temporal dev server' });
   if (!server) return false;
   // Ten seconds to flush its history file before SIGKILL.
   await server.stop(10_000);

@@ -1,0 +1,281 @@
+/**
+ * The chaos benchmark: scenarios/faults.yaml (ten minutes of steady load on Redis Cluster, fhc-4)
+ * runs through `fragbench dev` as a user runs it, while this kills, with SIGKILL at seeded times,
+ * each of the tool's own parts: the WAN emulator, a tincd, a WireGuard daemon, a Redis server, the
+ * YCSB JVM, the worker and the Temporal dev server. It prints, per part: kills, how many the tool
+ * detected, detection and recovery times, seconds of samples lost, when the load was back; then
+ * whether the run completed with a report that verifies, whether any private key is found outside
+ * its file, whether the restarted emulator's control socket is still root's alone, and whether the
+ * host is clean. Its own state root, results directory, task queue and dev server port: nothing of a
+ * user's is touched, and it refuses to start beside a fleet.
+ *
+ *   npm run bench:faults [-- --short] [--seed N] [--kills N]
+ */
+import { BENCH_RESULTS_DIR, BENCH_STATE_DIR } from './faults-state';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { startRun } from '../cli/run';
+import type { RecordedEvent } from '../core/events';
+import { seededRandom } from '../core/seeded-random';
+import { fleetPaths, readState } from '../infra/local/state';
+import { runHost } from '../platform/command';
+import { statePaths } from '../platform/paths';
+import { isAlive, signalPid } from '../platform/pid';
+import { readPidFile } from '../platform/process';
+import { sleep, waitFor } from '../platform/wait';
+import { verifyStoredRun } from '../report/verify';
+import { ResultsStore } from '../services/results/results-store';
+import { connectClient, temporalSettings } from '../worker/connection';
+import { answers, DEV_SERVER, stopDevServer } from '../worker/dev-server';
+import type { DevFault } from '../worker/dev-supervisor';
+import { progressQuery, type RunProgress, type RunSummary } from '../workflows/definitions';
+import { flag, option, SHORT } from './args';
+import { judgeKills, type Kill, type KillOutcome } from './faults/judge';
+import { PARTS, planKills } from './faults/schedule';
+import { findTarget, workerPid } from './faults/targets';
+
+const SCENARIO = path.resolve(__dirname, '../scenarios/faults.yaml');
+const DATABASE_NODES = ['sydney', 'pune', 'singapore', 'seoul'];
+/** Short: the 600 s phase at a quarter of its length (150 s), each part killed once. */
+const TIME_SCALE = SHORT ? 0.25 : 1;
+const KILLS_PER_PART = option('kills', SHORT ? 1 : 2);
+const SEED = option('seed', 1);
+/** No kill in the phase's first and last seconds: the first give the load a level to come back to. */
+const QUIET_START_S = SHORT ? 15 : 40;
+const QUIET_END_S = SHORT ? 15 : 40;
+const TARGETS = { detectS: 2, lostS: 5 };
+
+const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+async function refuseIfBusy(): Promise<void> {
+  if (await answers(DEV_SERVER.ip, DEV_SERVER.port)) {
+    throw new Error(`a Temporal server answers on ${DEV_SERVER.ip}:${DEV_SERVER.port}; this benchmark starts and kills a dev server of its own on that port: stop what serves there first`);
+  }
+  const ours = new Set([...DATABASE_NODES, 'client', 'wan'].map((n) => `fb-${n}`));
+  const taken = (await fbNamespaces()).filter((n) => ours.has(n));
+  if (taken.length > 0) throw new Error(`a local fleet is up (${taken.join(', ')}); bring it down first (fragbench fleet down)`);
+}
+
+async function fbNamespaces(): Promise<string[]> {
+  const { stdout } = await runHost(['ip', 'netns', 'list']);
+  return stdout.split('\n').map((l) => l.split(' ')[0]).filter((n) => n.startsWith('fb-'));
+}
+
+function startDev(): ChildProcess {
+  const out = openSync(path.join(BENCH_STATE_DIR, 'dev.log'), 'a');
+  return spawn(process.execPath, [path.resolve(__dirname, '../bin/fragbench.js'), 'dev'], { stdio: ['ignore', out, out], env: process.env });
+}
+
+/** Private keys of the fleet (WireGuard and tinc), read while it is up, to look for them elsewhere later. */
+function fleetPrivateKeys(): string[] {
+  const keys: string[] = [];
+  if (existsSync(fleetPaths.keys)) {
+    for (const f of readdirSync(fleetPaths.keys).filter((f) => f.endsWith('.wg.key'))) keys.push(readFileSync(path.join(fleetPaths.keys, f), 'utf8').trim());
+  }
+  if (existsSync(fleetPaths.tinc)) {
+    for (const node of readdirSync(fleetPaths.tinc)) {
+      const file = path.join(fleetPaths.tincDir(node), 'rsa_key.priv');
+      if (existsSync(file)) keys.push(readFileSync(file, 'utf8'));
+    }
+  }
+  return keys;
+}
+
+/** The run's progress, or undefined while the server is away (it is being killed too). */
+async function progressOf(handle: WorkflowHandle): Promise<RunProgress | undefined> {
+  return (await handle.query(progressQuery).catch(() => undefined)) as RunProgress | undefined;
+}
+
+/** The run's end; a server restarting meanwhile is waited out, a failed run is an answer. */
+async function resultOf(handle: WorkflowHandle): Promise<{ summary?: RunSummary; failure?: string }> {
+  for (;;) {
+    try {
+      return { summary: (await handle.result()) as RunSummary };
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) return { failure: err.cause?.message ?? err.message };
+      await sleep(1000);
+    }
+  }
+}
+
+/** Waits for the emulator's replacement, then checks its control socket is root's alone. */
+async function emulatorSocketPrivate(killedPid: number): Promise<string> {
+  const replaced = await waitFor(
+    () => {
+      const emulator = readState()?.processes.find((p) => p.kind === 'emulator');
+      return emulator && emulator.pid !== killedPid ? true : undefined;
+    },
+    { what: 'the emulator to be restarted', timeoutMs: 30_000, intervalMs: 200 },
+  ).catch(() => false);
+  if (!replaced) return 'no replacement emulator within 30 s';
+  const socket = statSync(fleetPaths.emulatorSocket);
+  const dir = statSync(path.dirname(fleetPaths.emulatorSocket));
+  const rootOnly = (s: { uid: number; mode: number }) => s.uid === 0 && (s.mode & 0o077) === 0;
+  return rootOnly(socket) || rootOnly(dir) ? 'root only' : `socket mode ${(socket.mode & 0o777).toString(8)}, directory ${(dir.mode & 0o777).toString(8)}`;
+}
+
+interface Gathered {
+  kills: Kill[];
+  keys: string[];
+  socketChecks: string[];
+  originMs: number;
+  fleetPids: number[];
+}
+
+/** Waits for the run phase, then kills each planned part at its time. */
+async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
+  const progress = await waitFor(
+    async () => {
+      const p = await progressOf(handle);
+      if (p?.status === 'finished') throw new Error('the run finished before its run phase started');
+      return p?.cell?.step === 'run' && p.cell.phaseStartedAt && p.cell.phaseDurationS ? p.cell : undefined;
+    },
+    { what: 'the run phase to start', timeoutMs: 10 * 60_000, intervalMs: 1000 },
+  );
+  const originMs = progress.phaseStartedAt!;
+  const durationS = progress.phaseDurationS!;
+  const plan = planKills({ seed: SEED, kills: KILLS_PER_PART, fromS: QUIET_START_S, toS: durationS - QUIET_END_S });
+  log(`run phase started (${durationS} s); ${plan.length} kills planned at ${plan.map((k) => `${k.atS} s ${k.part}`).join(', ')}`);
+  const keys = fleetPrivateKeys();
+  const random = seededRandom(SEED + 1);
+  const kills: Kill[] = [];
+  const socketChecks: string[] = [];
+  for (const planned of plan) {
+    await sleep(Math.max(0, originMs + planned.atS * 1000 - Date.now()));
+    // A part still coming back from an earlier kill is waited for, briefly.
+    const target = await waitFor(() => findTarget(planned.part, DATABASE_NODES, random), { what: `a running ${planned.part}`, timeoutMs: 15_000, intervalMs: 250 }).catch(() => undefined);
+    if (!target) {
+      log(`${planned.part}: none running at ${planned.atS} s; not killed`);
+      continue;
+    }
+    const at = Date.now();
+    signalPid(target.pid, 'SIGKILL');
+    kills.push({ part: planned.part, pid: target.pid, owner: target.owner, at });
+    log(`killed ${planned.part} (pid ${target.pid}${target.owner ? `, ${target.owner}` : ''}) at ${((at - originMs) / 1000).toFixed(1)} s`);
+    if (planned.part === 'emulator') socketChecks.push(await emulatorSocketPrivate(target.pid));
+  }
+  // The fleet's daemons as they are now (replacements included): each must be gone at the end.
+  const fleetPids = readState()?.processes.map((p) => p.pid) ?? [];
+  return { kills, keys, socketChecks, originMs, fleetPids };
+}
+
+function readDevFaults(): DevFault[] {
+  const file = statePaths.devSupervision('faults.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as DevFault);
+}
+
+/** Files (results, logs, the Temporal store) that hold any of the keys' material. */
+function filesHoldingKeys(keys: string[], roots: string[]): string[] {
+  const needles = keys.flatMap((k) => k.split('\n').map((l) => l.trim()).filter((l) => l.length >= 40 && !l.startsWith('-----')));
+  const found: string[] = [];
+  const visit = (p: string) => {
+    if (!existsSync(p)) return;
+    if (statSync(p).isDirectory()) return readdirSync(p).forEach((e) => visit(path.join(p, e)));
+    const bytes = readFileSync(p);
+    if (needles.some((n) => bytes.includes(n))) found.push(p);
+  };
+  roots.forEach(visit);
+  return found;
+}
+
+const fmt = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1));
+const worst = (xs: (number | undefined)[]) => {
+  const known = xs.filter((x): x is number => x !== undefined);
+  return known.length === 0 ? undefined : Math.max(...known);
+};
+
+function printTable(outcomes: KillOutcome[]): void {
+  console.log('\npart             kills  detected  detect s (max)  back s (max)  samples lost s (max)  load back s (max)');
+  for (const part of PARTS) {
+    const mine = outcomes.filter((o) => o.kill.part === part);
+    const detected = mine.filter((o) => o.detectedS !== undefined).length;
+    console.log(
+      `${part.padEnd(16)} ${String(mine.length).padStart(5)}  ${String(detected).padStart(8)}  ${fmt(worst(mine.map((o) => o.detectedS))).padStart(14)}  ${fmt(worst(mine.map((o) => o.backS))).padStart(12)}  ${String(worst(mine.map((o) => o.lostS)) ?? '-').padStart(20)}  ${fmt(worst(mine.map((o) => o.loadBackS))).padStart(17)}`,
+    );
+  }
+  console.log('\neach kill:');
+  for (const o of outcomes) {
+    console.log(`  ${o.kill.part} pid ${o.kill.pid}${o.kill.owner ? ` (${o.kill.owner})` : ''}: detected ${fmt(o.detectedS)} s, back ${fmt(o.backS)} s, ${o.lostS} s of samples missing, load back ${fmt(o.loadBackS)} s; ${o.seenAs ?? 'NOT DETECTED'}`);
+  }
+}
+
+async function main(): Promise<void> {
+  await refuseIfBusy();
+  const namespacesBefore = await fbNamespaces();
+  log(`bench:faults${SHORT ? ' --short' : ''}: seed ${SEED}, ${KILLS_PER_PART} kill(s) per part, state ${BENCH_STATE_DIR}`);
+  const dev = startDev();
+  const problems: string[] = [];
+  let client: Client | undefined;
+  const seenPids = new Set<number>();
+  try {
+    await waitFor(() => (workerPid() !== undefined && readPidFile(statePaths.temporalDev('pid')) !== undefined ? true : undefined), { what: 'fragbench dev to start its server and worker', timeoutMs: 90_000, intervalMs: 500 });
+    const settings = temporalSettings();
+    client = await connectClient(settings);
+    const handle = await startRun(client, settings, SCENARIO, { timeScale: TIME_SCALE });
+    const gathered = await killOnSchedule(handle);
+    [...gathered.kills.map((k) => k.pid), ...gathered.fleetPids].forEach((pid) => seenPids.add(pid));
+    log('all kills sent; waiting for the run to end');
+    const { summary, failure } = await resultOf(handle);
+    const phaseEndMs = Date.now();
+    if (!summary || summary.status !== 'completed') problems.push(`the run did not complete: ${failure ?? summary?.status}`);
+
+    const store = new ResultsStore(BENCH_RESULTS_DIR);
+    const runId = summary?.runId ?? handle.workflowId;
+    const run = await store.readRun(runId);
+    const [cell] = await store.readCells(run);
+    const phase = cell?.phases.find((p) => p.name === 'run');
+    const events: RecordedEvent[] = phase?.events ?? [];
+    const devFaults = readDevFaults();
+    devFaults.forEach((f) => f.newPid && seenPids.add(f.newPid));
+    const outcomes = judgeKills(gathered.kills, phase?.samples ?? [], events, devFaults, gathered.originMs, phaseEndMs);
+    printTable(outcomes);
+
+    const undetected = outcomes.filter((o) => o.detectedS === undefined);
+    if (undetected.length > 0) problems.push(`${undetected.length} kill(s) not detected: ${undetected.map((o) => o.kill.part).join(', ')}`);
+    const short = PARTS.filter((part) => outcomes.filter((o) => o.kill.part === part).length < KILLS_PER_PART);
+    if (short.length > 0) problems.push(`killed fewer than ${KILLS_PER_PART} time(s): ${short.join(', ')}`);
+    const slow = outcomes.filter((o) => (o.detectedS ?? 0) > TARGETS.detectS);
+    const lossy = outcomes.filter((o) => o.lostS > TARGETS.lostS);
+    console.log(`\ndetection within ${TARGETS.detectS} s: ${outcomes.length - slow.length} of ${outcomes.length}${slow.length ? ` (late: ${slow.map((o) => `${o.kill.part} ${fmt(o.detectedS)} s`).join(', ')})` : ''}`);
+    console.log(`samples lost at most ${TARGETS.lostS} s per kill: ${outcomes.length - lossy.length} of ${outcomes.length}${lossy.length ? ` (over: ${lossy.map((o) => `${o.kill.part} ${o.lostS} s`).join(', ')})` : ''}`);
+    if (!SHORT && (slow.length > 0 || lossy.length > 0)) problems.push('a detection or loss target was missed (above)');
+
+    const verification = await verifyStoredRun(store, runId);
+    console.log(`results verify ${runId}: ${verification.problems.length === 0 ? 'no problem' : verification.problems.join('; ')}`);
+    if (verification.problems.length > 0) problems.push('the stored run does not verify');
+    const reportOk = summary?.reportPath !== undefined && existsSync(summary.reportPath);
+    console.log(`report: ${reportOk ? summary!.reportPath : 'missing'}`);
+    if (!reportOk) problems.push('no report was written');
+    console.log(`emulator control socket after restart: ${gathered.socketChecks.join(', ') || 'no emulator kill'}`);
+    if (gathered.socketChecks.some((c) => c !== 'root only')) problems.push('a restarted emulator socket is open to others');
+    const leaks = filesHoldingKeys(gathered.keys, [BENCH_RESULTS_DIR, DEV_SERVER.dbFile, DEV_SERVER.logFile, path.join(BENCH_STATE_DIR, 'dev.log')]);
+    console.log(`private keys (${gathered.keys.length}) found outside their files: ${leaks.length === 0 ? 'none' : leaks.join(', ')}`);
+    if (gathered.keys.length === 0) problems.push('no fleet key was read, so the key check checked nothing');
+    if (leaks.length > 0) problems.push('private keys leaked');
+  } finally {
+    await client?.connection.close().catch(() => undefined);
+    const worker = workerPid();
+    if (worker) seenPids.add(worker);
+    const exited = new Promise((resolve) => (dev.exitCode === null ? dev.once('exit', resolve) : resolve(undefined)));
+    dev.kill('SIGTERM');
+    await exited;
+    const server = readPidFile(statePaths.temporalDev('pid'));
+    if (server) seenPids.add(server);
+    await stopDevServer();
+  }
+  const leftNamespaces = (await fbNamespaces()).filter((n) => !namespacesBefore.includes(n));
+  const leftPids = [...seenPids].filter((pid) => isAlive(pid));
+  console.log(`host clean: ${leftNamespaces.length === 0 && leftPids.length === 0 ? 'yes' : `no (namespaces ${leftNamespaces.join(', ') || 'none'}, pids ${leftPids.join(', ') || 'none'})`}`);
+  if (leftNamespaces.length > 0 || leftPids.length > 0) problems.push('the host is not clean');
+  if (!flag('keep')) for (const dir of [BENCH_STATE_DIR, BENCH_RESULTS_DIR]) rmSync(dir, { recursive: true, force: true });
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  console.log('bench:faults: every kill detected, the run completed and verifies, no key leaked, host clean');
+}
+
+main().catch((err) => {
+  console.error(`bench:faults failed:\n${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+/**
+ * `fragbench dev` as a user leaves it running: a worker or dev server that is SIGKILLed is found,
+ * written down with its cause, and started again (the server on its own history, so a workflow it
+ * held is still there); Ctrl-C stops the worker and leaves the server; `dev --stop` stops that.
+ * Its own port and state: a dev server of the user's on 7233 is never touched.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { isAlive, signalPid } from '../../platform/pid';
+import { readPidFile } from '../../platform/process';
+import { waitFor } from '../../platform/wait';
+import { answers } from '../../worker/dev-server';
+import type { DevFault } from '../../worker/dev-supervisor';
+import { fragbench, printed, scratchEnv, startFragbench } from '../support/cli';
+import { freeLoopbackPort } from '../support/ports';
+
+jest.setTimeout(120_000);
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'fb-cli-dev-'));
+const env = scratchEnv(scratch);
+const state = (file: string) => path.join(env.FRAGBENCH_STATE_DIR, file);
+const faults = (): DevFault[] =>
+  existsSync(state('dev-faults.jsonl')) ? readFileSync(state('dev-faults.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as DevFault) : [];
+
+/** A port whose UI port (1000 above) is free too. */
+async function devPort(): Promise<number> {
+  for (;;) {
+    const port = await freeLoopbackPort();
+    if (port <= 64535 && !(await answers('127.0.0.1', port + 1000, 200))) return port;
+  }
+}
+
+afterAll(async () => {
+  await fragbench(['dev', '--stop'], env);
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+test('dev restarts a killed worker and a killed server, records each death, and stops its worker on SIGTERM', async () => {
+  const port = await devPort();
+  Object.assign(env, { FRAGBENCH_DEV_PORT: String(port), FRAGBENCH_TASK_QUEUE: 'fb-dev-supervisor-test' });
+  const dev = startFragbench(['dev'], env);
+  try {
+    await printed(dev, /fragbench worker: polling 127\.0\.0\.1:\d+/, 90_000);
+    expect(dev.stdout()).toContain(`127.0.0.1:${port}`);
+
+    // A workflow the server holds, on a queue no worker polls: it must outlive the server's death.
+    const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+    const client = new Client({ connection });
+    const held = await client.workflow.start('nobodyRunsThis', { taskQueue: 'fb-nobody', workflowId: `held-${Date.now()}` });
+
+    const worker = readPidFile(state('dev-worker.pid'))!;
+    signalPid(worker, 'SIGKILL');
+    await printed(dev, new RegExp(`the worker \\(pid ${worker}\\) died \\(signal SIGKILL\\); restarted as pid \\d+`));
+    const workerFault = faults().find((f) => f.part === 'worker')!;
+    expect(workerFault).toMatchObject({ pid: worker, cause: 'signal SIGKILL' });
+    expect(workerFault.restartedAt! - workerFault.detectedAt).toBeLessThan(2000);
+    const newWorker = readPidFile(state('dev-worker.pid'))!;
+    expect(newWorker).toBe(workerFault.newPid);
+    expect(isAlive(newWorker)).toBe(true);
+
+    const server = readPidFile(state('temporal-dev.pid'))!;
+    signalPid(server, 'SIGKILL');
+    await printed(dev, new RegExp(`the temporal-server \\(pid ${server}\\) died \\(signal SIGKILL\\); restarted as pid \\d+`), 60_000);
+    expect(faults().find((f) => f.part === 'temporal-server')).toMatchObject({ pid: server, cause: 'signal SIGKILL' });
+    expect(await answers('127.0.0.1', port)).toBe(true);
+    await waitFor(async () => ((await held.describe().catch(() => undefined))?.status.name === 'RUNNING' ? true : undefined), { what: 'the held workflow, after the restart', timeoutMs: 30_000 });
+    await connection.close();
+
+    dev.kill('SIGTERM');
+    await dev.exited;
+    await waitFor(() => (isAlive(newWorker) ? undefined : true), { what: 'the worker to stop with dev', timeoutMs: 15_000 });
+    expect(await answers('127.0.0.1', port)).toBe(true);
+  } finally {
+    dev.kill('SIGKILL');
+  }
+  const stopped = await fragbench(['dev', '--stop'], env);
+  expect(stopped.stdout).toContain('dev server stopped');
+  expect(await answers('127.0.0.1', port)).toBe(false);
+});
