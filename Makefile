@@ -14,6 +14,9 @@ quickstart: setup
 typecheck:
 	npx tsc --noEmit -p tsconfig.json
 
+# Where jest writes its results as JSON (CI counts them); empty = terminal only.
+JEST_JSON_DIR ?=
+
 # Where each short benchmark's pass/fail line goes (CI counts it); empty = terminal only.
 BENCH_RESULTS ?=
 
@@ -21,5 +24,5 @@ test: setup
 	npx tsc --noEmit -p tsconfig.json
 	npm run --silent check:imports
 	@GO_TEST_JSON="$(GO_TEST_JSON)" bash scripts/run-test-scripts.sh
-	npx jest --runInBand $(JEST_ARGS)
+	@JEST_JSON_DIR="$(JEST_JSON_DIR)" bash scripts/run-jest.sh
 	@BENCH_RESULTS="$(BENCH_RESULTS)" bash scripts/run-benchmarks.sh

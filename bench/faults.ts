@@ -38,8 +38,8 @@ import { findTarget, workerPid } from './faults/targets';
 
 const SCENARIO = path.resolve(__dirname, '../scenarios/faults.yaml');
 const DATABASE_NODES = ['sydney', 'pune', 'singapore', 'seoul'];
-/** Short: the 600 s phase at a quarter of its length (150 s), each part killed once. */
-const TIME_SCALE = SHORT ? 0.25 : 1;
+/** Short: the 600 s phase at a fifth of its length (120 s), each part killed once. */
+const TIME_SCALE = SHORT ? 0.2 : 1;
 const KILLS_PER_PART = option('kills', SHORT ? 1 : 2);
 const SEED = option('seed', 1);
 /** No kill in the phase's first and last seconds: the first give the load a level to come back to. */
