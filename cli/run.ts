@@ -18,8 +18,8 @@ import { PROJECT_ROOT } from '../services/scenario/scenario-fleet';
 import { InputError } from '../core/errors';
 import type { PlanOptions } from '../core/scenario-plan';
 import { connectClient, LOCAL_ADDRESS, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
-import { ensureDevServer, stopDevServer, UI_ADDRESS } from '../worker/dev-server';
-import { DevSupervisor } from '../worker/dev-supervisor';
+import { stopDevServer, UI_ADDRESS } from '../worker/dev-server';
+import { DevServerKeeper, DevSupervisor } from '../worker/dev-supervisor';
 import { statePaths } from '../platform/paths';
 import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
 import { positiveNumber } from './options';
@@ -224,7 +224,9 @@ export async function withLocalWorker(body: (client: Client, settings: TemporalS
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   // The live lines say what the worker does; its own log would bury them.
   Runtime.install({ shutdownSignals: [], logger: new DefaultLogger('ERROR') });
-  await ensureDevServer();
+  // The dev server is kept running for the run (restarted on its history if it dies); this worker is this process.
+  const server = new DevServerKeeper((err) => console.error(`fragbench: the Temporal dev server could not be restarted: ${err.message}`));
+  await server.start();
   const settings = temporalSettings();
   const { createWorker } = loadWorker();
   const worker = await createWorker({ settings });
@@ -233,6 +235,7 @@ export async function withLocalWorker(body: (client: Client, settings: TemporalS
   try {
     await body(await connectClient(settings), settings);
   } finally {
+    server.stop();
     worker.shutdown();
     await workerDone;
   }

@@ -66,13 +66,79 @@ export async function failActivitiesOf(settings: TemporalSettings, identity: str
   }
 }
 
+/** Writes a death down (dev-faults.jsonl) and says it on the terminal. */
+function recordFault(fault: DevFault): void {
+  const file = statePaths.devSupervision('faults.jsonl');
+  mkdirSync(path.dirname(file), { recursive: true });
+  appendFileSync(file, `${JSON.stringify(fault)}\n`);
+  const after = fault.restartFailed ? `not restarted: ${fault.restartFailed}` : `restarted as pid ${fault.newPid} in ${(((fault.restartedAt ?? fault.detectedAt) - fault.detectedAt) / 1000).toFixed(1)} s`;
+  const held = fault.activitiesFailed ? `; ${fault.activitiesFailed} of its activities handed back for retry` : '';
+  console.log(`fragbench dev: the ${fault.part} (pid ${fault.pid}) died (${fault.cause}); ${after}${held}`);
+}
+
+/**
+ * Keeps the local dev server running: one of ours that dies is started again on its history file.
+ * `dev` and every command that runs a worker in its own process (`run --local`, `quickstart`) use it.
+ */
+export class DevServerKeeper {
+  private server?: ManagedProcess;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  /** Set while a restart runs: a worker that died meanwhile waits for it. */
+  restarting?: Promise<void>;
+
+  constructor(private readonly onGiveUp: (err: Error) => void) {}
+
+  /** Starts the server unless one answers, and watches it if it is ours. */
+  async start(log?: (line: string) => void): Promise<void> {
+    const { server } = await ensureDevServer(log);
+    this.watch(server);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+  }
+
+  private watch(server: ManagedProcess | undefined): void {
+    this.server = server;
+    clearInterval(this.timer);
+    if (!server) {
+      console.log('fragbench: the Temporal server that answers was not started by fragbench; it is not supervised');
+      return;
+    }
+    // A server this process started tells how it ended; an adopted one is watched by PID.
+    void server.exited?.then((exit) => this.died(server, exit));
+    this.timer = setInterval(() => {
+      if (!server.exited && !server.isOurs()) void this.died(server);
+    }, SERVER_CHECK_MS);
+  }
+
+  private died(server: ManagedProcess, exit?: ProcessExit): Promise<void> {
+    if (this.stopped || this.server !== server) return Promise.resolve();
+    this.restarting ??= this.restart(server, exit).finally(() => (this.restarting = undefined));
+    return this.restarting;
+  }
+
+  private async restart(died: ManagedProcess, exit?: ProcessExit): Promise<void> {
+    const detectedAt = Date.now();
+    const cause = exit ? describeExit(exit) : 'gone (not a child of this process, so its exit status is unknown)';
+    try {
+      const { server } = await ensureDevServer(() => undefined);
+      this.watch(server);
+      recordFault({ part: 'temporal-server', pid: died.pid, cause, detectedAt, restartedAt: Date.now(), newPid: server?.pid });
+    } catch (err) {
+      recordFault({ part: 'temporal-server', pid: died.pid, cause, detectedAt, restartFailed: (err as Error).message });
+      this.onGiveUp(err as Error);
+    }
+  }
+}
+
 export class DevSupervisor {
   private worker?: ChildProcess;
-  private server?: ManagedProcess;
+  private readonly server: DevServerKeeper;
   private stopping = false;
   private quickDeaths = 0;
-  private serverTimer?: NodeJS.Timeout;
-  private restartingServer?: Promise<void>;
   private readonly done: Promise<void>;
   private finish: (err?: Error) => void = () => undefined;
 
@@ -80,13 +146,12 @@ export class DevSupervisor {
     this.done = new Promise((resolve, reject) => (this.finish = (err) => (err ? reject(err) : resolve())));
     // Whoever awaits `finished()` sees a failure; until then it is not an unhandled rejection.
     this.done.catch(() => undefined);
+    this.server = new DevServerKeeper((err) => this.finish(err));
   }
 
   /** Starts (or adopts) the server and starts the worker. */
   async start(): Promise<void> {
-    mkdirSync(path.dirname(statePaths.devSupervision('faults.jsonl')), { recursive: true });
-    const { server } = await ensureDevServer();
-    this.watchServer(server);
+    await this.server.start();
     this.startWorker();
   }
 
@@ -98,7 +163,7 @@ export class DevSupervisor {
   /** Stops the worker (letting it finish what it holds) and ends the supervision; the server keeps running. */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.serverTimer);
+    this.server.stop();
     const worker = this.worker;
     if (worker && worker.exitCode === null && worker.signalCode === null) {
       const exited = new Promise((resolve) => worker.once('exit', resolve));
@@ -107,48 +172,6 @@ export class DevSupervisor {
     }
     rmSync(statePaths.devSupervision('worker.pid'), { force: true });
     this.finish();
-  }
-
-  private record(fault: DevFault): void {
-    appendFileSync(statePaths.devSupervision('faults.jsonl'), `${JSON.stringify(fault)}\n`);
-    const after = fault.restartFailed ? `not restarted: ${fault.restartFailed}` : `restarted as pid ${fault.newPid} in ${(((fault.restartedAt ?? fault.detectedAt) - fault.detectedAt) / 1000).toFixed(1)} s`;
-    const held = fault.activitiesFailed ? `; ${fault.activitiesFailed} of its activities handed back for retry` : '';
-    console.log(`fragbench dev: the ${fault.part} (pid ${fault.pid}) died (${fault.cause}); ${after}${held}`);
-  }
-
-  // ------------------------------------------------------------------ the server
-
-  private watchServer(server: ManagedProcess | undefined): void {
-    this.server = server;
-    if (!server) {
-      console.log('fragbench dev: the Temporal server that answers was not started by fragbench; it is not supervised');
-      return;
-    }
-    // A server this process started tells how it ended; an adopted one is watched by PID.
-    void server.exited?.then((exit) => this.serverDied(server, exit));
-    clearInterval(this.serverTimer);
-    this.serverTimer = setInterval(() => {
-      if (!server.exited && !server.isOurs()) void this.serverDied(server);
-    }, SERVER_CHECK_MS);
-  }
-
-  private serverDied(server: ManagedProcess, exit?: ProcessExit): Promise<void> {
-    if (this.stopping || this.server !== server) return Promise.resolve();
-    this.restartingServer ??= this.restartServer(server, exit).finally(() => (this.restartingServer = undefined));
-    return this.restartingServer;
-  }
-
-  private async restartServer(died: ManagedProcess, exit?: ProcessExit): Promise<void> {
-    const detectedAt = Date.now();
-    const cause = exit ? describeExit(exit) : 'gone (not a child of this process, so its exit status is unknown)';
-    try {
-      const { server } = await ensureDevServer(() => undefined);
-      this.watchServer(server);
-      this.record({ part: 'temporal-server', pid: died.pid, cause, detectedAt, restartedAt: Date.now(), newPid: server?.pid });
-    } catch (err) {
-      this.record({ part: 'temporal-server', pid: died.pid, cause, detectedAt, restartFailed: (err as Error).message });
-      this.finish(err as Error);
-    }
   }
 
   // ------------------------------------------------------------------ the worker
@@ -171,17 +194,17 @@ export class DevSupervisor {
     this.quickDeaths = detectedAt - startedAt < QUICK_DEATH_MS ? this.quickDeaths + 1 : 0;
     if (this.quickDeaths >= QUICK_DEATHS_TO_GIVE_UP) {
       const reason = `it died within ${QUICK_DEATH_MS / 1000} s of its start ${QUICK_DEATHS_TO_GIVE_UP} times in a row (see its output above)`;
-      this.record({ part: 'worker', pid, cause, detectedAt, restartFailed: reason });
+      recordFault({ part: 'worker', pid, cause, detectedAt, restartFailed: reason });
       this.finish(new Error(`the worker keeps dying: ${reason}`));
       return;
     }
     // A worker that could not connect while the server restarts is started again once it answers.
-    await this.restartingServer;
+    await this.server.restarting;
     if (this.quickDeaths > 1) await sleep(1000 * this.quickDeaths);
     if (this.stopping) return;
     this.startWorker();
     const restartedAt = Date.now();
     const activitiesFailed = await failActivitiesOf(this.settings, workerIdentity(pid), cause).catch(() => 0);
-    this.record({ part: 'worker', pid, cause, detectedAt, restartedAt, newPid: this.worker?.pid, activitiesFailed });
+    recordFault({ part: 'worker', pid, cause, detectedAt, restartedAt, newPid: this.worker?.pid, activitiesFailed });
   }
 }
