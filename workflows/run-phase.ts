@@ -95,8 +95,8 @@ async function runClient(ctx: CellContext, run: ClientRun, stopping: () => boole
         untilMs: run.untilMs,
       },
     ]);
+    // Its restarts are in the phase's faults stream already: recording the cell joins them in.
     run.record.totals = result.totals;
-    run.record.events.push(...result.restarts);
     ctx.showSamples(result.latest);
     return result.latest.at(-1)?.time;
   } catch (err) {
