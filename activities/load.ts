@@ -22,14 +22,15 @@ export function ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; setti
 
 /**
  * One client for a whole run phase (see services/ycsb/phase-client.ts): heartbeats every second
- * with the latest sample, stores every second as it arrives, and resumes from the store when retried.
+ * with the latest sample, stores every second as it arrives, starts a client that died again for
+ * what is left of the phase, and resumes from the store when retried.
  */
 export async function ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & PhaseClientInput): Promise<PhaseClientResult> {
   const { target, binding } = await ycsbClientFor(input);
   return runPhaseClient(input, {
     store: new ResultsStore(),
     attempt: activityAttempt(),
-    run: ({ settings, onSample }) => runYcsbReporting({ target, phase: 'run', settings, binding, onSample }, input.label),
+    run: ({ settings, onSample, signal }) => runYcsbReporting({ target, phase: 'run', settings, binding, onSample, signal }, input.label),
   });
 }
 

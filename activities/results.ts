@@ -3,7 +3,7 @@
  * each phase's samples, each finished cell, and the run's end through these. Finishing also
  * renders the report, which sits above the services: the service completes the records, then
  * this adapter writes the report from them. Bad ids are InputErrors (not retried, see
- * worker/input-errors.ts); every other step may be retried, and repeats leave the same records.
+ * worker/final-errors.ts); every other step may be retried, and repeats leave the same records.
  */
 import { writeReport } from '../report/write-report';
 import * as recording from '../services/results/recording';

@@ -22,7 +22,8 @@ export interface LoadProgress {
   latest: Sample | null;
 }
 
-export async function runYcsbReporting(options: Omit<YcsbRunOptions, 'signal'>, label?: string): Promise<RunSeries> {
+/** `options.signal` stops the client too (a failed write), beside the activity's cancellation. */
+export async function runYcsbReporting(options: YcsbRunOptions, label?: string): Promise<RunSeries> {
   const activity = asyncLocalStorage.getStore();
   if (!activity) return runYcsb(options);
   const progress: LoadProgress = { phase: options.phase, label, latest: null };
@@ -30,7 +31,7 @@ export async function runYcsbReporting(options: Omit<YcsbRunOptions, 'signal'>, 
   try {
     return await runYcsb({
       ...options,
-      signal: activity.cancellationSignal,
+      signal: options.signal ? AbortSignal.any([activity.cancellationSignal, options.signal]) : activity.cancellationSignal,
       onSample: (sample) => {
         options.onSample?.(sample);
         progress.latest = sample;

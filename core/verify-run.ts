@@ -35,12 +35,15 @@ function badValue(s: Sample): boolean {
   return Object.values(s.ops).some((op) => !op || !validCount(op.ok) || !validCount(op.failed));
 }
 
-/** When a client-restart says the client was gone, the seconds it covers are explained. */
+/**
+ * When a client-restart says the client was gone, the seconds it covers are explained. A second
+ * is placed by rounding, so the last one stored may lie up to half a second after the death.
+ */
 function explanation(gap: Gap, events: RecordedEvent[]): string | undefined {
   const restart = events.find((e) => {
     if (e.kind !== 'client-restart') return false;
     const last = Number(e.detail.lastStoredElapsedS);
-    return Number.isFinite(last) && last <= gap.afterS + 1 && e.scheduledOffsetS >= gap.afterS;
+    return Number.isFinite(last) && last <= gap.afterS + 1 && e.scheduledOffsetS >= gap.afterS - 1;
   });
   return restart ? `${restart.label} at ${restart.scheduledOffsetS.toFixed(0)} s` : undefined;
 }

@@ -46,7 +46,11 @@ export interface PhaseClientResult {
   seconds: number;
   firstElapsedS?: number;
   lastElapsedS?: number;
-  /** One event per resumed attempt: when it restarted and how long the phase ran without a client. */
+  /**
+   * One event per client lost (its process died, or a new attempt resumed the phase): the cause,
+   * when it was noticed and restarted, how long the phase ran without a client. Stored in the
+   * phase's faults stream as they happened; here for the caller to read, not to store again.
+   */
   restarts: RecordedEvent[];
   latest: Sample[];
 }

@@ -4,7 +4,7 @@
  */
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from './connection';
-import { inputErrorInterceptor } from './input-errors';
+import { finalErrorInterceptor } from './final-errors';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
@@ -38,7 +38,7 @@ export async function createWorker(options: WorkerOptions = {}): Promise<Worker>
     taskQueue: options.taskQueue ?? settings.taskQueue,
     workflowBundle: await workflowBundle(),
     activities,
-    interceptors: { activity: [inputErrorInterceptor] },
+    interceptors: { activity: [finalErrorInterceptor] },
     // ycsbRun heartbeats its latest per-second sample: pass each on, so live views see every second
     // (by default the SDK forwards one heartbeat per 0.8 x heartbeat timeout).
     maxHeartbeatThrottleInterval: '1s',

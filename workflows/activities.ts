@@ -1,7 +1,8 @@
 /**
  * Every activity the scenario workflows call, each group with its own timeouts and retry policy.
- * Bad input is never retried: activities throw InputError, which the worker turns into a
- * non-retryable ApplicationFailure of that type (and the policies name it too).
+ * Bad input and a disk that refuses the run's records are never retried: activities throw
+ * InputError or StorageError, which the worker turns into non-retryable ApplicationFailures of
+ * that type (and the policies name them too).
  */
 import type { Duration } from '@temporalio/common';
 import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
@@ -12,7 +13,7 @@ import type { EventDuration } from '../core/event-kinds/event-kind';
 import { eventKindOf } from '../core/event-kinds/registry';
 import type { EventAction } from '../core/scenario';
 
-const NON_RETRYABLE = ['InputError'];
+const NON_RETRYABLE = ['InputError', 'StorageError'];
 
 function retrying(maximumAttempts: number, maximumInterval: Duration = '30s'): ActivityOptions['retry'] {
   return { initialInterval: '1s', backoffCoefficient: 2, maximumInterval, maximumAttempts, nonRetryableErrorTypes: NON_RETRYABLE };

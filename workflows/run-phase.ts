@@ -95,8 +95,8 @@ async function runClient(ctx: CellContext, run: ClientRun, stopping: () => boole
         untilMs: run.untilMs,
       },
     ]);
+    // Its restarts are in the phase's faults stream already: recording the cell joins them in.
     run.record.totals = result.totals;
-    run.record.events.push(...result.restarts);
     ctx.showSamples(result.latest);
     return result.latest.at(-1)?.time;
   } catch (err) {
@@ -216,11 +216,13 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   // Telemetry and probes for as long as any client runs; stopped (cancelled) once they are done.
   const monitorScope = new CancellationScope();
   const sink = { runId: ctx.runId, cellId: ctx.cell.cellId, phaseIndex: ctx.phases.indexOf(record) };
-  // Never rejects: a monitor that failed for good fails the phase at its end, like any other part.
+  // Never rejects: a monitor that failed for good (a write the disk refused) stops the phase, like any other part.
   const monitoring = monitorScope
     .run(() => monitor.monitorPhase({ fleet: ctx.cell.fleet, sink, nodes: ctx.cell.nodes, originMs, database: ctx.cell.database }))
     .catch((err) => {
-      if (!isCancellation(err)) failure ??= err;
+      if (isCancellation(err)) return;
+      failure ??= err;
+      stopAll();
     });
 
   await CancellationScope.cancellable(async () => {

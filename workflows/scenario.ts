@@ -64,6 +64,19 @@ function refusalOf(err: unknown): unknown {
   return err;
 }
 
+/** The StorageError (a disk that refused the run's records) behind a failure, if that is what it was. */
+function storageFailureOf(err: unknown): ApplicationFailure | undefined {
+  for (let e = err as { cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e instanceof ApplicationFailure && e.type === 'StorageError') return e;
+  }
+  return undefined;
+}
+
+/** The run's failure when the disk stopped it: the disk's own words (which file, what to do), not "activity failed". */
+function storageStop(failure: ApplicationFailure, summary?: RunSummary): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'StorageError', message: failure.message, nonRetryable: true, details: summary ? [summary] : (failure.details as unknown[] | undefined) });
+}
+
 /** How often a run that waits for the fleet asks again. */
 export const FLEET_WAIT_INTERVAL = '5 seconds';
 
@@ -127,6 +140,8 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
   Object.assign(progress, { scenario: plan.scenario, status: 'running', cellCount: plan.cells.length });
 
   const summaries = new Map<string, CellSummary>();
+  // A disk that refused a write refuses the next cells' too: the run stops there.
+  let diskFailure: ApplicationFailure | undefined;
   const runCell = async (cell: CellPlan): Promise<CellResult> => {
     const reference = cell.referenceCellId && cell.referenceCellId !== cell.cellId ? summaries.get(cell.referenceCellId) : undefined;
     try {
@@ -139,6 +154,7 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
       return await live.current.result();
     } catch (err) {
       if (isCancellation(err)) throw err;
+      diskFailure ??= storageFailureOf(err);
       return { cellId: cell.cellId, coordinates: cell.coordinates, status: 'failed', error: errorMessage(err) };
     } finally {
       live.current = undefined;
@@ -154,6 +170,7 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
       const result = await runCell(cell);
       progress.cellsDone.push(result);
       if (result.summary) summaries.set(cell.cellId, result.summary);
+      if (diskFailure) break;
     }
   } catch (err) {
     cancelled = err;
@@ -163,15 +180,23 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
   const failed = cells.filter((c) => c.status === 'failed');
   const status: RunSummary['status'] = failed.length > 0 ? 'failed' : progress.aborted ? 'aborted' : 'completed';
   progress.status = 'cleaning up';
-  const { reportPath } = await CancellationScope.nonCancellable(async () => {
-    if (cancelled !== undefined) await cleanUpAfter(plan);
-    const finish = cancelled !== undefined || status === 'aborted' ? 'cancelled' : status;
-    return results.finishRun({ runId, status: finish, finishedAt: Date.now() });
-  });
+  let reportPath: string;
+  try {
+    ({ reportPath } = await CancellationScope.nonCancellable(async () => {
+      if (cancelled !== undefined) await cleanUpAfter(plan);
+      const finish = cancelled !== undefined || status === 'aborted' ? 'cancelled' : status;
+      return results.finishRun({ runId, status: finish, finishedAt: Date.now() });
+    }));
+  } catch (err) {
+    // The disk that stopped the run may refuse its end too: the first refusal is the one to report.
+    const disk = diskFailure ?? storageFailureOf(err);
+    throw disk ? storageStop(disk) : err;
+  }
   progress.status = 'finished';
   if (cancelled !== undefined) throw cancelled;
 
   const summary: RunSummary = { runId, scenario: plan.scenario, status, cells, reportPath };
+  if (diskFailure) throw storageStop(diskFailure, summary);
   if (failed.length > 0) {
     throw ApplicationFailure.create({
       type: 'CellsFailed',

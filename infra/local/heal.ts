@@ -28,15 +28,6 @@ export function deadDaemons(state: FleetState | undefined = readState()): FleetP
   return state.processes.filter((p) => !daemonRuns(p));
 }
 
-/**
- * The kernel's count of OOM kills: a death while it rose was most likely one. The daemons are not
- * children of the worker, so their exit status cannot be read; this is the evidence there is.
- */
-export function oomKills(): number {
-  const line = readFileSync('/proc/vmstat', 'utf8').split('\n').find((l) => l.startsWith('oom_kill '));
-  return line ? Number(line.split(' ')[1]) : 0;
-}
-
 function inventory(): Inventory {
   return JSON.parse(readFileSync(fleetPaths.inventory, 'utf8')) as Inventory;
 }

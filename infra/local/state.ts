@@ -26,6 +26,8 @@ export const fleetPaths = {
   tincDir: (node: string) => join(FLEET_DIR, 'tinc', node),
   wireguardKey: (node: string) => join(FLEET_DIR, 'keys', `${node}.wg.key`),
   wireguardConfig: (iface: string) => join(FLEET_DIR, 'keys', `${iface}.conf`),
+  /** Where tincd keeps a node's private key by default: RSA (tinc 1.0), Ed25519 (tinc 1.1). */
+  tincPrivateKeys: (node: string) => ['rsa_key.priv', 'ed25519_key.priv'].map((f) => join(FLEET_DIR, 'tinc', node, f)),
 };
 
 export type ProcessKind = 'emulator' | 'wireguard' | 'tinc';

@@ -14,7 +14,8 @@ import { configuredRttMs, nextPairs, probePairs, type RttProbe } from '../probes
 import { ResultsStore } from '../results/results-store';
 import type { MonitorInput } from '../../core/telemetry';
 import type { RecordedEvent } from '../../core/events';
-import { deadDaemons, oomKills, restart } from '../../infra/local/heal';
+import { deadDaemons, restart } from '../../infra/local/heal';
+import { oomCause, oomKills } from '../../platform/oom';
 import type { FleetProcess } from '../../infra/local/state';
 import type { DatabaseAdapter } from '../../core/database';
 import { adapterFor } from '../databases/registry';
@@ -63,7 +64,8 @@ function supervisor(originMs: number, store: (fault: RecordedEvent) => Promise<v
     const dead = deadDaemons();
     if (dead.length === 0) return;
     const oomNow = oomKills();
-    const cause = oomNow > oomBefore ? `likely OOM-killed (the kernel's oom_kill count rose by ${oomNow - oomBefore})` : 'exited; not a child of the worker, so its exit status is unknown';
+    // The daemons are not children of the worker: their exit status cannot be read.
+    const cause = oomCause(oomBefore, oomNow) ?? 'exited; not a child of the worker, so its exit status is unknown';
     oomBefore = oomNow;
     for (const died of dead) {
       const detectedAt = Date.now();

@@ -2,12 +2,13 @@
  * The results store: one directory per run, laid out as core/run-record.ts describes. The one
  * place that knows the layout; the results activities write through it and the report and the
  * CLI read through it. Every write replaces its file atomically (temp file + rename), so a
- * reader, or a run killed mid-write, never sees half a record.
+ * reader, or a run killed mid-write, never sees half a record. A write the disk refuses (full,
+ * read-only, failing) is a StorageError that names the file, and leaves what was stored intact.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { InputError } from '../../core/errors';
+import { InputError, storageErrorOf } from '../../core/errors';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { latestPerSecond, type Sample } from '../../core/samples';
 
@@ -34,7 +35,10 @@ export function checkPathSegment(value: unknown, field: string): string {
   return value;
 }
 
-/** Writes data to file so that the file holds either the old or the new content, never a mix. */
+/**
+ * Writes data to file so that the file holds either the old or the new content, never a mix. A
+ * failed write leaves no temporary file behind (on a full disk it would hold the space).
+ */
 export async function writeFileAtomic(file: string, data: string | Buffer): Promise<void> {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
@@ -48,7 +52,7 @@ export async function writeFileAtomic(file: string, data: string | Buffer): Prom
     await fs.rename(temp, file);
   } catch (err) {
     await fs.rm(temp, { force: true });
-    throw err;
+    throw storageErrorOf(err, file, path.dirname(file));
   }
 }
 
@@ -89,9 +93,18 @@ export class ResultsStore {
     }
   }
 
+  /** mkdir -p, a refusal of the disk's being a StorageError like any write's. */
+  private async makeDir(dir: string): Promise<void> {
+    try {
+      await fs.mkdir(dir, { recursive: true });
+    } catch (err) {
+      throw storageErrorOf(err, dir, this.root);
+    }
+  }
+
   async writeRun(record: RunRecord): Promise<string> {
     const dir = this.runDir(record.runId);
-    await fs.mkdir(path.join(dir, 'cells'), { recursive: true });
+    await this.makeDir(path.join(dir, 'cells'));
     await writeFileAtomic(this.runFile(record.runId), `${JSON.stringify(record, null, 2)}\n`);
     return dir;
   }
@@ -106,7 +119,7 @@ export class ResultsStore {
   /** Cells are stored compactly: they carry one sample per second and can be large. */
   async writeCell(runId: string, cell: CellRecord): Promise<void> {
     const file = this.cellFile(runId, cell.cellId);
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    await this.makeDir(path.dirname(file));
     await writeFileAtomic(file, `${JSON.stringify(cell)}\n`);
   }
 
@@ -126,13 +139,25 @@ export class ResultsStore {
   async appendStream(runId: string, cellId: string, phaseIndex: number, stream: PhaseStream, records: unknown[]): Promise<void> {
     const file = this.streamFile(runId, cellId, phaseIndex, stream);
     if (records.length === 0) return;
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const handle = await fs.open(file, 'a');
+    await this.makeDir(path.dirname(file));
     try {
-      await handle.appendFile(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      await handle.sync();
-    } finally {
-      await handle.close();
+      const handle = await fs.open(file, 'a');
+      try {
+        const { size } = await handle.stat();
+        try {
+          await handle.appendFile(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+          await handle.sync();
+        } catch (err) {
+          // A full disk takes part of a line: cut it off, so that the stream stays whole lines
+          // even if a later append (space freed, a retried attempt) lands after it.
+          await handle.truncate(size).catch(() => undefined);
+          throw err;
+        }
+      } finally {
+        await handle.close();
+      }
+    } catch (err) {
+      throw storageErrorOf(err, file, this.root);
     }
   }
 

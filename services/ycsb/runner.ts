@@ -7,6 +7,7 @@ import type { YcsbBinding } from '../../core/database';
 import type { RunSeries, Sample } from '../../core/samples';
 import { tail } from '../../core/exec';
 import type { YcsbSettings } from '../../core/ycsb';
+import { oomCause, oomKills } from '../../platform/oom';
 import { execFor } from '../exec/transports';
 import { ycsbArgv, ycsbHome, validateYcsbSettings, type YcsbPhase } from './command';
 import { parseYcsbLine } from './output';
@@ -36,8 +37,24 @@ const LOG_LINES = 40;
  */
 const STOP_GRACE_MS = 1000;
 
+/** How a client ended by itself before its work was done: what restarting it records as the cause. */
+export interface ClientExit {
+  /** Exit code (128 + the signal's number when a signal ended it). */
+  code: number;
+  /** The signal that ended it, when this host saw one (a client in one of its namespaces). */
+  signal?: NodeJS.Signals;
+  /** Epoch ms this host saw the exit, and how long the process had run by then. */
+  at: number;
+  ranMs: number;
+  /** One line: `signal SIGKILL; likely OOM-killed (…)`, `exit code 1`, `the binding failed to start: …`. */
+  cause: string;
+  /** How much the kernel's OOM-kill count rose while it ran, when it did. */
+  oomKills?: number;
+}
+
 export class YcsbError extends Error {
-  constructor(message: string, readonly log: string) {
+  /** exit: set when the client ended by itself (not when it was stopped). */
+  constructor(message: string, readonly log: string, readonly exit?: ClientExit) {
     super(`${message}\n${log}`);
     this.name = 'YcsbError';
   }
@@ -50,6 +67,9 @@ export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
   const argv = ycsbArgv(phase, settings, binding, options.home ?? ycsbHome(target));
   const where = target.transport === 'netns' ? target.namespace : target.host;
 
+  // Only a client on this host can be this kernel's OOM victim.
+  const oomBefore = target.transport === 'netns' ? oomKills() : undefined;
+  const startedAt = Date.now();
   const output: YcsbOutput = { statuses: [], intervals: [] };
   const log: string[] = [];
   let pid: number | undefined;
@@ -109,12 +129,22 @@ export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
   }
   // The client's exit can be seen before the abort that caused it.
   if (signal?.aborted) throw signal.reason ?? new Error('YCSB run aborted');
+  const exitedAt = Date.now();
+  const killedBy = proc.signal() ?? undefined;
+  const how = killedBy ? `signal ${killedBy}` : `exit code ${code}`;
+  const oomRose = oomBefore === undefined ? 0 : oomKills() - oomBefore;
+  const ended = (cause: string): ClientExit => {
+    const exit: ClientExit = { code, signal: killedBy, at: exitedAt, ranMs: exitedAt - startedAt, cause };
+    const oom = oomCause(0, oomRose);
+    return oom ? { ...exit, cause: `${cause}; ${oom}`, oomKills: oomRose } : exit;
+  };
   const logText = tail(log.join('\n'), LOG_LINES);
   const what = `YCSB ${phase} (workload ${settings.workload}, ${binding.dbClass}) on ${where}`;
-  if (dbFailure) throw new YcsbError(`${what}: the binding failed to start: ${dbFailure}`, logText);
-  if (code !== 0) throw new YcsbError(`${what} exited with ${code}`, logText);
+  const fail = (cause: string, problem = cause, detail = logText) => new YcsbError(`${what}: ${problem}`, detail, ended(cause));
+  if (dbFailure) throw fail(`the binding failed to start: ${dbFailure}`);
+  if (code !== 0) throw fail(how, `ended by ${how}`);
   const totals = parseSummary(proc.stdout());
-  if (!totals) throw new YcsbError(`${what} ended without its final summary`, logText + tail(proc.stdout(), 20));
-  if (output.statuses.length === 0) throw new YcsbError(`${what} printed no status line`, logText);
+  if (!totals) throw fail('ended without its final summary', undefined, logText + tail(proc.stdout(), 20));
+  if (output.statuses.length === 0) throw fail('printed no status line');
   return buildSeries(output, totals);
 }

@@ -1,12 +1,20 @@
 /**
  * The YCSB runner against a real redis-server: both run inside a scratch namespace (its own
- * loopback), the client started through the same netns transport the local fleet uses.
+ * loopback), the client started through the same netns transport the local fleet uses. And a
+ * phase's client (services/ycsb/phase-client.ts) whose JVM is killed mid-phase: seen at once,
+ * restarted for the rest of the phase, the death recorded with its cause.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { runYcsb } from '../../services/ycsb/runner';
+import { runPhaseClient } from '../../services/ycsb/phase-client';
+import { ResultsStore } from '../../services/results/results-store';
+import { checkPhase, problemsOf } from '../../core/verify-run';
+import type { RecordedEvent } from '../../core/events';
+import { signalPid } from '../../platform/pid';
 import { runYcsbReporting, type LoadProgress } from '../../activities/ycsb-reporting';
 import type { YcsbSettings } from '../../activities/contracts';
 import type { ExecTarget } from '../../core/inventory';
@@ -160,4 +168,67 @@ describe('YCSB against a real redis-server', () => {
     expect(withSamples[withSamples.length - 1].latest!.okPerS).toBeGreaterThan(0);
     expect(await namespacePids()).toEqual([redis.pid]);
   }, 90_000);
+
+  it('a phase whose JVM is SIGKILLed: the death is seen within 2 s, recorded with its cause, and a new client runs the rest', async () => {
+    const settings: YcsbSettings = { ...base, operationCount: 1_000_000, target: 500 };
+    await runYcsb({ target, phase: 'load', settings, binding: redisBinding(redis, settings) });
+    const dir = mkdtempSync(path.join(tmpdir(), 'fb-client-death-'));
+    try {
+      const store = new ResultsStore(dir);
+      const sink = { runId: 'r', cellId: 'c', phaseIndex: 0 };
+      const originMs = Date.now();
+      const untilMs = originMs + 24_000;
+      let killedAt: number | undefined;
+      const result = await runPhaseClient(
+        { settings, label: 'run', sink, originMs, untilMs },
+        {
+          store,
+          attempt: 1,
+          run: ({ settings: left, onSample, signal }) =>
+            runYcsb({
+              target,
+              phase: 'run',
+              settings: left,
+              binding: redisBinding(redis, left),
+              signal,
+              onSample: (sample) => {
+                onSample?.(sample);
+                // Once, four seconds into the phase: the only process in the namespace besides redis is the JVM.
+                if (killedAt !== undefined || sample.time - originMs < 4_000) return;
+                killedAt = Date.now();
+                void namespacePids().then((pids) => pids.filter((pid) => pid !== redis.pid).forEach((pid) => signalPid(pid, 'SIGKILL')));
+              },
+            }),
+        },
+      );
+      expect(killedAt).toBeDefined();
+      expect(result.restarts).toHaveLength(1);
+      const [restart] = result.restarts;
+      expect(restart).toMatchObject({ kind: 'client-restart', label: 'run client restarted (signal SIGKILL)' });
+      expect(restart.detail).toMatchObject({ cause: 'signal SIGKILL', signal: 'SIGKILL', exitCode: 137, attempt: 1 });
+      const { detectedAt, restartedAt, lastStoredElapsedS, withoutClientS } = restart.detail as Record<string, number>;
+      expect(detectedAt - killedAt!).toBeLessThanOrEqual(2_000);
+      expect(restartedAt).toBeGreaterThanOrEqual(detectedAt);
+      expect(withoutClientS).toBeLessThan(3);
+      // Stored as it happened, beside the samples.
+      expect(await store.readStream<RecordedEvent>('r', 'c', 0, 'faults')).toEqual(result.restarts);
+
+      const samples = await store.readSampleStream('r', 'c', 0);
+      const seconds = samples.map((s) => s.elapsedS);
+      const after = seconds.filter((s) => s > lastStoredElapsedS);
+      // The new JVM's start-up is the only hole: a few seconds, then every second to the phase's end.
+      expect(after[0] - lastStoredElapsedS - 1).toBeLessThanOrEqual(4);
+      expect(after).toEqual(Array.from({ length: after.length }, (_, i) => after[0] + i));
+      expect(after.at(-1)!).toBeGreaterThanOrEqual(20);
+      expect(samples.filter((s) => s.elapsedS > lastStoredElapsedS + 4).every((s) => s.okPerS > 0)).toBe(true);
+      // The gap is the recorded restart's: a verified run has no unexplained hole.
+      const check = checkPhase('c', 'run', samples, result.restarts);
+      expect(check.gaps.every((g) => g.explainedBy)).toBe(true);
+      expect(problemsOf(check)).toEqual([]);
+      // Only redis is left: the replacement client ended with the phase.
+      expect(await namespacePids()).toEqual([redis.pid]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

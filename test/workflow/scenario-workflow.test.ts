@@ -5,8 +5,9 @@
  * - one client activity per phase, bounded by the phase's end on the host clock;
  * - a resize still moving when the workload ends is marked so; `waitForResizes` keeps the
  *   workload running until it completes, then stops the client;
- * - a client retried after a failure resumes (its restart event is kept in the phase);
+ * - a client retried after a failure resumes (its restart event is the client's to store);
  * - abort stops the client at once and keeps what ran; warm-up phases are marked;
+ * - a disk that refuses the run's records stops the run at once, with the disk's own message;
  * - the progress query never goes back: its sequence grows, the last event never moves to an
  *   older one, and "next" lists only events that have not fired;
  * - the run holds the fleet first and gives it back last, whatever the outcome (completed,
@@ -23,6 +24,7 @@ import type { PreparedRun } from '../../services/scenario/scenario-loader';
 import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
 import type { CellPlan, PlannedEvent, PlannedPhase } from '../../core/scenario';
 import { YCSB_DEFAULTS } from '../../core/scenario';
+import { StorageError } from '../../core/errors';
 import type { Sample } from '../../core/samples';
 import { temporalBinary } from '../../worker/dev-server';
 import { createWorker } from '../../worker/worker';
@@ -89,6 +91,8 @@ interface MockOptions {
   busyTimes?: number;
   /** prepareRun fails with bad input (found only against the running fleet). */
   badScenario?: boolean;
+  /** The client's store is on a full disk: it throws the StorageError the results store would. */
+  diskFull?: boolean;
 }
 
 function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
@@ -130,6 +134,10 @@ function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
       const ctx = Context.current();
       const entry = { input, attempt: ctx.info.attempt, startedAt: Date.now(), cancelled: false } as Recorded['clients'][number];
       recorded.clients.push(entry);
+      if (options.diskFull) {
+        await sleep(200);
+        throw new StorageError('/results/r/cells/c1.parts/0.samples.jsonl', 'ENOSPC', '/results');
+      }
       if (options.failFirstClient && ctx.info.attempt === 1) {
         await sleep(500);
         throw ApplicationFailure.retryable('the client died', 'ClientDied');
@@ -227,13 +235,34 @@ test('waitForResizes with the resize done before the phase ends stops the client
   expect(client.endedAt! - client.input.originMs).toBeLessThan(5000);
 });
 
-test('a client that failed is retried, and the retry\'s restart event stays in the phase', async () => {
+test('a client that failed is retried; its restart event is the client\'s to store, not recorded twice', async () => {
   const { summary, recorded } = await run(plan([runPhase({ durationS: 4 })]), { failFirstClient: true });
   expect(summary.status).toBe('completed');
   expect(recorded.clients.map((c) => c.attempt)).toEqual([1, 2]);
   // The retry got the same stop time: it resumes the phase, it does not start it again.
   expect(recorded.clients[1].input.untilMs).toBe(recorded.clients[0].input.untilMs);
-  expect(recorded.cells[0].phases[0].events.map((e) => e.kind)).toEqual(['client-restart']);
+  // The client stored it in the phase's faults stream, which recording the cell joins in.
+  expect(recorded.cells[0].phases[0].events).toEqual([]);
+});
+
+test('a full disk stops the run: no retry, no further cell, the disk\'s message as the run\'s failure, cleanup done', async () => {
+  const twoCells = plan([runPhase({ durationS: 30 })]);
+  const first = twoCells.plan.cells[0];
+  twoCells.plan.cells.push({ ...first, cellId: 'c2' });
+  const started = Date.now();
+  const outcome = await run(twoCells, { diskFull: true }).catch((err: unknown) => err);
+  expect(outcome).toBeInstanceOf(WorkflowFailedError);
+  const cause = (outcome as WorkflowFailedError).cause as ApplicationFailure;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  expect(cause.type).toBe('StorageError');
+  expect(cause.nonRetryable).toBe(true);
+  expect(cause.message).toMatch(/^the disk holding \/results is full \(ENOSPC\): could not write \/results\/r\/cells\/c1\.parts\/0\.samples\.jsonl\. Nothing stored before this write was lost/);
+  expect(Date.now() - started).toBeLessThan(20_000);
+  const { recorded } = lastRun!;
+  expect(recorded.clients.map((c) => [c.input.sink.cellId, c.attempt])).toEqual([['c1', 1]]);
+  // The failed cell is still recorded (what it stored is kept), and the fleet given back.
+  expect(recorded.cells.map((c) => c.cellId)).toEqual(['c1']);
+  expect(recorded.steps).toEqual(['acquire', 'prepare', 'release tearDown=true']);
 });
 
 test('abort stops the client at once and keeps what ran; warm-up phases are marked', async () => {
