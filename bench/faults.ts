@@ -13,13 +13,15 @@
  */
 import { BENCH_RESULTS_DIR, BENCH_STATE_DIR } from './faults-state';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { startRun } from '../cli/run';
 import type { RecordedEvent } from '../core/events';
 import { seededRandom } from '../core/seeded-random';
-import { fleetPaths, readState } from '../infra/local/state';
+import { FLEET_DIR, fleetPaths, readState } from '../infra/local/state';
+import { keyScanPlaces, localFleetKeys } from '../services/fleet/fleet-keys';
+import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../services/fleet/secret-scan';
 import { runHost } from '../platform/command';
 import { statePaths } from '../platform/paths';
 import { isAlive, signalPid } from '../platform/pid';
@@ -46,6 +48,8 @@ const SEED = option('seed', 1);
 const QUIET_START_S = SHORT ? 15 : 40;
 const QUIET_END_S = SHORT ? 15 : 40;
 const TARGETS = { detectS: 2, lostS: 5 };
+/** `fragbench dev`'s output, the worker's included: searched for keys too. */
+const DEV_LOG = path.join(BENCH_STATE_DIR, 'dev.log');
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -64,23 +68,8 @@ async function fbNamespaces(): Promise<string[]> {
 }
 
 function startDev(): ChildProcess {
-  const out = openSync(path.join(BENCH_STATE_DIR, 'dev.log'), 'a');
+  const out = openSync(DEV_LOG, 'a');
   return spawn(process.execPath, [path.resolve(__dirname, '../bin/fragbench.js'), 'dev'], { stdio: ['ignore', out, out], env: process.env });
-}
-
-/** Private keys of the fleet (WireGuard and tinc), read while it is up, to look for them elsewhere later. */
-function fleetPrivateKeys(): string[] {
-  const keys: string[] = [];
-  if (existsSync(fleetPaths.keys)) {
-    for (const f of readdirSync(fleetPaths.keys).filter((f) => f.endsWith('.wg.key'))) keys.push(readFileSync(path.join(fleetPaths.keys, f), 'utf8').trim());
-  }
-  if (existsSync(fleetPaths.tinc)) {
-    for (const node of readdirSync(fleetPaths.tinc)) {
-      const file = path.join(fleetPaths.tincDir(node), 'rsa_key.priv');
-      if (existsSync(file)) keys.push(readFileSync(file, 'utf8'));
-    }
-  }
-  return keys;
 }
 
 /** The run's progress, or undefined while the server is away (it is being killed too). */
@@ -118,7 +107,9 @@ async function emulatorSocketPrivate(killedPid: number): Promise<string> {
 
 interface Gathered {
   kills: Kill[];
-  keys: string[];
+  keys: FleetPrivateKey[];
+  /** The key scan while the fleet was still up, after the last kill: logs, state, results so far, the Temporal store. */
+  keysWhileUp: string[];
   socketChecks: string[];
   originMs: number;
   fleetPids: number[];
@@ -138,7 +129,7 @@ async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
   const durationS = progress.phaseDurationS!;
   const plan = planKills({ seed: SEED, kills: KILLS_PER_PART, fromS: QUIET_START_S, toS: durationS - QUIET_END_S });
   log(`run phase started (${durationS} s); ${plan.length} kills planned at ${plan.map((k) => `${k.atS} s ${k.part}`).join(', ')}`);
-  const keys = fleetPrivateKeys();
+  const keys = localFleetKeys();
   const random = seededRandom(SEED + 1);
   const kills: Kill[] = [];
   const socketChecks: string[] = [];
@@ -158,7 +149,8 @@ async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
   }
   // The fleet's daemons as they are now (replacements included): each must be gone at the end.
   const fleetPids = readState()?.processes.map((p) => p.pid) ?? [];
-  return { kills, keys, socketChecks, originMs, fleetPids };
+  const keysWhileUp = await keyProblems(keys, [...keyScanPlaces(BENCH_RESULTS_DIR), DEV_LOG], true);
+  return { kills, keys, keysWhileUp, socketChecks, originMs, fleetPids };
 }
 
 function readDevFaults(): DevFault[] {
@@ -167,18 +159,14 @@ function readDevFaults(): DevFault[] {
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as DevFault);
 }
 
-/** Files (results, logs, the Temporal store) that hold any of the keys' material. */
-function filesHoldingKeys(keys: string[], roots: string[]): string[] {
-  const needles = keys.flatMap((k) => k.split('\n').map((l) => l.trim()).filter((l) => l.length >= 40 && !l.startsWith('-----')));
-  const found: string[] = [];
-  const visit = (p: string) => {
-    if (!existsSync(p)) return;
-    if (statSync(p).isDirectory()) return readdirSync(p).forEach((e) => visit(path.join(p, e)));
-    const bytes = readFileSync(p);
-    if (needles.some((n) => bytes.includes(n))) found.push(p);
-  };
-  roots.forEach(visit);
-  return found;
+/**
+ * The key scan's problems: `places` searched for the fleet's private keys. Once the fleet is down
+ * its key files are gone by design, so only while it is up are their modes judged.
+ */
+async function keyProblems(keys: FleetPrivateKey[], places: string[], fleetUp: boolean): Promise<string[]> {
+  const scan = await scanForPrivateKeys(keys, places);
+  if (!fleetUp) scan.badModes = scan.badModes.filter((b) => b.mode !== 'missing');
+  return keyScanProblems(scan);
 }
 
 const fmt = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1));
@@ -251,10 +239,11 @@ async function main(): Promise<void> {
     if (!reportOk) problems.push('no report was written');
     console.log(`emulator control socket after restart: ${gathered.socketChecks.join(', ') || 'no emulator kill'}`);
     if (gathered.socketChecks.some((c) => c !== 'root only')) problems.push('a restarted emulator socket is open to others');
-    const leaks = filesHoldingKeys(gathered.keys, [BENCH_RESULTS_DIR, DEV_SERVER.dbFile, DEV_SERVER.logFile, path.join(BENCH_STATE_DIR, 'dev.log')]);
-    console.log(`private keys (${gathered.keys.length}) found outside their files: ${leaks.length === 0 ? 'none' : leaks.join(', ')}`);
+    const keysAfter = await keyProblems(gathered.keys, [...keyScanPlaces(BENCH_RESULTS_DIR).filter((place) => place !== FLEET_DIR), DEV_LOG], false);
+    const keyIssues = [...gathered.keysWhileUp, ...keysAfter];
+    console.log(`private keys (${gathered.keys.length}) outside their 0600 files, after the kills and after the run: ${keyIssues.length === 0 ? 'none' : keyIssues.join('; ')}`);
     if (gathered.keys.length === 0) problems.push('no fleet key was read, so the key check checked nothing');
-    if (leaks.length > 0) problems.push('private keys leaked');
+    if (keyIssues.length > 0) problems.push('a private key was found outside its file, or a key file is not 0600');
   } finally {
     await client?.connection.close().catch(() => undefined);
     const worker = workerPid();

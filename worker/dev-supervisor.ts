@@ -13,11 +13,11 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { diesWithCaller } from '../platform/command';
-import { describeExit, writePidFile, type ManagedProcess, type ProcessExit } from '../platform/process';
+import { describeExit, readPidFile, writePidFile, type ManagedProcess, type ProcessExit } from '../platform/process';
 import { statePaths } from '../platform/paths';
 import { sleep } from '../platform/wait';
 import { connectClient, temporalSettings, type TemporalSettings } from './connection';
-import { ensureDevServer } from './dev-server';
+import { DEV_SERVER, ensureDevServer } from './dev-server';
 
 export type SupervisedPart = 'temporal-server' | 'worker';
 
@@ -87,7 +87,10 @@ export class DevServerKeeper {
   /** Set while a restart runs: a worker that died meanwhile waits for it. */
   restarting?: Promise<void>;
 
-  constructor(private readonly onGiveUp: (err: Error) => void) {}
+  constructor(
+    private readonly onGiveUp: (err: Error) => void,
+    private readonly onStoppedByUser: () => void = () => undefined,
+  ) {}
 
   /** Starts the server unless one answers, and watches it if it is ours. */
   async start(log?: (line: string) => void): Promise<void> {
@@ -116,6 +119,12 @@ export class DevServerKeeper {
 
   private died(server: ManagedProcess, exit?: ProcessExit): Promise<void> {
     if (this.stopped || this.server !== server) return Promise.resolve();
+    // `fragbench dev --stop` removes the PID file before it stops the server: a wish, not a death.
+    if (readPidFile(DEV_SERVER.pidFile) !== server.pid) {
+      this.stop();
+      this.onStoppedByUser();
+      return Promise.resolve();
+    }
     this.restarting ??= this.restart(server, exit).finally(() => (this.restarting = undefined));
     return this.restarting;
   }
@@ -146,7 +155,13 @@ export class DevSupervisor {
     this.done = new Promise((resolve, reject) => (this.finish = (err) => (err ? reject(err) : resolve())));
     // Whoever awaits `finished()` sees a failure; until then it is not an unhandled rejection.
     this.done.catch(() => undefined);
-    this.server = new DevServerKeeper((err) => this.finish(err));
+    this.server = new DevServerKeeper(
+      (err) => this.finish(err),
+      () => {
+        console.log('fragbench dev: the dev server was stopped (fragbench dev --stop); stopping the worker');
+        void this.stop();
+      },
+    );
   }
 
   /** Starts (or adopts) the server and starts the worker. */

@@ -52,8 +52,9 @@ function detection(kill: Kill, events: RecordedEvent[], devFaults: DevFault[]): 
       return e && { detectedAt: e.requestedAt, backAt: e.completedAt, seenAs: `${e.kind}: ${e.label}` };
     }
     case 'ycsb': {
-      const e = events.find((x) => x.kind === 'client-restart' && after(num(x.detail.detectedAt) ?? x.requestedAt));
-      return e && { detectedAt: num(e.detail.detectedAt) ?? e.requestedAt, backAt: e.requestedAt, seenAs: `${e.kind}: ${String(e.detail.cause ?? e.label)}` };
+      // The client's own death (its exit seen), not a restart after a worker was lost.
+      const e = events.find((x) => x.kind === 'client-restart' && (x.detail.signal ?? x.detail.exitCode) !== undefined && after(num(x.detail.detectedAt) ?? x.requestedAt));
+      return e && { detectedAt: num(e.detail.detectedAt) ?? e.requestedAt, backAt: num(e.detail.restartedAt) ?? e.completedAt, seenAs: `${e.kind}: ${String(e.detail.cause)}` };
     }
     case 'worker':
     case 'temporal-server': {

@@ -1,7 +1,8 @@
 /**
  * `fragbench dev` as a user leaves it running: a worker or dev server that is SIGKILLed is found,
  * written down with its cause, and started again (the server on its own history, so a workflow it
- * held is still there); Ctrl-C stops the worker and leaves the server; `dev --stop` stops that.
+ * held is still there); Ctrl-C stops the worker and leaves the server; `dev --stop` stops that,
+ * and a `dev` that adopted it then stops too, restarting nothing.
  * Its own port and state: a dev server of the user's on 7233 is never touched.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -75,7 +76,20 @@ test('dev restarts a killed worker and a killed server, records each death, and 
   } finally {
     dev.kill('SIGKILL');
   }
-  const stopped = await fragbench(['dev', '--stop'], env);
-  expect(stopped.stdout).toContain('dev server stopped');
-  expect(await answers('127.0.0.1', port)).toBe(false);
+
+  // A second dev adopts the running server (watched by PID); `dev --stop` is a wish, not a death.
+  const again = startFragbench(['dev'], env);
+  try {
+    await printed(again, /fragbench worker: polling/, 90_000);
+    const adoptedWorker = readPidFile(state('dev-worker.pid'))!;
+    const stopped = await fragbench(['dev', '--stop'], env);
+    expect(stopped.stdout).toContain('dev server stopped');
+    await printed(again, /the dev server was stopped \(fragbench dev --stop\); stopping the worker/);
+    expect(await again.exited).toBe(0);
+    expect(isAlive(adoptedWorker)).toBe(false);
+    expect(await answers('127.0.0.1', port)).toBe(false);
+    expect(faults().filter((f) => f.part === 'temporal-server')).toHaveLength(1);
+  } finally {
+    again.kill('SIGKILL');
+  }
 });
