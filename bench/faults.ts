@@ -221,6 +221,9 @@ async function main(): Promise<void> {
     const outcomes = judgeKills(gathered.kills, phase?.samples ?? [], events, devFaults, gathered.originMs, phaseEndMs);
     printTable(outcomes);
 
+    const failedRestarts = events.filter((e) => e.detail.restartFailed !== undefined);
+    for (const e of failedRestarts) console.log(`restart failed: ${e.label} at ${e.scheduledOffsetS.toFixed(1)} s: ${String(e.detail.restartFailed).split('\n')[0]}`);
+    if (failedRestarts.length > 0) problems.push(`${failedRestarts.length} restart(s) failed before one held (above)`);
     const undetected = outcomes.filter((o) => o.detectedS === undefined);
     if (undetected.length > 0) problems.push(`${undetected.length} kill(s) not detected: ${undetected.map((o) => o.kill.part).join(', ')}`);
     const short = PARTS.filter((part) => outcomes.filter((o) => o.kill.part === part).length < KILLS_PER_PART);

@@ -153,6 +153,11 @@ export async function startTincOverlay(plan: FleetPlan, publicKeys: Map<string, 
 /** Starts one node's tincd from its configuration on disk; resolves once it is up and listening. */
 export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
   rmSync(readyFile(node.name), { force: true });
+  // A killed tincd whose parent has not reaped it yet still answers kill(pid, 0), and a new tincd
+  // refuses to start beside the PID in its pidfile ("A tincd is already running"). Supervision
+  // restarts only a daemon it found dead, so the file is stale. (Seen with bench:faults: the
+  // daemons' parent, a worker killed earlier, had left them to an init that reaps slowly.)
+  rmSync(tincPidFile(node.name), { force: true });
   const dir = fleetPaths.tincDir(node.name);
   const owner = `tinc-${node.name}`;
   const log = fleetPaths.log(owner);
