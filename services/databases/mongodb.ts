@@ -119,6 +119,10 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     return member;
   }
 
+  protected newcomer(_state: MongoState, node: InventoryNode): MongoMember {
+    return { node: node.name, address: node.overlayAddress, pid: 0, dir: this.dirOf(node.name) };
+  }
+
   protected serverMarker(member: MongoMember): ProcessMarker {
     return join(member.dir, 'mongod.conf');
   }

@@ -203,6 +203,10 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     );
   }
 
+  protected newcomer(_state: CassandraState, node: InventoryNode): CassandraMember {
+    return { node: node.name, address: node.overlayAddress, pid: 0, dir: this.dirOf(node.name) };
+  }
+
   protected serverMarker(member: CassandraMember): ProcessMarker {
     return configProperty(member.dir);
   }

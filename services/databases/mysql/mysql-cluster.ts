@@ -163,6 +163,10 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     return ['ndbd', `--ndb-connectstring=${this.connectString(state)}`, `--ndb-nodeid=${nodeId}`, '--nodaemon'];
   }
 
+  protected newcomer(_state: MysqlState, node: InventoryNode): DataNodeMember {
+    return { node: node.name, address: node.overlayAddress, pid: 0, dir: this.dirOf(node.name), nodeId: this.nodeId(node.name) };
+  }
+
   protected serverMarker(member: DataNodeMember): ProcessMarker {
     return `--ndb-nodeid=${member.nodeId}`;
   }
