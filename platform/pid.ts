@@ -3,7 +3,7 @@
  * reused once its process is gone, so a PID alone never proves that), and stopping them with
  * escalation. Never by a name pattern: another user's process of the same name is not ours.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parsePidStat } from './proc';
 import { sleep } from './wait';
@@ -48,6 +48,14 @@ export function isAlive(pid: number): boolean {
 export function isOurs(pid: number, marker: ProcessMarker): boolean {
   const argv = processArgv(pid);
   return argv !== undefined && argvHasMarker(argv, marker);
+}
+
+/** Live processes of this host that carry the marker: one started by a caller that died before recording its PID. */
+export function pidsWithMarker(marker: ProcessMarker): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => isOurs(pid, marker));
 }
 
 export function signalPid(pid: number, signal: NodeJS.Signals): void {

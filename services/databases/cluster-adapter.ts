@@ -1,10 +1,11 @@
 /**
- * What every adapter shares: its state file, a shell per node, and the membership checks that
- * turn a bad resize request into a clear error before anything runs.
+ * What every adapter shares: its state file, a shell per node, the membership checks that turn a
+ * bad resize request into a clear error before anything runs, and the record that lets a resize
+ * whose caller died be asked again and finished.
  */
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
-import type { ClusterInfo, DatabaseName } from '../../core/database';
+import type { ClusterInfo, DatabaseName, ResizeTiming } from '../../core/database';
 import { NodeShell, type ExecProvider, type ProcessMarker } from './node-shell';
 import { nodeDir, StateFile } from './state';
 
@@ -17,7 +18,28 @@ export interface Member {
   dir: string;
 }
 
-export abstract class ClusterAdapter<S extends { members: M[]; version: string; declaredDown?: string[] }, M extends Member = Member> {
+/**
+ * A resize under way, recorded before its first command so that the same resize asked again
+ * after its caller died (a killed worker's retried activity) is finished rather than refused, and
+ * reports its timing from the first request. What is left to do is read from the database, not
+ * from this record.
+ */
+export interface Resize {
+  kind: 'add' | 'remove';
+  node: string;
+  requestedAt: number;
+  /**
+   * When an attempt first saw the cluster take the request. An attempt that finds it taken with
+   * none recorded (its predecessor died before looking) records its own first look: the earliest
+   * time this side can vouch for.
+   */
+  acceptedAt?: number;
+}
+
+export abstract class ClusterAdapter<
+  S extends { members: M[]; version: string; declaredDown?: string[]; resizing?: Resize },
+  M extends Member = Member,
+> {
   protected readonly state: StateFile<S>;
 
   constructor(
@@ -79,8 +101,50 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
   }
 
   /** A member a removal under way may already have shut down (Redis's del-node does): not a crash. */
-  protected leavingNode(_state: S): string | undefined {
-    return undefined;
+  private leavingNode(state: S): string | undefined {
+    return state.resizing?.kind === 'remove' ? state.resizing.node : undefined;
+  }
+
+  /**
+   * The resize of `node` an earlier attempt left unfinished, if that is what is asked again; a
+   * different unfinished resize is refused (the cluster is mid-way through it).
+   */
+  protected unfinished(state: S, kind: Resize['kind'], node: InventoryNode): NonNullable<S['resizing']> | undefined {
+    const pending = state.resizing;
+    if (!pending) return undefined;
+    if (pending.kind === kind && pending.node === node.name) return pending as NonNullable<S['resizing']>;
+    throw new InputError('node', `the ${pending.kind} of ${pending.node} was interrupted and is unfinished: ask for it again first (or stop the cluster)`);
+  }
+
+  protected begin(state: S, kind: Resize['kind'], node: InventoryNode): NonNullable<S['resizing']> {
+    const resize = { kind, node: node.name, requestedAt: Date.now() } as NonNullable<S['resizing']>;
+    state.resizing = resize;
+    this.state.write(state);
+    return resize;
+  }
+
+  /** Saved at once: an attempt killed next still leaves the acceptance time to its successor. */
+  protected noteAccepted(state: S, resize: Resize, at = Date.now()): void {
+    if (resize.acceptedAt !== undefined) return;
+    resize.acceptedAt = at;
+    this.state.write(state);
+  }
+
+  /** Forgets a resize that left the cluster as it was (refused), so that another may start. */
+  protected forgetResize(state: S): void {
+    state.resizing = undefined;
+    this.state.write(state);
+  }
+
+  /** The resize's timing, from its first request. */
+  protected timingOf(resize: Resize, completedAt = Date.now()): ResizeTiming {
+    return { node: resize.node, requestedAt: resize.requestedAt, acceptedAt: resize.acceptedAt ?? completedAt, completedAt };
+  }
+
+  /** An add the cluster has completed: its record goes, its timing is returned. */
+  protected completed(state: S, resize: Resize): ResizeTiming {
+    this.forgetResize(state);
+    return this.timingOf(resize);
   }
 
   /** Marks members as stopped on purpose before they are, so that supervision never restarts them. */
@@ -137,12 +201,18 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
     };
   }
 
-  /** Stops members that have left the cluster and records the ones that stay. */
+  /**
+   * Stops members that have left the cluster and records the ones that stay; a removal of one of
+   * them is complete with the same write, so that no attempt finds it half-recorded.
+   */
   protected async retire(state: S, leaving: M[]): Promise<void> {
     const names = leaving.map((m) => m.node);
     this.declareDown(state, names);
     for (const member of leaving) await this.stopMember(member, state);
-    this.state.write({ ...state, members: state.members.filter((m) => !leaving.includes(m)), declaredDown: state.declaredDown?.filter((n) => !names.includes(n)) });
+    state.members = state.members.filter((m) => !leaving.includes(m));
+    state.declaredDown = state.declaredDown?.filter((n) => !names.includes(n));
+    if (state.resizing?.kind === 'remove' && names.includes(state.resizing.node)) state.resizing = undefined;
+    this.state.write(state);
   }
 
   /**
@@ -157,9 +227,14 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
       throw err;
     }
     const acceptedAt = Date.now();
-    state.members.push(member);
-    this.state.write(state);
+    this.recordMember(state, member);
     return acceptedAt;
+  }
+
+  /** Replacing: an interrupted attempt may have recorded it already (with a PID now gone). */
+  protected recordMember(state: S, member: M): void {
+    state.members = [...state.members.filter((m) => m.node !== member.node), member];
+    this.state.write(state);
   }
 
   /** Stops every member this fleet started and forgets the cluster; idempotent. */
@@ -168,6 +243,50 @@ export abstract class ClusterAdapter<S extends { members: M[]; version: string; 
     if (!state) return;
     this.declareDown(state, state.members.map((m) => m.node));
     for (const member of state.members) await this.stopMember(member, state);
+    await this.stopNewcomer(state);
     this.state.remove();
+  }
+
+  /** A node being added, as a member before its server runs (PID 0). */
+  protected abstract newcomer(state: S, node: InventoryNode): M;
+
+  /** The server an interrupted add started on a node it never recorded as a member, if any. */
+  protected async stopNewcomer(state: S): Promise<void> {
+    const adding = state.resizing?.kind === 'add' ? state.resizing.node : undefined;
+    if (!adding || state.members.some((m) => m.node === adding)) return;
+    const newcomer = this.newcomer(state, this.shell(adding).node);
+    await this.stopUnrecorded(state, newcomer);
+    await this.shell(adding).removeDir(newcomer.dir);
+  }
+
+  /**
+   * Stops servers on the member's directory that no one recorded: started detached, they outlive
+   * a caller that died before it could. Found by their marker, never by name.
+   */
+  protected async stopUnrecorded(state: S, member: M): Promise<void> {
+    const shell = this.shell(member.node);
+    const marker = this.serverMarker(member, state);
+    for (const pid of await shell.findOurs(marker)) await shell.stopProcess(pid, marker, 30_000);
+  }
+
+  /**
+   * The newcomer's server after an interrupted add, as that attempt left it: still running (it
+   * outlived its caller), adopted once `serving` resolves; dead after a launch (its log is there),
+   * started again on its directory; never launched, started afresh.
+   */
+  protected async resumedNewcomer(
+    state: S,
+    member: M,
+    how: { serving: (pid: number) => Promise<unknown>; logFile: string; fresh: () => Promise<M> },
+  ): Promise<M> {
+    const shell = this.shell(member.node);
+    const [running] = await shell.findOurs(this.serverMarker(member, state));
+    if (running !== undefined) {
+      await how.serving(running);
+      return { ...member, pid: running };
+    }
+    const launched = await shell.run(['test', '-e', how.logFile], { allowFailure: true });
+    if (launched.code === 0) return { ...member, pid: await this.relaunch(member, state) };
+    return how.fresh();
   }
 }

@@ -6,14 +6,19 @@
  *
  * A replica set votes with at most 7 members: members past the 7th join with votes 0, priority 0.
  * The primary is never removed (step it down first); removing it is refused.
+ *
+ * A resize asked again after its caller died resumes from the replica set's configuration
+ * (rs.conf()): rs.add and rs.remove are sent only when it lacks, or still has, the member; a
+ * newcomer's mongod, started detached, is adopted if it still runs. Like the rest of this adapter
+ * this runs only on VMs, and is tested at the command level (test/unit/databases-mongodb.test.ts).
  */
 import { join } from 'node:path';
 import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../core/database';
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
-import { ClusterAdapter, type Member } from './cluster-adapter';
+import { ClusterAdapter, type Member, type Resize } from './cluster-adapter';
 import { waitFor } from '../../platform/wait';
-import { defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from './node-shell';
+import { awaitServing, defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from './node-shell';
 import { installFromVendor } from './vendor-apt';
 
 type MongoMember = Member;
@@ -23,6 +28,7 @@ interface MongoState {
   readPreference: string;
   writeConcern: string;
   members: MongoMember[];
+  resizing?: Resize;
 }
 
 export const MONGO_PORT = 27017;
@@ -83,6 +89,11 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     );
   }
 
+  /** Hosts in the replica set's configuration: members it was asked to have, whatever their state. */
+  private async configuredHosts(via: MongoMember): Promise<string[]> {
+    return (await this.evalJson<string[]>(via, 'JSON.stringify(rs.conf().members.map((m) => m.host))')) ?? [];
+  }
+
   /** The member that is primary, as `db.hello()` on any reachable member says. */
   private async primary(state: MongoState): Promise<MongoMember> {
     for (const member of state.members) {
@@ -107,31 +118,42 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     }
   }
 
-  private async startMember(node: InventoryNode): Promise<MongoMember> {
+  private async startMember(state: MongoState, node: InventoryNode): Promise<MongoMember> {
     const shell = this.shell(node);
-    const dir = this.dirOf(node.name);
-    const conf = join(dir, 'mongod.conf');
-    await shell.removeDir(dir);
-    await shell.makeDir(join(dir, 'data'));
-    await shell.writeFile(conf, mongodConfig(node.overlayAddress, dir));
-    const member: MongoMember = { node: node.name, address: node.overlayAddress, pid: 0, dir };
+    const member = this.newcomer(state, node);
+    // Never two mongods on one dbPath: one nobody recorded goes before its files do.
+    await this.stopUnrecorded(state, member);
+    await shell.removeDir(member.dir);
+    await shell.makeDir(join(member.dir, 'data'));
+    await shell.writeFile(this.confPath(member), mongodConfig(node.overlayAddress, member.dir));
     member.pid = await this.relaunch(member);
     return member;
   }
 
-  protected serverMarker(member: MongoMember): ProcessMarker {
+  protected newcomer(_state: MongoState, node: InventoryNode): MongoMember {
+    return { node: node.name, address: node.overlayAddress, pid: 0, dir: this.dirOf(node.name) };
+  }
+
+  private confPath(member: MongoMember): string {
     return join(member.dir, 'mongod.conf');
+  }
+
+  protected serverMarker(member: MongoMember): ProcessMarker {
+    return this.confPath(member);
+  }
+
+  private serverSpec(member: MongoMember) {
+    return { database: 'mongodb', logFile: join(member.dir, 'mongod.log'), marker: this.serverMarker(member) };
+  }
+
+  private answersPing(member: MongoMember): () => Promise<boolean> {
+    return async () => (await this.evalJson<number>(member, 'JSON.stringify(db.adminCommand({ ping: 1 }).ok)', true)) === 1;
   }
 
   /** mongod on the member's directory as it is: a fresh one, or a dead member's, whose data makes it rejoin the replica set. */
   protected relaunch(member: MongoMember): Promise<number> {
-    const conf = join(member.dir, 'mongod.conf');
-    return startServer(
-      this.shell(member.node),
-      { database: 'mongodb', argv: ['mongod', '--config', conf], logFile: join(member.dir, 'mongod.log'), marker: conf },
-      async () => (await this.evalJson<number>(member, 'JSON.stringify(db.adminCommand({ ping: 1 }).ok)', true)) === 1,
-      START_TIMEOUT_MS,
-    );
+    const argv = ['mongod', '--config', this.confPath(member)];
+    return startServer(this.shell(member.node), { ...this.serverSpec(member), argv }, this.answersPing(member), START_TIMEOUT_MS);
   }
 
   protected async stopMember(member: MongoMember): Promise<void> {
@@ -170,7 +192,7 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     };
     return this.formWith(state, {}, async () => {
       for (const node of nodes) {
-        state.members.push(await this.startMember(node));
+        state.members.push(await this.startMember(state, node));
         this.state.write(state);
       }
       const first = state.members[0];
@@ -186,33 +208,60 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
 
   async addNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('mongodb addNode');
-    this.assertNotMember(state, node);
-    const requestedAt = Date.now();
-    const member = await this.startMember(node);
-    const primary = await this.primary(state);
-    const voting = state.members.length < MAX_VOTING;
-    const spec = { host: host(member), ...(voting ? {} : { votes: 0, priority: 0 }) };
-    const acceptedAt = await this.admit(state, member, () => this.checkOk(primary, `rs.add(${JSON.stringify(spec)})`, 'rs.add'));
+    const resumed = this.unfinished(state, 'add', node);
+    if (!resumed) this.assertNotMember(state, node);
+    const resize = resumed ?? this.begin(state, 'add', node);
+    const others = state.members.filter((m) => m.node !== node.name);
+    const primary = await this.primary({ ...state, members: others });
+    const configured = (await this.configuredHosts(primary)).includes(`${node.overlayAddress}:${MONGO_PORT}`);
+    const fresh = () => this.startMember(state, node);
+    let member: MongoMember;
+    try {
+      const newcomer = this.newcomer(state, node);
+      const serving = (pid: number) => awaitServing(this.shell(node), this.serverSpec(newcomer), pid, this.answersPing(newcomer), START_TIMEOUT_MS);
+      member = resumed ? await this.resumedNewcomer(state, newcomer, { serving, logFile: this.serverSpec(newcomer).logFile, fresh }) : await fresh();
+    } catch (err) {
+      // Its mongod did not come up; unless the set already has it, the cluster is as it was.
+      if (!configured) this.forgetResize(state);
+      throw err;
+    }
+    if (configured) {
+      // An attempt that died after rs.add: the set has it, and syncs it once its mongod runs.
+      this.recordMember(state, member);
+      this.noteAccepted(state, resize);
+    } else {
+      const voting = others.length < MAX_VOTING;
+      const spec = { host: host(member), ...(voting ? {} : { votes: 0, priority: 0 }) };
+      try {
+        this.noteAccepted(state, resize, await this.admit(state, member, () => this.checkOk(primary, `rs.add(${JSON.stringify(spec)})`, 'rs.add')));
+      } catch (err) {
+        this.forgetResize(state);
+        throw err;
+      }
+    }
     // Completed once the newcomer finished its initial sync and serves as a secondary.
     await this.waitHealthy(primary, state.members, SYNC_TIMEOUT_MS);
-    return { node: node.name, requestedAt, acceptedAt, completedAt: Date.now() };
+    return this.completed(state, resize);
   }
 
   async removeNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('mongodb removeNode');
+    const resumed = this.unfinished(state, 'remove', node);
     const leaving = this.memberOf(state, node);
     const primary = await this.primary(state);
     if (primary === leaving) {
       throw new InputError('node', `${node.name} is the replica set's primary, which is never removed; step it down (rs.stepDown) or remove a secondary`);
     }
     const remaining = state.members.filter((m) => m !== leaving);
-    const requestedAt = Date.now();
-    await this.checkOk(primary, `rs.remove(${JSON.stringify(host(leaving))})`, 'rs.remove');
-    const acceptedAt = Date.now();
+    const configured = (await this.configuredHosts(primary)).includes(host(leaving));
+    const resize = resumed ?? this.begin(state, 'remove', node);
+    // Not configured any more: an attempt that died after rs.remove; only its mongod is left to stop.
+    if (configured) await this.checkOk(primary, `rs.remove(${JSON.stringify(host(leaving))})`, 'rs.remove');
+    this.noteAccepted(state, resize);
     await this.waitHealthy(primary, remaining, SYNC_TIMEOUT_MS);
     const completedAt = Date.now();
     await this.retire(state, [leaving]);
-    return { node: node.name, requestedAt, acceptedAt, completedAt };
+    return this.timingOf(resize, completedAt);
   }
 
   async status(): Promise<{ members: string[]; healthy: boolean }> {

@@ -5,7 +5,7 @@
  */
 import { tail, type ExecOptions, type ExecResult, type NodeExec } from '../../core/exec';
 import type { InventoryNode } from '../../core/inventory';
-import { argvHasMarker, isOurs as isOursOnHost, parseCmdline, stopEscalating, type ProcessMarker } from '../../platform/pid';
+import { argvHasMarker, isOurs as isOursOnHost, parseCmdline, pidsWithMarker, stopEscalating, type ProcessMarker } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
 import { execFor } from '../exec/transports';
 
@@ -81,6 +81,23 @@ export class NodeShell {
     return result.code === 0 && argvHasMarker(parseCmdline(result.stdout), marker);
   }
 
+  /**
+   * PIDs of the node's processes that carry the marker, by platform/pid's rule: how a server is
+   * found that a caller started detached and died before recording.
+   */
+  async findOurs(marker: ProcessMarker): Promise<number[]> {
+    if (this.node.exec.transport === 'netns') return pidsWithMarker(marker);
+    // grep narrows the candidates to command lines holding a marker's text (-z: one argument per
+    // record); the exact rule is then applied to each. grep's own PID holds it too, and is gone.
+    const markers = typeof marker === 'string' ? [marker] : marker;
+    const args = markers.flatMap((m) => ['-e', m]);
+    const found = await this.run(['sh', '-c', 'grep -l -s -z -F "$@" /proc/[0-9]*/cmdline', 'sh', ...args], { allowFailure: true });
+    const candidates = found.stdout.split('\n').map((line) => /^\/proc\/(\d+)\/cmdline$/.exec(line)?.[1]).filter((pid): pid is string => pid !== undefined);
+    const ours: number[] = [];
+    for (const pid of candidates.map(Number)) if (await this.isOurs(pid, marker)) ours.push(pid);
+    return ours;
+  }
+
   /** SIGTERM, then SIGKILL after a grace period; only while the PID is still ours. */
   async stopProcess(pid: number, marker: ProcessMarker, graceMs = STOP_GRACE_MS): Promise<void> {
     const onNode = {
@@ -136,7 +153,17 @@ export async function startServer(
   ready: () => Promise<boolean>,
   timeoutMs: number,
 ): Promise<number> {
-  const pid = await shell.spawn(spec.argv, spec.logFile);
+  return awaitServing(shell, spec, await shell.spawn(spec.argv, spec.logFile), ready, timeoutMs);
+}
+
+/** startServer's wait, also for a server started earlier (by a caller that died before it served). */
+export async function awaitServing(
+  shell: NodeShell,
+  spec: { database: string; logFile: string; marker: ProcessMarker },
+  pid: number,
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<number> {
   try {
     await waitFor(
       async () => {

@@ -1,14 +1,21 @@
 /**
  * Cassandra adapter against real Cassandra 5.0 nodes (512 MB heap each) in namespaces of a
- * bridged LAN. One cluster for the whole file: form 3, join a 4th, decommission it, then the
- * removals Cassandra and the adapter refuse. Needs the jars of scripts/build.d/cassandra.sh.
+ * bridged LAN. One cluster for the whole file: form 3, join a 4th and decommission it (each
+ * interrupted by killed callers, as a crashed worker would leave them), then the removals
+ * Cassandra and the adapter refuse. Needs the jars of scripts/build.d/cassandra.sh.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { execFor } from '../../services/exec/transports';
 import { CassandraAdapter, KEYSPACE, TABLE } from '../../services/databases/cassandra/cassandra';
-import { cqlArgv } from '../../services/databases/cassandra/config';
-import { nodeDir } from '../../services/databases/state';
+import { cqlArgv, logPath, nodetoolArgv } from '../../services/databases/cassandra/config';
+import type { Resize } from '../../services/databases/cluster-adapter';
+import { nodeDir, StateFile } from '../../services/databases/state';
 import type { ResizeTiming } from '../../activities/contracts';
+import type { InventoryNode } from '../../core/inventory';
+import { runHost } from '../../platform/command';
+import { processArgv } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
+import { killResizePartWay } from '../support/kill-resize';
 import { adapterOnLan, crashMember } from '../support/lan-fleet';
 
 jest.setTimeout(180_000);
@@ -16,13 +23,67 @@ jest.setTimeout(180_000);
 const lan = adapterOnLan('b', 4, (inventory) => new CassandraAdapter(inventory));
 const node = lan.node;
 const LIB = `${__dirname}/../../.cache/cassandra/lib/*`;
+/** Rows written before the resizes, counted after each. */
+const ROWS = 200;
+
+const dirOf = (name: string) => nodeDir(lan.fleet.inventory.name, 'cassandra', name);
 
 /** Rows of a CQL query, run on tlb1 (the seed) with the adapter's own CQL tool. */
 async function query(cql: string): Promise<string[]> {
   const seed = node('tlb1');
-  const argv = cqlArgv(LIB, nodeDir(lan.fleet.inventory.name, 'cassandra', 'tlb1'), seed.overlayAddress);
-  const { stdout } = await execFor(seed.exec).run(argv, { input: cql });
+  const { stdout } = await execFor(seed.exec).run(cqlArgv(LIB, dirOf('tlb1'), seed.overlayAddress), { input: cql });
   return stdout.trim().split('\n').filter(Boolean);
+}
+
+/** The node's own operation mode, as `nodetool netstats` prints it (NORMAL, LEAVING...). */
+async function modeOf(name: string): Promise<string | undefined> {
+  const { stdout } = await execFor(node(name).exec).run(nodetoolArgv(LIB, dirOf(name), ['netstats']));
+  return /^Mode: (\S+)/m.exec(stdout)?.[1];
+}
+
+/** What runs in `name`'s namespace: Cassandra servers, and anything else (a tool a killed caller left). */
+async function processesIn(name: string): Promise<{ servers: number[]; others: string[][] }> {
+  const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${name}`]);
+  const live = stdout.split('\n').filter(Boolean).map(Number).map((pid) => ({ pid, argv: processArgv(pid) ?? [] })).filter((p) => p.argv.length > 0);
+  const isServer = (argv: string[]) => argv.includes('org.apache.cassandra.service.CassandraDaemon');
+  return { servers: live.filter((p) => isServer(p.argv)).map((p) => p.pid), others: live.filter((p) => !isServer(p.argv)).map((p) => p.argv) };
+}
+
+/** One server JVM per member, none elsewhere, and nothing else left running. */
+async function expectOneServerPerMember(members: string[]): Promise<void> {
+  for (const name of ['tlb1', 'tlb2', 'tlb3', 'tlb4']) {
+    const { servers, others } = await processesIn(name);
+    expect({ name, servers: servers.length, others }).toEqual({ name, servers: members.includes(name) ? 1 : 0, others: [] });
+  }
+}
+
+/** The resize the adapter has recorded as under way. */
+const recordedResize = () => new StateFile<{ resizing?: Resize }>(lan.fleet.inventory.name, 'cassandra').read()?.resizing;
+
+/** How many lines of `name`'s system.log match. */
+function logCount(name: string, pattern: RegExp): number {
+  const file = logPath(dirOf(name));
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => pattern.test(l)).length : 0;
+}
+
+/** An adapter whose commands are also written down, to see which ones a resumed resize sends. */
+function recordingAdapter(): { adapter: CassandraAdapter; commands: string[][] } {
+  const commands: string[][] = [];
+  const adapter = new CassandraAdapter(lan.fleet.inventory, (n: InventoryNode) => {
+    const exec = execFor(n.exec);
+    return {
+      where: exec.where,
+      run: (argv, options) => (commands.push(argv), exec.run(argv, options)),
+      spawnDetached: (argv, logFile, options) => (commands.push(argv), exec.spawnDetached(argv, logFile, options)),
+    };
+  });
+  return { adapter, commands };
+}
+
+const resizeOf = (kind: 'add' | 'remove', name: string) => ({ inventory: lan.fleet.inventory, database: 'cassandra' as const, kind, node: name });
+
+async function rowCount(): Promise<number> {
+  return Number((await query(`SELECT COUNT(*) FROM ${KEYSPACE}.${TABLE}`))[0]);
 }
 
 function expectOrdered(t: ResizeTiming): void {
@@ -42,7 +103,11 @@ test('forms a 3-node cluster with the ycsb keyspace and table, and reports how l
   expect(info.formedInMs).toBeLessThanOrEqual(Date.now() - started);
   expect(info.version).toMatch(/^5\.0\./);
   expect(info.members).toEqual(['tlb1', 'tlb2', 'tlb3']);
-  expect(info.nonDefaultSettings).toMatchObject({ 'cassandra.ring_delay_ms': '5000', 'cassandra.skip_wait_for_gossip_to_settle': '0' });
+  expect(info.nonDefaultSettings).toMatchObject({
+    'cassandra.ring_delay_ms': '5000',
+    'cassandra.skip_wait_for_gossip_to_settle': '0',
+    'cassandra.reset_bootstrap_progress': 'true',
+  });
   expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']), healthy: true });
 
   const [replication] = await query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = '${KEYSPACE}'`);
@@ -51,23 +116,70 @@ test('forms a 3-node cluster with the ycsb keyspace and table, and reports how l
   expect(columns.sort()).toEqual(['field0', 'field1', 'field2', 'field3', 'y_id']);
 });
 
-test('a 4th node joins by bootstrap', async () => {
-  const timing = await lan.adapter.addNode(node('tlb4'));
-  expectOrdered(timing);
-  const status = await lan.adapter.status();
-  expect(status.healthy).toBe(true);
-  expect(status.members.sort()).toEqual(['tlb1', 'tlb2', 'tlb3', 'tlb4']);
-});
+describe('a resize whose callers die part-way (killed workers) resumes from the ring and the node', () => {
+  beforeAll(async () => {
+    const rows = Array.from({ length: ROWS }, (_, i) => `INSERT INTO ${KEYSPACE}.${TABLE} (y_id, field0) VALUES ('user${i}', 'kept')`);
+    await query(rows.join('\n;\n'));
+    expect(await rowCount()).toBe(ROWS);
+  });
 
-test('a node leaves by decommission', async () => {
-  await query(`INSERT INTO ${KEYSPACE}.${TABLE} (y_id, field0) VALUES ('user1', 'kept')`);
-  const timing = await lan.adapter.removeNode(node('tlb4'));
-  expectOrdered(timing);
-  expect(timing.acceptedAt).toBeLessThan(timing.completedAt);
-  const status = await lan.adapter.status();
-  expect(status.healthy).toBe(true);
-  expect(status.members.sort()).toEqual(['tlb1', 'tlb2', 'tlb3']);
-  expect(await query(`SELECT field0 FROM ${KEYSPACE}.${TABLE} WHERE y_id = 'user1'`)).toEqual(['kept']);
+  // One bootstrap, interrupted three times: the node dies with the first caller mid-stream, the
+  // second caller dies as soon as it started the JVM again, the third while the ring has it joining.
+  test('add: restarted on its directory, then adopted, it bootstraps once more and joins', async () => {
+    const before = Date.now();
+    await killResizePartWay(resizeOf('add', 'tlb4'), async () => {
+      if (logCount('tlb4', /Session with \S+ is complete/) === 0) return undefined;
+      // Some ranges have arrived, not all: the node dies before its caller does.
+      for (const pid of (await processesIn('tlb4')).servers) process.kill(pid, 'SIGKILL');
+      return true;
+    });
+    const firstKilledAt = Date.now();
+    await expectOneServerPerMember(['tlb1', 'tlb2', 'tlb3']);
+
+    await killResizePartWay(resizeOf('add', 'tlb4'), async () => (await processesIn('tlb4')).servers[0]);
+    await expectOneServerPerMember(['tlb1', 'tlb2', 'tlb3', 'tlb4']);
+    const { servers: relaunched } = await processesIn('tlb4');
+    await killResizePartWay(resizeOf('add', 'tlb4'), async () => (logCount('tlb4', /JOINING: sleeping/) >= 2 ? true : undefined));
+
+    const { adapter, commands } = recordingAdapter();
+    const timing = await adapter.addNode(node('tlb4'));
+    expect(commands.filter((argv) => argv.includes('org.apache.cassandra.service.CassandraDaemon'))).toEqual([]);
+    expect(timing.requestedAt).toBeGreaterThanOrEqual(before);
+    // Accepted when the first caller saw it joining: kept through the three deaths.
+    expect(timing.acceptedAt).toBeLessThan(firstKilledAt);
+    expectOrdered(timing);
+    expect(logCount('tlb4', /Detected previous bootstrap failure; retrying/)).toBe(1);
+    expect(logCount('tlb4', /Bootstrap completed/)).toBe(1);
+    await expectOneServerPerMember(['tlb1', 'tlb2', 'tlb3', 'tlb4']);
+    expect((await processesIn('tlb4')).servers).toEqual(relaunched);
+    const status = await lan.adapter.status();
+    expect(status.healthy).toBe(true);
+    expect(status.members.sort()).toEqual(['tlb1', 'tlb2', 'tlb3', 'tlb4']);
+    expect(await rowCount()).toBe(ROWS);
+  });
+
+  test('remove: killed while leaving, it is not asked to decommission again and leaves once', async () => {
+    const before = Date.now();
+    // Killed once the node is leaving and the caller has recorded so.
+    await killResizePartWay(resizeOf('remove', 'tlb4'), async () => (logCount('tlb4', /LEAVING: sleeping/) > 0 && recordedResize()?.acceptedAt ? true : undefined));
+    const killedAt = Date.now();
+    // The decommission goes on in the node's JVM; the killed caller's nodetool died with it.
+    expect((await processesIn('tlb4')).others).toEqual([]);
+    expect(['LEAVING', 'DECOMMISSIONED']).toContain(await modeOf('tlb4'));
+
+    const { adapter, commands } = recordingAdapter();
+    const timing = await adapter.removeNode(node('tlb4'));
+    expect(commands.filter((argv) => argv.includes('decommission'))).toEqual([]);
+    expect(timing.requestedAt).toBeGreaterThanOrEqual(before);
+    expect(timing.acceptedAt).toBeLessThan(killedAt);
+    expect(timing.acceptedAt).toBeLessThan(timing.completedAt);
+    expectOrdered(timing);
+    const status = await lan.adapter.status();
+    expect(status.healthy).toBe(true);
+    expect(status.members.sort()).toEqual(['tlb1', 'tlb2', 'tlb3']);
+    await expectOneServerPerMember(['tlb1', 'tlb2', 'tlb3']);
+    expect(await rowCount()).toBe(ROWS);
+  });
 });
 
 test('a member whose JVM is SIGKILLed is found dead, and restarted it rejoins with its data', async () => {
@@ -77,6 +189,7 @@ test('a member whose JVM is SIGKILLed is found dead, and restarted it rejoins wi
   expect(await lan.adapter.deadMembers()).toEqual([]);
   await waitFor(async () => ((await lan.adapter.status()).healthy ? true : undefined), { what: 'the ring to be all up and normal', timeoutMs: 120_000, intervalMs: 1000 });
   expect(await query(`SELECT field0 FROM ${KEYSPACE}.${TABLE} WHERE y_id = 'user1'`)).toEqual(['kept']);
+  expect(await rowCount()).toBe(ROWS);
 });
 
 test('Cassandra refuses to go below its system replication factor; the cluster stays as it was', async () => {

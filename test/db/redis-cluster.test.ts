@@ -2,16 +2,13 @@
  * Redis Cluster adapter against real redis-server processes in namespaces of a bridged LAN.
  * The steps build on each other (form, add, remove, flush), so they run in order on one cluster.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { runHost } from '../../platform/command';
 import { waitFor } from '../../platform/wait';
 import { execFor } from '../../services/exec/transports';
 import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluster';
 import { isMaster, parseClusterNodes } from '../../services/databases/redis/cluster-nodes';
 import type { ResizeTiming } from '../../activities/contracts';
+import { killResizePartWay } from '../support/kill-resize';
 import { adapterOnLan, crashMember } from '../support/lan-fleet';
 
 jest.setTimeout(120_000);
@@ -119,26 +116,12 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
   const KEYS = 3000;
   const masterAddress = (name: string) => `${node(name).overlayAddress}:6379`;
 
-  /** Starts the resize in a child process and SIGKILLs it once `partWay` holds for the slot counts. */
-  async function killPartWay(kind: 'add' | 'remove', name: string, partWay: (slots: number) => boolean): Promise<number> {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'fb-resize-')), 'inventory.json');
-    writeFileSync(file, JSON.stringify(lan.fleet.inventory));
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, '../support/resize-in-child.ts'), file, 'redis', kind, name], { stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    try {
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`the ${kind} of ${name} ended (${child.exitCode}) before it could be killed part-way`);
-        const slots = (await slotsByMaster().catch(() => new Map<string, number>())).get(masterAddress(name));
-        if (slots !== undefined && partWay(slots)) {
-          child.kill('SIGKILL');
-          await exited;
-          return slots;
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    } finally {
-      child.kill('SIGKILL');
-    }
+  /** Starts the resize in a child process and SIGKILLs it once `partWay` holds for the node's slot count. */
+  function killPartWay(kind: 'add' | 'remove', name: string, partWay: (slots: number) => boolean): Promise<number> {
+    return killResizePartWay({ inventory: lan.fleet.inventory, database: 'redis', kind, node: name }, async () => {
+      const slots = (await slotsByMaster()).get(masterAddress(name));
+      return slots !== undefined && partWay(slots) ? slots : undefined;
+    });
   }
 
   /** redis-cli processes left in the LAN: the killed caller's must have died with it. */
@@ -181,6 +164,27 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
     expect(slots.has(masterAddress('tla5'))).toBe(false);
     expect([...slots.values()].reduce((a, b) => a + b, 0)).toBe(16384);
     expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']), healthy: true });
+    expect(await keyCount()).toBe(KEYS);
+  });
+
+  test('add killed once the node joined, before the rebalance: the rebalance runs', async () => {
+    expect(await killPartWay('add', 'tla2', (slots) => slots === 0)).toBe(0);
+    expect((await slotsByMaster()).get(masterAddress('tla2'))).toBe(0);
+    expect(await redisCli()).toEqual([]);
+    expectOrdered(await lan.adapter.addNode(node('tla2')));
+    expect((await slotsByMaster()).get(masterAddress('tla2'))).toBeGreaterThan(16384 / 4 - 100);
+    expect((await lan.adapter.status()).healthy).toBe(true);
+    expect(await keyCount()).toBe(KEYS);
+  });
+
+  test('remove killed once the node gave all its slots away, before del-node: it leaves', async () => {
+    expect(await killPartWay('remove', 'tla2', (slots) => slots === 0)).toBe(0);
+    expect(await redisCli()).toEqual([]);
+    expectOrdered(await lan.adapter.removeNode(node('tla2')));
+    expect((await slotsByMaster()).has(masterAddress('tla2'))).toBe(false);
+    const status = await lan.adapter.status();
+    expect(status).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']), healthy: true });
+    expect(status.members).toHaveLength(3);
     expect(await keyCount()).toBe(KEYS);
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandError, type ExecOptions, type ExecResult, type NodeExec } from '../../core/exec';
 import type { InventoryNode } from '../../core/inventory';
+import { SUDO_DETACH } from '../../services/databases/node-shell';
 
 export interface RecordedCall {
   node: string;
@@ -21,17 +22,53 @@ export type Responder = (node: string, argv: string[]) => string | ExecResult;
 export class CommandRecorder {
   readonly calls: RecordedCall[] = [];
   private nextPid = 4000;
+  private dyingAt?: { at: (call: RecordedCall) => boolean; died: () => void };
+  private dead = false;
 
   constructor(private readonly respond: Responder) {}
+
+  /**
+   * The caller dies at the first command `at` matches: the VM carries that command out, but its
+   * answer never comes back, nor does any later command's (the adapter's promise stays pending,
+   * with no clean-up run), until revive(). Resolves when it has died.
+   */
+  killCallerAt(at: (call: RecordedCall) => boolean): Promise<void> {
+    return new Promise((died) => (this.dyingAt = { at, died }));
+  }
+
+  /** A new caller (a retried activity on another worker): commands are answered again. */
+  revive(): void {
+    this.dead = false;
+    this.dyingAt = undefined;
+  }
+
+  /** Runs `resize` until its caller dies at `at` (see killCallerAt), then revives for the next caller. */
+  async killedAt(at: (call: RecordedCall) => boolean, resize: () => Promise<unknown>): Promise<void> {
+    const died = this.killCallerAt(at);
+    // A resize that fails or finishes before reaching `at` fails the test with its own error.
+    const ran = resize().then(() => {
+      throw new Error('the resize finished before its caller could be killed');
+    });
+    await Promise.race([died, ran]);
+    this.revive();
+  }
 
   /** An ExecProvider for adapters. */
   readonly execFor = (node: InventoryNode): NodeExec => {
     const recorder = this;
+    const never = new Promise<never>(() => undefined);
     return {
       where: `${node.name}-vm`,
       async run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
-        recorder.calls.push({ node: node.name, argv, ...(options?.input !== undefined ? { input: options.input } : {}) });
+        if (recorder.dead) return never;
+        const call = { node: node.name, argv, ...(options?.input !== undefined ? { input: options.input } : {}) };
+        recorder.calls.push(call);
         const reply = recorder.respond(node.name, argv);
+        if (recorder.dyingAt?.at(call)) {
+          recorder.dead = true;
+          recorder.dyingAt.died();
+          return never;
+        }
         const result = typeof reply === 'string' ? { code: 0, stdout: reply, stderr: '' } : reply;
         if (result.code !== 0 && !options?.allowFailure) throw new CommandError(argv, this.where, result);
         return result;
@@ -55,6 +92,54 @@ export class CommandRecorder {
 
   clear(): void {
     this.calls.length = 0;
+  }
+}
+
+/**
+ * The processes of the VMs a recorder plays, for the commands that start and look at them: the
+ * sudo detach helper, `cat /proc/<pid>/cmdline`, `kill`, and the grep that finds a server by its
+ * marker (NodeShell.findOurs).
+ */
+export class VmProcesses {
+  readonly table = new Map<number, { node: string; argv: string[]; alive: boolean }>();
+
+  constructor(private readonly recorder: CommandRecorder) {}
+
+  /** The reply to a command (without sudo) that is about processes; undefined for any other. */
+  answer(node: string, a: string[]): string | ExecResult | undefined {
+    if (a[0] === 'sh' && a[2] === SUDO_DETACH) {
+      const pid = Number(this.recorder.pid());
+      this.table.set(pid, { node, argv: a.slice(5), alive: true });
+      return String(pid);
+    }
+    const proc = /^\/proc\/(\d+)\/cmdline$/.exec(a[1] ?? '');
+    if (a[0] === 'cat' && proc) {
+      const p = this.table.get(Number(proc[1]));
+      return p?.alive ? p.argv.join('\0') + '\0' : { code: 1, stdout: '', stderr: 'No such file or directory' };
+    }
+    if (a[0] === 'kill') {
+      const p = this.table.get(Number(a[2]));
+      if (p) p.alive = false;
+      return '';
+    }
+    if (a[0] === 'sh' && a[2]?.startsWith('grep -l -s -z -F')) {
+      const markers = a.slice(4).filter((_, i) => i % 2 === 1);
+      const found = [...this.table].filter(([, p]) => p.node === node && p.alive && p.argv.some((arg) => markers.some((m) => arg.includes(m))));
+      return found.length > 0 ? found.map(([pid]) => `/proc/${pid}/cmdline`).join('\n') + '\n' : { code: 1, stdout: '', stderr: '' };
+    }
+    return undefined;
+  }
+
+  /** PID of the live process whose argv starts with `program` and holds every one of `args`. */
+  pidOf(program: string, ...args: string[]): number {
+    const found = [...this.table].find(([, p]) => p.alive && p.argv[0] === program && args.every((arg) => p.argv.includes(arg)));
+    if (!found) throw new Error(`no ${program} ${args.join(' ')} runs`);
+    return found[0];
+  }
+
+  /** Live processes of `program`. */
+  running(program: string): number {
+    return [...this.table.values()].filter((p) => p.alive && p.argv[0] === program).length;
   }
 }
 

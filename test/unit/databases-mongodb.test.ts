@@ -7,7 +7,7 @@ import { SUDO_DETACH } from '../../services/databases/node-shell';
 import { nodeDir } from '../../services/databases/state';
 import type { ExecResult } from '../../core/exec';
 import type { Inventory } from '../../core/inventory';
-import { CommandRecorder, scratchStateDir, vmNode } from '../support/recording-exec';
+import { CommandRecorder, scratchStateDir, vmNode, VmProcesses } from '../support/recording-exec';
 
 const NODES = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'].map((name, i) => vmNode(name, `198.18.200.${i + 1}`));
 const inventory: Inventory = {
@@ -31,6 +31,7 @@ function mongosh(script: string): string {
     members = (JSON.parse(initiate[1]) as { members: { host: string }[] }).members.map((m, i) => ({ name: m.host, stateStr: i === 0 ? 'PRIMARY' : 'SECONDARY' }));
     return '{"ok":1}';
   }
+  if (script.includes('rs.conf()')) return JSON.stringify(members.map((m) => m.name));
   if (script.includes('rs.status()')) return JSON.stringify(members.map((m) => ({ name: m.name, state: m.stateStr, health: 1 })));
   if (script.includes('db.hello()')) return JSON.stringify({ primary: members.find((m) => m.stateStr === 'PRIMARY')?.name });
   if (script.includes('db.version()')) return '"7.0.14"';
@@ -48,14 +49,15 @@ function mongosh(script: string): string {
   throw new Error(`unexpected mongosh script ${script}`);
 }
 
-const recorder: CommandRecorder = new CommandRecorder((_node, argv): string | ExecResult => {
+const recorder: CommandRecorder = new CommandRecorder((node, argv): string | ExecResult => {
   const a = argv[0] === 'sudo' ? argv.slice(2) : argv;
   if (a[0] === 'dpkg-query') return 'install ok installed\n';
-  if (a[0] === 'sh' && a[2] === SUDO_DETACH) return recorder.pid();
-  if (a[0] === 'cat' && a[1].startsWith('/proc/')) return { code: 1, stdout: '', stderr: 'No such file or directory' };
+  const process = vm.answer(node, a);
+  if (process !== undefined) return process;
   if (a[0] === 'mongosh') return mongosh(a[a.length - 1]);
   return '';
 });
+const vm = new VmProcesses(recorder);
 const adapter = new MongoReplicaSetAdapter(inventory, recorder.execFor);
 const dir = (node: string) => nodeDir(inventory.name, 'mongodb', node);
 const eval_ = (node: string, i: number, script: string) => `${node}: mongosh --quiet --host ${host(i)} --eval ${script}`;
@@ -64,6 +66,14 @@ const started = (node: string) =>
 const PING = 'JSON.stringify(db.adminCommand({ ping: 1 }).ok)';
 const STATUS = 'JSON.stringify(rs.status().members.map((m) => ({ name: m.name, state: m.stateStr, health: m.health })))';
 const HELLO = 'JSON.stringify({ primary: db.hello().primary })';
+const CONF = 'JSON.stringify(rs.conf().members.map((m) => m.host))';
+/** A member's mongod stopped (the look at its PID, SIGTERM, the look that finds it gone) and its files removed. */
+const retired = (node: string, pid: number) => [
+  `${node}: cat /proc/${pid}/cmdline`,
+  `${node}: kill -TERM ${pid}`,
+  `${node}: cat /proc/${pid}/cmdline`,
+  `${node}: rm -rf --one-file-system ${dir(node)}`,
+];
 /** The commands that talk to MongoDB or start it (not the file and directory plumbing). */
 const mongoLines = () => recorder.lines((c) => c.argv.includes('mongosh') || c.argv.includes('mongod') || c.argv.includes('kill'));
 
@@ -107,9 +117,10 @@ test('initiate: starts mongod on each VM, rs.initiate on the first, waits for th
 test('add: rs.add on the primary, completed when the newcomer is a secondary', async () => {
   const timing = await adapter.addNode(NODES[3]);
   expect(mongoLines()).toEqual([
+    eval_('m1', 1, HELLO),
+    eval_('m1', 1, CONF),
     started('m4'),
     eval_('m4', 4, PING),
-    eval_('m1', 1, HELLO),
     eval_('m1', 1, `JSON.stringify(rs.add({"host":"${host(4)}"}))`),
     eval_('m1', 1, STATUS),
   ]);
@@ -119,14 +130,14 @@ test('add: rs.add on the primary, completed when the newcomer is a secondary', a
 });
 
 test('remove: rs.remove on the primary, then the member is stopped and its files removed', async () => {
+  const pid = vm.pidOf('mongod', `${dir('m3')}/mongod.conf`);
   await adapter.removeNode(NODES[2]);
   expect(recorder.lines((c) => c.node === 'm3' || c.argv.includes('mongosh'))).toEqual([
     eval_('m1', 1, HELLO),
+    eval_('m1', 1, CONF),
     eval_('m1', 1, `JSON.stringify(rs.remove("${host(3)}"))`),
     eval_('m1', 1, STATUS),
-    // the process is gone already (the model has no processes): no kill, just its directory
-    expect.stringMatching(/^m3: cat \/proc\/\d+\/cmdline$/),
-    `m3: rm -rf --one-file-system ${dir('m3')}`,
+    ...retired('m3', pid),
   ]);
   expect(await adapter.status()).toEqual({ members: ['m1', 'm2', 'm4'], healthy: true });
 });
@@ -136,6 +147,55 @@ test('removing the primary is refused before any command changes the set', async
   await expect(adapter.removeNode(NODES[7])).rejects.toThrow(/m8 is not a member of replica set fragbench/);
   expect(recorder.lines().filter((l) => /rs\.remove|kill|rm -rf/.test(l))).toEqual([]);
   expect(members.map((m) => m.name)).toEqual([host(1), host(2), host(4)]);
+});
+
+// A worker that dies mid-resize (MongoDB runs only on VMs: the model answers as the replica set
+// would then). Each caller is killed right after its command was carried out.
+describe('a resize whose caller dies after a step is finished by the next call, each step once', () => {
+  const conf = () => `${dir('m5')}/mongod.conf`;
+  const sent = (pattern: RegExp) => (c: { argv: string[] }) => pattern.test(c.argv.join(' '));
+  const grep = expect.stringMatching(/^m5: sh -c grep -l -s -z -F/);
+
+  test('add: killed once its mongod was started, then once rs.add was sent', async () => {
+    const before = Date.now();
+    await recorder.killedAt((c) => c.argv.includes('mongod') && c.argv.includes(conf()), () => adapter.addNode(NODES[4]));
+    await recorder.killedAt(sent(/rs\.add/), () => adapter.addNode(NODES[4]));
+    const killedAttempts = recorder.lines();
+    recorder.clear();
+    const resumedAt = Date.now();
+    const timing = await adapter.addNode(NODES[4]);
+    // The set has it already and its mongod runs: no second rs.add, no second mongod.
+    expect(recorder.lines((c) => c.node === 'm5' || c.argv.includes('mongosh'))).toEqual([
+      eval_('m1', 1, HELLO),
+      eval_('m1', 1, CONF),
+      grep,
+      expect.stringMatching(/^m5: cat \/proc\/\d+\/cmdline$/),
+      eval_('m5', 5, PING),
+      eval_('m1', 1, STATUS),
+    ]);
+    expect(killedAttempts.filter((l) => l.includes('rs.add'))).toHaveLength(1);
+    expect(killedAttempts.filter((l) => l.endsWith(`mongod --config ${conf()}`))).toHaveLength(1);
+    expect(vm.running('mongod')).toBe(4);
+    expect(timing.requestedAt).toBeGreaterThanOrEqual(before);
+    // The caller that sent rs.add died before its answer: acceptance is the next caller's first look.
+    expect(timing.acceptedAt).toBeGreaterThanOrEqual(resumedAt);
+    expect(timing.acceptedAt).toBeLessThanOrEqual(timing.completedAt);
+    expect(await adapter.status()).toEqual({ members: ['m1', 'm2', 'm4', 'm5'], healthy: true });
+  });
+
+  test('remove: killed once rs.remove was sent; the next call only stops its mongod', async () => {
+    const pid = vm.pidOf('mongod', conf());
+    await recorder.killedAt(sent(/rs\.remove/), () => adapter.removeNode(NODES[4]));
+    recorder.clear();
+    await adapter.removeNode(NODES[4]);
+    expect(recorder.lines((c) => c.node === 'm5' || c.argv.includes('mongosh'))).toEqual([
+      eval_('m1', 1, HELLO),
+      eval_('m1', 1, CONF),
+      eval_('m1', 1, STATUS),
+      ...retired('m5', pid),
+    ]);
+    expect(await adapter.status()).toEqual({ members: ['m1', 'm2', 'm4'], healthy: true });
+  });
 });
 
 test('flush drops the ycsb database on the primary; stop stops every member', async () => {

@@ -8,7 +8,7 @@ import { SUDO_DETACH } from '../../services/databases/node-shell';
 import { nodeDir } from '../../services/databases/state';
 import type { ExecResult } from '../../core/exec';
 import type { Inventory } from '../../core/inventory';
-import { CommandRecorder, scratchStateDir, vmNode } from '../support/recording-exec';
+import { CommandRecorder, scratchStateDir, vmNode, VmProcesses } from '../support/recording-exec';
 
 const NODES = [1, 2, 3, 4, 5, 6].map((i) => vmNode(`n${i}`, `198.18.201.${i}`));
 const inventory: Inventory = { schemaVersion: 1, name: 'ndb-vms', source: 'file', nodes: NODES, links: [], clientNode: 'n1', shaping: 'tc' };
@@ -17,7 +17,6 @@ const dir = (node: string) => nodeDir(inventory.name, 'mysql', node);
 
 // ------------------------------------------------------------------ the model of the cluster
 
-const processes = new Map<number, { argv: string[]; alive: boolean }>();
 /** NDB node id -> node group (undefined = started in no group). */
 const dataNodes = new Map<number, number | undefined>();
 /** Node groups holding fragments of ycsb/def/usertable. */
@@ -25,7 +24,7 @@ const groupsWithData = new Set<number>();
 let nextGroup = 0;
 
 function connectedDataNodes(): number[] {
-  return [...processes.values()]
+  return [...vm.table.values()]
     .filter((p) => p.alive && p.argv[0] === 'ndbd')
     .map((p) => Number(p.argv.find((a) => a.startsWith('--ndb-nodeid='))!.split('=')[1]));
 }
@@ -64,6 +63,8 @@ function mgm(command: string): string {
 
 function sql(statements: string): string {
   if (statements.includes('ndbinfo.nodes')) return String(connectedDataNodes().length);
+  // mysqld runs no statement but the one asking (the model's statements complete at once).
+  if (statements.includes('information_schema.processlist')) return '0';
   if (statements === 'SELECT VERSION()') return '8.4.3-cluster';
   const fragments = /node_id IN \(([\d,]+)\)/.exec(statements);
   if (fragments) {
@@ -75,37 +76,25 @@ function sql(statements: string): string {
   return '';
 }
 
-const recorder: CommandRecorder = new CommandRecorder((_node, argv): string | ExecResult => {
+const recorder: CommandRecorder = new CommandRecorder((node, argv): string | ExecResult => {
   const a = argv[0] === 'sudo' ? argv.slice(2) : argv;
   if (a[0] === 'dpkg-query') return 'install ok installed\n'.repeat(4);
-  if (a[0] === 'sh' && a[2] === SUDO_DETACH) {
-    const pid = Number(recorder.pid());
-    const started = a.slice(5);
-    processes.set(pid, { argv: started, alive: true });
-    if (started[0] === 'ndb_mgmd') {
-      // config.ini puts the initial nodes in groups: the model reads them from the file written
-      const ini = recorder.calls.filter((c) => c.input?.includes('[ndbd default]')).pop()!.input!;
-      for (const [, id, group] of ini.matchAll(/NodeId=(\d+)\nHostName=\S+\nDataDir=\S+\nNodeGroup=(\d+)/g)) {
-        dataNodes.set(Number(id), Number(group) === 65536 ? undefined : Number(group));
-        nextGroup = Math.max(nextGroup, Number(group) === 65536 ? 0 : Number(group) + 1);
-      }
+  if (a[0] === 'sh' && a[2] === SUDO_DETACH && a[5] === 'ndb_mgmd') {
+    // config.ini puts the initial nodes in groups: the model reads them from the file written
+    const ini = recorder.calls.filter((c) => c.input?.includes('[ndbd default]')).pop()!.input!;
+    for (const [, id, group] of ini.matchAll(/NodeId=(\d+)\nHostName=\S+\nDataDir=\S+\nNodeGroup=(\d+)/g)) {
+      dataNodes.set(Number(id), Number(group) === 65536 ? undefined : Number(group));
+      nextGroup = Math.max(nextGroup, Number(group) === 65536 ? 0 : Number(group) + 1);
     }
-    return String(pid);
   }
-  const proc = /^\/proc\/(\d+)\/cmdline$/.exec(a[1] ?? '');
-  if (a[0] === 'cat' && proc) {
-    const p = processes.get(Number(proc[1]));
-    return p?.alive ? p.argv.join('\0') + '\0' : { code: 1, stdout: '', stderr: 'No such file or directory' };
-  }
-  if (a[0] === 'kill') {
-    processes.get(Number(a[2]))!.alive = false;
-    return '';
-  }
+  const process = vm.answer(node, a);
+  if (process !== undefined) return process;
   if (a[0] === 'ndb_mgm') return mgm(a[a.length - 1]);
   if (a[0] === 'ndb_waiter') return 'Connecting to management server at ' + MGM + '\nNode 2: STARTED';
   if (a[0] === 'mysql') return sql(a[a.length - 1]);
   return '';
 });
+const vm = new VmProcesses(recorder);
 const adapter = new MysqlClusterAdapter(inventory, recorder.execFor);
 
 // ------------------------------------------------------------------ expected commands
@@ -117,11 +106,14 @@ const SHOW = `n1: ndb_mgm --ndb-connectstring=${MGM} -e show`;
 const waiter = (ids: string) => `n1: ndb_waiter --ndb-connectstring=${MGM} --wait-nodes=${ids} --timeout=600`;
 const mysql = (statements: string) => `n1: mysql --socket=${dir('n1')}/mysqld.sock -uroot -N -B -e ${statements}`;
 const killed = (node: string, pid: number) => `${node}: kill -TERM ${pid}`;
+const REORGANIZE = 'ALTER TABLE ycsb.usertable ALGORITHM=INPLACE, REORGANIZE PARTITION';
+const alterRunning = () => mysql(`SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE '${REORGANIZE}%'`);
+const fragmentsOn = (ids: string) => mysql(`SELECT DISTINCT fq_name FROM ndbinfo.memory_per_fragment WHERE type = 'User table' AND node_id IN (${ids})`);
+const mgmLine = (command: string) => `n1: ndb_mgm --ndb-connectstring=${MGM} -e ${command}`;
 /** The commands that start, stop or talk to NDB and MySQL (not the file plumbing or liveness checks). */
 const ndbLines = () => recorder.lines((c) => !['mkdir', 'rm', 'cat', 'dpkg-query'].includes(c.argv[2]) && c.input === undefined);
 /** PID of the running process of `program` (of data node `id`). */
-const pidOf = (program: string, id?: number) =>
-  [...processes].find(([, p]) => p.alive && p.argv[0] === program && (id === undefined || p.argv.includes(`--ndb-nodeid=${id}`)))![0];
+const pidOf = (program: string, id?: number) => (id === undefined ? vm.pidOf(program) : vm.pidOf(program, `--ndb-nodeid=${id}`));
 
 scratchStateDir();
 beforeEach(() => recorder.clear());
@@ -179,8 +171,10 @@ test('add two nodes: CREATE NODEGROUP with both, then the table is reorganized o
     ndbd('n6', 7),
     waiter('7'),
     SHOW,
-    `n1: ndb_mgm --ndb-connectstring=${MGM} -e CREATE NODEGROUP 6,7`,
-    mysql('ALTER TABLE ycsb.usertable ALGORITHM=INPLACE, REORGANIZE PARTITION; OPTIMIZE TABLE ycsb.usertable'),
+    mgmLine('CREATE NODEGROUP 6,7'),
+    alterRunning(),
+    fragmentsOn('6,7'),
+    mysql(`${REORGANIZE}; OPTIMIZE TABLE ycsb.usertable`),
   ]);
   expect(timing.acceptedAt).toBeLessThanOrEqual(timing.completedAt);
   expect(dataNodes.get(6)).toBe(2);
@@ -191,8 +185,7 @@ test('dropping a node group that holds data is refused; nothing is stopped', asy
   await expect(adapter.removeNode(NODES[5])).rejects.toThrow(
     /n6 is in node group 2 \(n5, n6\), which still holds fragments of ycsb\/def\/usertable; .*the cluster is unchanged/,
   );
-  const fragmentQuery = "SELECT DISTINCT fq_name FROM ndbinfo.memory_per_fragment WHERE type = 'User table' AND node_id IN (6,7)";
-  expect(ndbLines()).toEqual([SHOW, mysql(fragmentQuery)]);
+  expect(ndbLines()).toEqual([SHOW, fragmentsOn('6,7')]);
   expect((await adapter.status()).members).toEqual(['n1', 'n2', 'n3', 'n4', 'n5', 'n6']);
 });
 
@@ -207,14 +200,64 @@ test('an empty group is dropped: DROP NODEGROUP, then both its data nodes stop',
   const timing = await adapter.removeNode(NODES[5]);
   expect(ndbLines()).toEqual([
     SHOW,
-    mysql("SELECT DISTINCT fq_name FROM ndbinfo.memory_per_fragment WHERE type = 'User table' AND node_id IN (6,7)"),
-    `n1: ndb_mgm --ndb-connectstring=${MGM} -e DROP NODEGROUP 2`,
+    fragmentsOn('6,7'),
+    mgmLine('DROP NODEGROUP 2'),
     killed('n5', pid6),
     killed('n6', pid7),
     SHOW,
   ]);
   expect(timing.node).toBe('n6');
   expect(await adapter.status()).toEqual({ members: ['n1', 'n2', 'n3', 'n4'], healthy: true });
+});
+
+// A worker that dies mid-resize (these run only on VMs: the model plays NDB as it would answer
+// then). Each caller is killed right after the cluster carried out the command it had sent.
+describe('a resize whose caller dies after a step is finished by the next call, each step once', () => {
+  const sent = (pattern: RegExp) => (c: { argv: string[] }) => pattern.test(c.argv.join(' '));
+  const grep = (node: string) => expect.stringMatching(new RegExp(`^${node}: sh -c grep -l -s -z -F`));
+
+  test('add: killed once each of its ndbd, CREATE NODEGROUP and the reorganization was sent', async () => {
+    await recorder.killedAt(sent(/^sudo -n sh -c .* ndbd .*--ndb-nodeid=6 /), () => adapter.addNode(NODES[4]));
+    recorder.clear();
+    await adapter.addNode(NODES[4]);
+    // Its ndbd runs: found by its node id and awaited, not started again.
+    expect(ndbLines()).toEqual([grep('n5'), waiter('6'), SHOW]);
+
+    recorder.clear();
+    const before = Date.now();
+    await recorder.killedAt(sent(/CREATE NODEGROUP/), () => adapter.addNode(NODES[5]));
+    await recorder.killedAt(sent(/ -e ALTER TABLE/), () => adapter.addNode(NODES[5]));
+    const killed = ndbLines();
+    recorder.clear();
+    const timing = await adapter.addNode(NODES[5]);
+    expect(ndbLines()).toEqual([grep('n6'), waiter('7'), SHOW, alterRunning(), fragmentsOn('6,7'), mysql('OPTIMIZE TABLE ycsb.usertable')]);
+    const all = [...killed, ...ndbLines()];
+    expect(all.filter((l) => l.includes('ndbd --ndb-connectstring'))).toEqual([ndbd('n6', 7)]);
+    expect(all.filter((l) => l.includes('CREATE NODEGROUP'))).toEqual([mgmLine('CREATE NODEGROUP 6,7')]);
+    expect(all.filter((l) => l.includes(`-e ${REORGANIZE}`))).toEqual([mysql(`${REORGANIZE}; OPTIMIZE TABLE ycsb.usertable`)]);
+    expect(vm.running('ndbd')).toBe(6);
+    // The timing is the resize's, from the first request on.
+    expect(timing.requestedAt).toBeGreaterThanOrEqual(before);
+    expect(timing.requestedAt).toBeLessThanOrEqual(timing.acceptedAt);
+    expect(timing.acceptedAt).toBeLessThanOrEqual(timing.completedAt);
+    expect(await adapter.status()).toEqual({ members: ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'], healthy: true });
+  });
+
+  test('remove: killed once DROP NODEGROUP was sent, then once one of its two nodes was stopped', async () => {
+    groupsWithData.delete(3); // emptied, as in the test above
+    const [pid6, pid7] = [pidOf('ndbd', 6), pidOf('ndbd', 7)];
+    recorder.clear();
+    await recorder.killedAt(sent(/DROP NODEGROUP/), () => adapter.removeNode(NODES[5]));
+    // The group is gone: the cluster no longer says n5 was in it, the adapter's record does.
+    await recorder.killedAt(sent(new RegExp(`^sudo -n kill -TERM ${pid6}$`)), () => adapter.removeNode(NODES[5]));
+    const killedAttempts = ndbLines();
+    recorder.clear();
+    await adapter.removeNode(NODES[5]);
+    expect(ndbLines()).toEqual([SHOW, killed('n6', pid7), SHOW]);
+    expect(killedAttempts.filter((l) => l.includes('DROP NODEGROUP'))).toEqual([mgmLine('DROP NODEGROUP 3')]);
+    expect(await adapter.status()).toEqual({ members: ['n1', 'n2', 'n3', 'n4'], healthy: true });
+    expect(vm.running('ndbd')).toBe(4);
+  });
 });
 
 test('binding, flush and stop', async () => {
@@ -236,5 +279,5 @@ test('binding, flush and stop', async () => {
   ];
   await adapter.stop();
   expect(ndbLines()).toEqual(expected);
-  expect([...processes.values()].every((p) => !p.alive)).toBe(true);
+  expect([...vm.table.values()].every((p) => !p.alive)).toBe(true);
 });

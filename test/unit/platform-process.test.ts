@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isAlive, isOurs, processArgv, stopPids } from '../../platform/pid';
+import { isAlive, isOurs, pidsWithMarker, processArgv, stopPids } from '../../platform/pid';
 import { ManagedProcess, ProcessStartError, readPidFile, writePidFile } from '../../platform/process';
 import { sleep } from '../../platform/wait';
 
@@ -80,6 +80,18 @@ test('a later process adopts by PID + marker; a PID running something else is re
   await adopted!.stop();
   expect(isAlive(proc.pid)).toBe(false);
   expect(ManagedProcess.adopt({ pid: proc.pid, marker: 'sleep' })).toBeUndefined();
+});
+
+test('a process whose PID was never recorded is found by its marker alone, also after a title rename', async () => {
+  const file = script('renaming.js', RENAMING);
+  const proc = start([process.execPath, file], [TITLE, file]);
+  await proc.waitReady({ logLine: 'ready' }, { timeoutMs: 5_000 });
+  expect(pidsWithMarker(file)).toEqual([proc.pid]);
+  await proc.waitReady({ logLine: 'renamed' }, { timeoutMs: 5_000 });
+  await sleep(50);
+  expect(pidsWithMarker([TITLE, file])).toEqual([proc.pid]);
+  await proc.stop();
+  expect(pidsWithMarker([TITLE, file])).toEqual([]);
 });
 
 test('a PID that now runs another program is not ours: stop leaves it alone', async () => {

@@ -16,9 +16,9 @@ import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, Resize
 import { InputError } from '../../../core/errors';
 import { CommandError } from '../../../core/exec';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
-import { ClusterAdapter, type Member } from '../cluster-adapter';
+import { ClusterAdapter, type Member, type Resize } from '../cluster-adapter';
 import { sleep, waitFor } from '../../../platform/wait';
-import { defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';
+import { awaitServing, defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import {
   cassandraYaml,
@@ -31,6 +31,7 @@ import {
   logPath,
   NATIVE_PORT,
   nodetoolArgv,
+  RESTART_BOOTSTRAP_PROPERTY,
   serverArgv,
   speedUpProperties,
   TOOL_LOGBACK_XML,
@@ -66,6 +67,7 @@ interface CassandraState {
   seed: string;
   options: CassandraOptions;
   members: CassandraMember[];
+  resizing?: Resize;
 }
 
 export const KEYSPACE = 'ycsb';
@@ -140,9 +142,18 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
 
   // ------------------------------------------------------------------ tools on a member's node
 
-  private async nodetool(member: CassandraMember, args: string[], timeoutMs = 60_000) {
+  private async nodetool(member: CassandraMember, args: string[], timeoutMs = 60_000, allowFailure = false) {
     const shell = this.shell(member.node);
-    return shell.run(nodetoolArgv(this.classpath(shell.node), member.dir, args), { timeoutMs });
+    return shell.run(nodetoolArgv(this.classpath(shell.node), member.dir, args), { timeoutMs, allowFailure });
+  }
+
+  /**
+   * The node's own operation mode (NORMAL, LEAVING, DECOMMISSIONED...), or undefined when its JMX
+   * does not answer (its JVM is gone). Others hear of a mode change by gossip, a second or so later.
+   */
+  private async modeOf(member: CassandraMember): Promise<string | undefined> {
+    const result = await this.nodetool(member, ['netstats'], 60_000, true);
+    return result.code === 0 ? /^Mode: (\S+)/m.exec(result.stdout)?.[1] : undefined;
   }
 
   /** The ring as one member sees it. */
@@ -157,7 +168,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     return shell.output(argv, { input: statements.join('\n;\n'), timeoutMs: 120_000 });
   }
 
-  private async logHas(member: CassandraMember, pattern: string): Promise<boolean> {
+  private async logHas(member: Pick<CassandraMember, 'node' | 'dir'>, pattern: string): Promise<boolean> {
     const result = await this.shell(member.node).run(['grep', '-q', '-E', pattern, logPath(member.dir)], { allowFailure: true });
     return result.code === 0;
   }
@@ -165,10 +176,12 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
   // ------------------------------------------------------------------ starting and stopping nodes
 
   /** Writes a fresh node directory and starts Cassandra; resolves once it serves CQL. */
-  private async startMember(node: InventoryNode, state: Pick<CassandraState, 'clusterName' | 'seed' | 'options'>): Promise<CassandraMember> {
+  private async startMember(node: InventoryNode, state: CassandraState): Promise<CassandraMember> {
     const shell = this.shell(node);
     const dir = this.dirOf(node.name);
     const config = this.nodeConfig(node, dir, state);
+    // Never two JVMs on one directory: one nobody recorded goes before its files do.
+    await this.stopUnrecorded(state, this.newcomer(state, node));
     await shell.removeDir(dir);
     await shell.makeDir(join(dir, 'conf'));
     await shell.writeFile(configPath(dir), cassandraYaml(config));
@@ -192,15 +205,22 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     };
   }
 
-  /** Cassandra on the config's directory as it is: a fresh one, or a dead member's, whose data makes it rejoin as itself. */
+  /**
+   * Cassandra on the config's directory as it is: a fresh one, or a dead member's, whose data makes
+   * it rejoin as itself (or bootstrap again, if it died bootstrapping).
+   */
   private launch(node: InventoryNode, config: CassandraNodeConfig): Promise<number> {
     const shell = this.shell(node);
-    return startServer(
-      shell,
-      { database: 'cassandra', argv: serverArgv(config), logFile: logPath(config.dir), marker: configProperty(config.dir) },
-      () => shell.portOpen(node.overlayAddress, NATIVE_PORT),
-      START_TIMEOUT_MS,
-    );
+    return startServer(shell, { ...this.serverSpec(config.dir), argv: serverArgv(config) }, this.servesCql(node), START_TIMEOUT_MS);
+  }
+
+  private serverSpec(dir: string) {
+    return { database: 'cassandra', logFile: logPath(dir), marker: configProperty(dir) };
+  }
+
+  /** Cassandra opens its CQL port once it has joined the ring (bootstrap included). */
+  private servesCql(node: InventoryNode): () => Promise<boolean> {
+    return () => this.shell(node).portOpen(node.overlayAddress, NATIVE_PORT);
   }
 
   protected serverMarker(member: CassandraMember): ProcessMarker {
@@ -212,23 +232,55 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     return this.launch(node, this.nodeConfig(node, member.dir, state));
   }
 
+  protected newcomer(_state: CassandraState, node: InventoryNode): CassandraMember {
+    return { node: node.name, address: node.overlayAddress, pid: 0, dir: this.dirOf(node.name) };
+  }
+
   protected async stopMember(member: CassandraMember): Promise<void> {
     const shell = this.shell(member.node);
     await shell.stopProcess(member.pid, configProperty(member.dir), 30_000);
     await shell.removeDir(member.dir);
   }
 
-  /** Waits until `via` sees exactly `members`, every one Up and Normal. */
-  private async waitRingIs(via: CassandraMember, members: CassandraMember[], timeoutMs = 120_000): Promise<void> {
+  /**
+   * Waits until `via` sees exactly `members`, every one Up and Normal. `leaving`, when given, is a
+   * node on its way out: if its JVM died before it left, it never will, and the wait ends in an error.
+   */
+  private async waitRingIs(via: CassandraMember, members: CassandraMember[], timeoutMs = 120_000, leaving?: CassandraMember): Promise<void> {
     const want = members.map((m) => m.address).sort().join(',');
     await waitFor(
       async () => {
         const ring = await this.ring(via).catch(() => []);
+        const stuck = leaving && ring.find((e) => e.address === leaving.address && !e.up);
+        if (stuck && !(await this.shell(leaving.node).isOurs(leaving.pid, configProperty(leaving.dir)))) {
+          throw new Error(`cassandra: ${leaving.node} died while leaving the ring (D${stuck.state}); restart it (restartMember) and ask for its removal again`);
+        }
         const ok = ring.every((e) => e.up && e.state === 'N') && ring.map((e) => e.address).sort().join(',') === want;
         return ok ? true : undefined;
       },
       { what: `Cassandra's ring to be ${members.map((m) => m.node).join(', ')}, all up and normal`, timeoutMs, intervalMs: 1000 },
     );
+  }
+
+  /**
+   * Runs `step` while watching `node`'s log for `pattern`, the line Cassandra writes once it has
+   * taken the resize (an earlier attempt's line counts: the cluster took it then).
+   */
+  private async acceptedWhile<T>(state: CassandraState, resize: Resize, node: string, pattern: string, step: () => Promise<T>): Promise<T> {
+    const where = { node, dir: this.dirOf(node) };
+    let done = false;
+    const watch = (async () => {
+      while (!done && resize.acceptedAt === undefined) {
+        if (await this.logHas(where, pattern)) this.noteAccepted(state, resize);
+        else await sleep(POLL_MS);
+      }
+    })();
+    try {
+      return await step();
+    } finally {
+      done = true;
+      await watch;
+    }
   }
 
   // ------------------------------------------------------------------ the adapter interface
@@ -264,7 +316,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
 
   private nonDefaultSettings(options: CassandraOptions): Record<string, string> {
     const labelled: Record<string, string> = { max_heap_size: `${options.heapMb}M` };
-    for (const property of speedUpProperties(options.ringDelayMs)) {
+    for (const property of [...speedUpProperties(options.ringDelayMs), RESTART_BOOTSTRAP_PROPERTY]) {
       const [key, value] = property.replace(/^-D/, '').split('=');
       labelled[key] = value;
     }
@@ -272,32 +324,40 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     return labelled;
   }
 
+  /**
+   * A resize asked again after its caller died resumes from what the node and the ring say: the
+   * newcomer's JVM, started detached, outlives its caller and is adopted; the ring tells whether a
+   * decommission is still to be asked for or is under way. Its timing starts at the first request.
+   */
   async addNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('cassandra addNode');
-    this.assertNotMember(state, node);
-    const requestedAt = Date.now();
-    // The ring has the newcomer once it announced its bootstrap tokens ("JOINING: sleeping ... for
-    // pending range setup"); a node that skips bootstrap goes straight to serving.
-    const joining: CassandraMember = { node: node.name, address: node.overlayAddress, pid: 0, dir: this.dirOf(node.name) };
-    let acceptedAt: number | undefined;
-    let started = false;
-    const watch = (async () => {
-      while (!started && acceptedAt === undefined) {
-        if (await this.logHas(joining, 'JOINING: sleeping|state jump to NORMAL|Starting listening for CQL')) acceptedAt = Date.now();
-        else await sleep(POLL_MS);
-      }
-    })();
+    const resumed = this.unfinished(state, 'add', node);
+    if (!resumed) this.assertNotMember(state, node);
+    const resize = resumed ?? this.begin(state, 'add', node);
+    const seed = this.seedMember(state);
     let member: CassandraMember;
     try {
-      member = await this.startMember(node, state);
-    } finally {
-      started = true;
-      await watch;
+      // The ring has the newcomer once it announced its bootstrap tokens ("JOINING: sleeping ... for
+      // pending range setup"); a node that skips bootstrap goes straight to serving.
+      const joined = 'JOINING: sleeping|state jump to NORMAL|Starting listening for CQL';
+      const fresh = () => this.startMember(node, state);
+      // A JVM that died bootstrapping bootstraps again when started on its directory (serverArgv).
+      const resumedServer = () =>
+        this.resumedNewcomer(state, this.newcomer(state, node), {
+          serving: (pid) => awaitServing(this.shell(node), this.serverSpec(this.dirOf(node.name)), pid, this.servesCql(node), START_TIMEOUT_MS),
+          logFile: logPath(this.dirOf(node.name)),
+          fresh,
+        });
+      member = await this.acceptedWhile(state, resize, node.name, joined, resumed ? resumedServer : fresh);
+    } catch (err) {
+      // Its JVM failed and was stopped; unless the ring still has it, the cluster is as it was.
+      const ring = await this.ring(seed).catch(() => undefined);
+      if (ring && !ring.some((e) => e.address === node.overlayAddress)) this.forgetResize(state);
+      throw err;
     }
-    state.members.push(member);
-    this.state.write(state);
-    await this.waitRingIs(this.seedMember(state), state.members);
-    return { node: node.name, requestedAt, acceptedAt: acceptedAt ?? Date.now(), completedAt: Date.now() };
+    this.recordMember(state, member);
+    await this.waitRingIs(seed, state.members);
+    return this.completed(state, resize);
   }
 
   private seedMember(state: CassandraState): CassandraMember {
@@ -306,37 +366,54 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
 
   async removeNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('cassandra removeNode');
+    const resumed = this.unfinished(state, 'remove', node);
     const leaving = this.memberOf(state, node);
     if (node.name === state.seed) {
       throw new InputError('node', `${node.name} is the Cassandra cluster's seed, which is never removed; remove another member`);
     }
     const remaining = state.members.filter((m) => m !== leaving);
-    const force = state.options.allowBelowSystemReplication && remaining.length < SYSTEM_REPLICATION;
-    const requestedAt = Date.now();
-    let acceptedAt: number | undefined;
-    let done = false;
-    const decommission = this.nodetool(leaving, force ? ['decommission', '--force'] : ['decommission'], STREAM_TIMEOUT_MS).finally(() => {
-      done = true;
-    });
-    while (!done && acceptedAt === undefined) {
-      if (await this.logHas(leaving, 'LEAVING: ')) acceptedAt = Date.now();
-      else await sleep(POLL_MS);
+    const seed = this.seedMember(state);
+    const mode = await this.modeOf(leaving);
+    if (mode === undefined && (await this.ring(seed)).some((e) => e.address === leaving.address)) {
+      throw new Error(`cassandra: ${node.name} is in the ring but its nodetool gets no answer (is its JVM down?); restart it (restartMember), then remove it`);
     }
+    const left = mode === undefined || mode === 'DECOMMISSIONED';
+    if (!left && !['NORMAL', 'LEAVING', 'DECOMMISSION_FAILED'].includes(mode)) {
+      throw new InputError('node', `${node.name} is ${mode.toLowerCase().replace('_', ' ')} in Cassandra's ring; remove it once it is normal`);
+    }
+    const resize = resumed ?? this.begin(state, 'remove', node);
+    // LEAVING: a killed caller's decommission goes on in the node's JVM (a second one would only
+    // say "This node is still decommissioning."). Left: only its JVM and files remain.
+    if (!left && mode !== 'LEAVING') {
+      await this.acceptedWhile(state, resize, node.name, 'LEAVING: ', () => this.decommission(state, leaving, remaining));
+    }
+    this.noteAccepted(state, resize);
+    await this.waitRingIs(seed, remaining, mode === 'LEAVING' ? STREAM_TIMEOUT_MS : undefined, leaving);
+    const completedAt = Date.now();
+    await this.retire(state, [leaving]);
+    return this.timingOf(resize, completedAt);
+  }
+
+  /**
+   * nodetool decommission. A failed nodetool whose node is still normal was refused: the cluster is
+   * as it was and the resize is forgotten. One whose node is leaving or has left lost its JMX
+   * connection while the decommission went on: the caller waits for it.
+   */
+  private async decommission(state: CassandraState, leaving: CassandraMember, remaining: CassandraMember[]): Promise<void> {
+    const force = state.options.allowBelowSystemReplication && remaining.length < SYSTEM_REPLICATION;
     try {
-      await decommission;
+      await this.nodetool(leaving, force ? ['decommission', '--force'] : ['decommission'], STREAM_TIMEOUT_MS);
     } catch (err) {
-      if (err instanceof CommandError) {
+      const mode = err instanceof CommandError ? await this.modeOf(leaving) : undefined;
+      if (mode === 'LEAVING' || mode === 'DECOMMISSIONED') return;
+      if (err instanceof CommandError && mode !== undefined) {
+        this.forgetResize(state);
         const said = err.result.stdout.concat(err.result.stderr).split('\n').find((l) => l.startsWith('nodetool:')) ?? err.message;
         const hint = remaining.length < SYSTEM_REPLICATION ? '; set settings.options.allowBelowSystemReplication to force it' : '';
-        throw new Error(`Cassandra refused to decommission ${node.name}: ${said.replace(/^nodetool:\s*/, '')} (the cluster is unchanged${hint})`);
+        throw new Error(`Cassandra refused to decommission ${leaving.node}: ${said.replace(/^nodetool:\s*/, '')} (the cluster is unchanged${hint})`);
       }
       throw err;
     }
-    acceptedAt ??= Date.now();
-    await this.waitRingIs(this.seedMember(state), remaining);
-    const completedAt = Date.now();
-    await this.retire(state, [leaving]);
-    return { node: node.name, requestedAt, acceptedAt, completedAt };
   }
 
   async status(): Promise<{ members: string[]; healthy: boolean }> {

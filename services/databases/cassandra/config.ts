@@ -149,6 +149,14 @@ export function speedUpProperties(ringDelayMs: number | undefined): string[] {
   return ['-Dcassandra.skip_wait_for_gossip_to_settle=0', `-Dcassandra.ring_delay_ms=${ringDelayMs}`];
 }
 
+/**
+ * Not Cassandra's default (which is unset): a node that died bootstrapping, started again on its
+ * directory, then streams its ranges afresh. Unset, Cassandra 5.0 refuses to start once any range
+ * had arrived ("Discovered existing bootstrap data ... aborting bootstrap"); `false` would keep
+ * what had arrived, which misses the writes made while the node was down.
+ */
+export const RESTART_BOOTSTRAP_PROPERTY = '-Dcassandra.reset_bootstrap_progress=true';
+
 export function serverArgv(c: CassandraNodeConfig): string[] {
   return [
     'java',
@@ -163,6 +171,7 @@ export function serverArgv(c: CassandraNodeConfig): string[] {
     `-Dcassandra.storagedir=${c.dir}`,
     `-Dcassandra.jmx.local.port=${JMX_PORT}`,
     ...speedUpProperties(c.ringDelayMs),
+    RESTART_BOOTSTRAP_PROPERTY,
     '-XX:+ExitOnOutOfMemoryError',
     '-cp',
     c.classpath,

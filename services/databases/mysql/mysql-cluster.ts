@@ -12,12 +12,19 @@
  *   only an empty group can go (NDB cannot move fragments off a group): a group that still holds
  *   table fragments is refused. The first node (management and SQL node) is never removed.
  * Runs on Ubuntu VMs, installed from MySQL's apt repository (no package on this machine's registries).
+ *
+ * A resize asked again after its caller died resumes from what the management server and the SQL
+ * node say: a data node that `ndb_mgm show` has connected, or whose ndbd still runs, is not started
+ * again; CREATE and DROP NODEGROUP are sent only if the node's group is not yet made or dropped; the
+ * reorganization runs unless the new group already holds the table's fragments, once an ALTER a
+ * killed caller may have left running in mysqld is over. Only on VMs, like the rest of this
+ * adapter; tested at the command level (test/unit/databases-mysql.test.ts).
  */
 import { join } from 'node:path';
 import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../../core/database';
 import { InputError } from '../../../core/errors';
 import { dataNodes, type Inventory, type InventoryNode } from '../../../core/inventory';
-import { ClusterAdapter, type Member } from '../cluster-adapter';
+import { ClusterAdapter, type Member, type Resize } from '../cluster-adapter';
 import { waitFor } from '../../../platform/wait';
 import { defaultExecProvider, startFailure, startServer, type ExecProvider, type NodeShell, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
@@ -25,6 +32,14 @@ import { parseNdbShow, type NdbNodeStatus } from './ndb-show';
 
 interface DataNodeMember extends Member {
   nodeId: number;
+}
+
+interface MysqlResize extends Resize {
+  /**
+   * The data nodes a removal takes out (its node group's), recorded before the group is dropped:
+   * once it is, the cluster no longer says which nodes were in it.
+   */
+  leaving?: string[];
 }
 
 interface ServiceProcess {
@@ -41,6 +56,7 @@ interface MysqlState {
   mgmd: ServiceProcess;
   mysqld?: ServiceProcess;
   members: DataNodeMember[];
+  resizing?: MysqlResize;
 }
 
 export const MGM_PORT = 1186;
@@ -163,6 +179,10 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     return ['ndbd', `--ndb-connectstring=${this.connectString(state)}`, `--ndb-nodeid=${nodeId}`, '--nodaemon'];
   }
 
+  protected newcomer(_state: MysqlState, node: InventoryNode): DataNodeMember {
+    return { node: node.name, address: node.overlayAddress, pid: 0, dir: this.dirOf(node.name), nodeId: this.nodeId(node.name) };
+  }
+
   protected serverMarker(member: DataNodeMember): ProcessMarker {
     return `--ndb-nodeid=${member.nodeId}`;
   }
@@ -263,35 +283,70 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
 
   async addNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('mysql addNode');
-    this.assertNotMember(state, node);
-    const requestedAt = Date.now();
-    const member = await this.startDataNode(state, node, []);
-    const acceptedAt = await this.admit(state, member, () => this.waitStarted(state, [member]));
+    const resumed = this.unfinished(state, 'add', node);
+    if (!resumed) this.assertNotMember(state, node);
+    const resize = resumed ?? this.begin(state, 'add', node);
+    const newcomer = this.newcomer(state, node);
+    // An interrupted attempt's ndbd, still starting or started, is awaited rather than started again.
+    const [running] = resumed ? await this.shell(node).findOurs(this.serverMarker(newcomer)) : [];
+    const member = running !== undefined ? { ...newcomer, pid: running } : await this.startDataNode(state, node, []);
+    try {
+      this.noteAccepted(state, resize, await this.admit(state, member, () => this.waitStarted(state, [member])));
+    } catch (err) {
+      this.forgetResize(state);
+      throw err;
+    }
     const show = await this.ndbShow(state);
-    const ungrouped = state.members.filter((m) => show.some((s) => s.id === m.nodeId && s.kind === 'ndbd' && s.connected && s.nodegroup === undefined));
-    if (ungrouped.length < state.replicas) return { node: node.name, requestedAt, acceptedAt, completedAt: Date.now() };
-    const reply = await this.mgmCommand(state, `CREATE NODEGROUP ${ungrouped.map((m) => m.nodeId).join(',')}`);
-    if (!/Nodegroup \d+ created/.test(reply)) throw new Error(`mysql: CREATE NODEGROUP did not confirm: ${reply}`);
-    // Existing rows move onto the new group only when each table is reorganized.
-    await this.sql(state, 'ALTER TABLE ycsb.usertable ALGORITHM=INPLACE, REORGANIZE PARTITION; OPTIMIZE TABLE ycsb.usertable', REORGANIZE_TIMEOUT_MS);
-    return { node: node.name, requestedAt, acceptedAt, completedAt: Date.now() };
+    const seen = (m: DataNodeMember) => show.find((s) => s.id === m.nodeId && s.kind === 'ndbd' && s.connected);
+    // In a group already: an attempt that died after CREATE NODEGROUP. In none: with the others in none.
+    const group = seen(member)?.nodegroup;
+    const newGroup = state.members.filter((m) => seen(m) && seen(m)?.nodegroup === group);
+    if (group === undefined) {
+      if (newGroup.length < state.replicas) return this.completed(state, resize);
+      const reply = await this.mgmCommand(state, `CREATE NODEGROUP ${newGroup.map((m) => m.nodeId).join(',')}`);
+      if (!/Nodegroup \d+ created/.test(reply)) throw new Error(`mysql: CREATE NODEGROUP did not confirm: ${reply}`);
+    }
+    await this.reorganizeOnto(state, newGroup);
+    return this.completed(state, resize);
+  }
+
+  /** Existing rows move onto a new node group only when each table is reorganized. */
+  private async reorganizeOnto(state: MysqlState, group: DataNodeMember[]): Promise<void> {
+    const alter = 'ALTER TABLE ycsb.usertable ALGORITHM=INPLACE, REORGANIZE PARTITION';
+    const running = `SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE '${alter}%'`;
+    await waitFor(async () => ((await this.sql(state, running)) === '0' ? true : undefined), {
+      // A statement goes on in mysqld after its client died.
+      what: 'the reorganization an interrupted add started to finish',
+      timeoutMs: REORGANIZE_TIMEOUT_MS,
+      intervalMs: 1000,
+    });
+    const moved = (await this.tablesOn(state, group)) !== '';
+    await this.sql(state, moved ? 'OPTIMIZE TABLE ycsb.usertable' : `${alter}; OPTIMIZE TABLE ycsb.usertable`, REORGANIZE_TIMEOUT_MS);
+  }
+
+  /** User tables with fragments on these data nodes, one per line. */
+  private tablesOn(state: MysqlState, nodes: DataNodeMember[]): Promise<string> {
+    const ids = nodes.map((m) => m.nodeId).join(',');
+    return this.sql(state, `SELECT DISTINCT fq_name FROM ndbinfo.memory_per_fragment WHERE type = 'User table' AND node_id IN (${ids})`);
   }
 
   async removeNode(node: InventoryNode): Promise<ResizeTiming> {
     const state = this.state.require('mysql removeNode');
+    const resumed = this.unfinished(state, 'remove', node);
     const leaving = this.memberOf(state, node);
     if (node.name === state.host) {
       throw new InputError('node', `${node.name} hosts the management and SQL nodes of the MySQL Cluster, which are never removed; remove another node`);
     }
     const show = await this.ndbShow(state);
     const group = show.find((s) => s.id === leaving.nodeId)?.nodegroup;
-    const groupMembers = group === undefined ? [leaving] : state.members.filter((m) => show.some((s) => s.id === m.nodeId && s.nodegroup === group));
+    const inGroup = (m: DataNodeMember) => show.some((s) => s.id === m.nodeId && s.nodegroup === group);
+    const recorded = resumed?.leaving;
+    const groupMembers = state.members.filter((m) => (recorded ? recorded.includes(m.node) : group === undefined ? m === leaving : inGroup(m)));
     if (groupMembers.some((m) => m.node === state.host)) {
       throw new InputError('node', `${node.name} shares node group ${group} with ${state.host}, which hosts the management and SQL nodes; remove another group`);
     }
     if (group !== undefined) {
-      const ids = groupMembers.map((m) => m.nodeId).join(',');
-      const tables = await this.sql(state, `SELECT DISTINCT fq_name FROM ndbinfo.memory_per_fragment WHERE type = 'User table' AND node_id IN (${ids})`);
+      const tables = await this.tablesOn(state, groupMembers);
       if (tables) {
         const names = groupMembers.map((m) => m.node).join(', ');
         throw new InputError(
@@ -301,19 +356,21 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
         );
       }
     }
-    const requestedAt = Date.now();
+    const resize = resumed ?? this.begin(state, 'remove', node);
+    resize.leaving = groupMembers.map((m) => m.node);
+    this.state.write(state);
+    // No group any more: an attempt that died after DROP NODEGROUP; its nodes are left to stop.
     if (group !== undefined) {
       const reply = await this.mgmCommand(state, `DROP NODEGROUP ${group}`);
       if (!/Drop Node Group \d+ done/.test(reply)) throw new Error(`mysql: DROP NODEGROUP ${group} did not confirm: ${reply}`);
     }
-    const acceptedAt = Date.now();
+    this.noteAccepted(state, resize);
     await this.retire(state, groupMembers);
     await waitFor(
       async () => ((await this.ndbShow(state)).some((s) => groupMembers.some((m) => m.nodeId === s.id) && s.connected) ? undefined : true),
       { what: `data nodes ${groupMembers.map((m) => m.nodeId).join(', ')} to leave the cluster`, timeoutMs: 120_000, intervalMs: 500 },
     );
-    const completedAt = Date.now();
-    return { node: node.name, requestedAt, acceptedAt, completedAt };
+    return this.timingOf(resize);
   }
 
   protected async stopMember(member: DataNodeMember, state: MysqlState): Promise<void> {
@@ -329,6 +386,7 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     const host = this.shell(state.host);
     if (state.mysqld) await host.stopProcess(state.mysqld.pid, state.mysqld.marker, 30_000);
     for (const member of state.members) await this.stopMember(member, state);
+    await this.stopNewcomer(state);
     await host.stopProcess(state.mgmd.pid, state.mgmd.marker, 30_000);
     await host.removeDir(this.dirOf(state.host));
     this.state.remove();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../../core/database';
 import { InputError } from '../../../core/errors';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
-import { ClusterAdapter, type Member } from '../cluster-adapter';
+import { ClusterAdapter, type Member, type Resize } from '../cluster-adapter';
 import { sleep, waitFor } from '../../../platform/wait';
 import { defaultExecProvider, NodeShell, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
@@ -24,12 +24,7 @@ interface RedisMember extends Member {
   id: string;
 }
 
-/** A resize under way: what the next attempt needs to finish it. */
-interface RedisResize {
-  kind: 'add' | 'remove';
-  node: string;
-  requestedAt: number;
-  acceptedAt?: number;
+interface RedisResize extends Resize {
   /** The server an add started, once it served. */
   started?: RedisMember;
 }
@@ -131,16 +126,16 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     );
   }
 
-  protected leavingNode(state: RedisState): string | undefined {
-    return state.resizing?.kind === 'remove' ? state.resizing.node : undefined;
-  }
-
   protected serverMarker(member: RedisMember, state: Pick<RedisState, 'port'>): ProcessMarker {
     return redisMarker(member.address, state.port, member.dir);
   }
 
   protected relaunch(member: RedisMember, state: Pick<RedisState, 'port'>): Promise<number> {
     return this.launch(member.node, member.address, state.port, member.dir);
+  }
+
+  protected newcomer(_state: RedisState, node: InventoryNode): RedisMember {
+    return { node: node.name, address: node.overlayAddress, pid: 0, id: '', dir: this.dirOf(node.name) };
   }
 
   protected async stopMember(member: RedisMember, state: Pick<RedisState, 'port'>): Promise<void> {
@@ -204,25 +199,14 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
   }
 
   /**
-   * The resize of `node` an earlier attempt left unfinished, if that is what is asked again; a
-   * different unfinished resize is refused (the cluster is mid-way through it).
+   * Completes slot moves a killed reshard left open (a slot migrating on one node, importing on
+   * another). Only then: fix refuses to run while the nodes disagree, as they do until all know a
+   * newcomer that a killed add had just met.
    */
-  private unfinished(state: RedisState, kind: RedisResize['kind'], node: InventoryNode): RedisResize | undefined {
-    const pending = state.resizing;
-    if (!pending) return undefined;
-    if (pending.kind === kind && pending.node === node.name) return pending;
-    throw new InputError('node', `the ${pending.kind} of ${pending.node} was interrupted and is unfinished: ask for it again first (or stop the cluster)`);
-  }
-
-  private begin(state: RedisState, kind: RedisResize['kind'], node: InventoryNode): RedisResize {
-    state.resizing = { kind, node: node.name, requestedAt: Date.now() };
-    this.state.write(state);
-    return state.resizing;
-  }
-
-  /** Completes slot moves a killed reshard left open (a slot migrating on one node, importing on another). */
   private async fixOpenSlots(state: RedisState, via: RedisMember): Promise<void> {
-    await this.clusterCommand(this.shell(via.node), ['fix', `${via.address}:${state.port}`, '--cluster-yes']);
+    let open = false;
+    for (const member of state.members) open ||= myself(await this.clusterNodes(state, member)).migrating;
+    if (open) await this.clusterCommand(this.shell(via.node), ['fix', `${via.address}:${state.port}`, '--cluster-yes']);
   }
 
   async addNode(node: InventoryNode): Promise<ResizeTiming> {
@@ -242,26 +226,25 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
         }
         const started = member;
         const known = (await this.clusterNodes(state, via)).some((l) => l.id === started.id);
-        resize.acceptedAt = await this.admit(state, started, async () => {
+        const acceptedAt = await this.admit(state, started, async () => {
           if (!known) await this.clusterCommand(viaShell, ['add-node', `${started.address}:${state.port}`, `${via.address}:${state.port}`]);
         });
+        this.noteAccepted(state, resize, acceptedAt);
       } catch (err) {
         // Refused before the cluster took the node (which admit then stopped): nothing to finish.
-        state.resizing = undefined;
-        this.state.write(state);
+        this.forgetResize(state);
         throw err;
       }
-      this.state.write(state);
     }
+    // A member already: taken by an attempt that died before it could record when.
+    this.noteAccepted(state, resize);
     if (resumed) await this.fixOpenSlots(state, via);
     // rebalance refuses to run until every node knows the newcomer.
     await this.waitSettled(state);
     // Run from the newcomer: every slot's commands to it (the target) are then local.
     await this.clusterCommand(this.shell(node), ['rebalance', `${via.address}:${state.port}`, '--cluster-use-empty-masters']);
     await this.waitSettled(state);
-    state.resizing = undefined;
-    this.state.write(state);
-    return { node: node.name, requestedAt: resize.requestedAt, acceptedAt: resize.acceptedAt ?? resize.requestedAt, completedAt: Date.now() };
+    return this.completed(state, resize);
   }
 
   async removeNode(node: InventoryNode): Promise<ResizeTiming> {
@@ -270,7 +253,6 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     const leaving = this.memberOf(state, node);
     const staying = state.members.filter((m) => m !== leaving);
     const via = staying[0];
-    const viaShell = this.shell(via.node);
     // As the staying nodes see it: an interrupted attempt may have shut the leaving node down.
     const view = await this.clusterNodes(state, via);
     const line = view.find((l) => l.id === leaving.id);
@@ -284,18 +266,30 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     if (remaining > 0) {
       // Run from the leaving node: every slot's commands to it (the source) are then local.
       const rebalance = this.clusterCommand(this.shell(leaving.node), ['rebalance', `${via.address}:${state.port}`, '--cluster-weight', `${leaving.id}=0`]);
-      const movedAt = await this.firstSlotMovedAt(state, leaving, remaining, rebalance);
-      resize.acceptedAt ??= movedAt;
-      this.state.write(state);
+      this.noteAccepted(state, resize, await this.firstSlotMovedAt(state, leaving, remaining, rebalance));
     }
-    if (line) await this.clusterCommand(viaShell, ['del-node', `${via.address}:${state.port}`, leaving.id]);
-    resize.acceptedAt ??= Date.now();
-    this.state.write(state);
+    await this.forget(state, leaving, staying);
+    this.noteAccepted(state, resize);
     await this.waitSettled({ ...state, members: staying });
     const completedAt = Date.now();
-    state.resizing = undefined;
     await this.retire(state, [leaving]);
-    return { node: node.name, requestedAt: resize.requestedAt, acceptedAt: resize.acceptedAt, completedAt };
+    return this.timingOf(resize, completedAt);
+  }
+
+  /**
+   * del-node: every staying member forgets the leaving one, which is then reset. A del-node killed
+   * part-way leaves some members still knowing it: those are told to forget it one by one (a
+   * forgotten node is banned from gossip for a minute, long enough for the rest to follow).
+   */
+  private async forget(state: RedisState, leaving: RedisMember, staying: RedisMember[]): Promise<void> {
+    const knowing: RedisMember[] = [];
+    for (const member of staying) if ((await this.clusterNodes(state, member)).some((l) => l.id === leaving.id)) knowing.push(member);
+    if (knowing.length === staying.length) {
+      const via = staying[0];
+      await this.clusterCommand(this.shell(via.node), ['del-node', `${via.address}:${state.port}`, leaving.id]);
+      return;
+    }
+    for (const member of knowing) await this.cli(this.shell(member.node), member.address, state.port, ['CLUSTER', 'FORGET', leaving.id]);
   }
 
   /**
