@@ -177,7 +177,7 @@ describe('YCSB against a real redis-server', () => {
       const store = new ResultsStore(dir);
       const sink = { runId: 'r', cellId: 'c', phaseIndex: 0 };
       const originMs = Date.now();
-      const untilMs = originMs + 24_000;
+      const untilMs = originMs + 14_000;
       let killedAt: number | undefined;
       const result = await runPhaseClient(
         { settings, label: 'run', sink, originMs, untilMs },
@@ -219,7 +219,7 @@ describe('YCSB against a real redis-server', () => {
       // The new JVM's start-up is the only hole: a few seconds, then every second to the phase's end.
       expect(after[0] - lastStoredElapsedS - 1).toBeLessThanOrEqual(4);
       expect(after).toEqual(Array.from({ length: after.length }, (_, i) => after[0] + i));
-      expect(after.at(-1)!).toBeGreaterThanOrEqual(20);
+      expect(after.at(-1)!).toBeGreaterThanOrEqual(11);
       expect(samples.filter((s) => s.elapsedS > lastStoredElapsedS + 4).every((s) => s.okPerS > 0)).toBe(true);
       // The gap is the recorded restart's: a verified run has no unexplained hole.
       const check = checkPhase('c', 'run', samples, result.restarts);
