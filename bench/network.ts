@@ -1,8 +1,9 @@
 /**
  * `npm run bench:network`: builds the fhc-8dc fleet and prints how closely it reproduces the
  * reference network: configured vs measured RTT for every pair at latency scale 1.0 and 0.2,
- * bandwidth caps vs iperf3, how long two nodes are cut off after their direct link(s) go, and
- * fleet up/down times, and failover under the topology failover profiles (a custom one; tinc's
+ * bandwidth caps vs iperf3, how long two nodes are cut off after their direct link(s) go, how
+ * soon they are back on their fastest link after the restore and the path they take before, in
+ * and after the cut, and fleet up/down times, and failover under the topology failover profiles (a custom one; tinc's
  * defaults in full mode only: over a minute). Removes the fleet at the end, also on error.
  * Needs root and no fleet up.
  * `--short` (CI): 10 pings per pair at scale 0.2 only, 3 s iperf3 runs, one failover try each.
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { NetnsExec } from '../services/exec/transports';
-import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, overlayRoute, restoreLink } from '../services/network/network-operations';
+import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, restoreLink } from '../services/network/network-operations';
 import { ping } from '../services/probes/ping';
 import { median } from '../services/probes/quantile';
 import { loadInventory } from '../services/inventory/inventory-loader';
@@ -21,6 +22,7 @@ import type { FailoverProfile } from '../core/failover';
 import type { Topology } from '../core/topology';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { fleetPaths, readState } from '../infra/local/state';
+import { formatPath, overlayPaths, pairLinks, type OverlayPath } from '../infra/local/overlay-paths';
 import { EmulatorClient } from '../infra/local/emulator-client';
 import { netnsArgv, startCommand } from '../platform/command';
 import { sleep, waitFor } from '../platform/wait';
@@ -125,13 +127,28 @@ async function secondsCutOff(inventory: Inventory, from: string, to: string, cut
   }
 }
 
-async function restoreAndSettle(links: string[], from: string, to: string, timeoutS = 30): Promise<void> {
+/** The overlay path between two nodes now, as `fleet status` shows it. */
+async function pathOf(from: string, to: string): Promise<OverlayPath> {
+  const paths = await overlayPaths(readState()!.plan);
+  return paths.find((p) => (p.from === from && p.to === to) || (p.from === to && p.to === from))!;
+}
+
+/**
+ * Restores the links and waits until the pair is back on its fastest direct link; returns the
+ * seconds from the last restore to then (sampled every 250 ms) and that path.
+ */
+async function restoreAndSettle(links: string[], from: string, to: string, timeoutS = 30): Promise<{ seconds: number; path: OverlayPath }> {
   for (const link of links) await restoreLink({ fleet, link });
-  await waitFor(async () => (await overlayRoute({ fleet, from, to })).hops.length === 2, {
-    what: `${from}-${to} back on a direct link`,
-    timeoutMs: timeoutS * 1000,
-    intervalMs: 500,
-  });
+  const restoredAt = Date.now();
+  const best = pairLinks(readState()!.plan).get([from, to].sort().join('-'))![0].id;
+  const path = await waitFor(
+    async () => {
+      const now = await pathOf(from, to);
+      return now.hops.length === 2 && now.links[0] === best ? now : undefined;
+    },
+    { what: `${from}-${to} back on ${best}`, timeoutMs: timeoutS * 1000, intervalMs: 250 },
+  );
+  return { seconds: (Date.now() - restoredAt) / 1000, path };
 }
 
 /** Of the given links, the one the overlay sends `from`'s pings to `to` over right now. */
@@ -163,14 +180,22 @@ const FAST_FAILOVER: FailoverExpectation = { targetS: 5, windowS: 15, tries: FAI
 
 async function failover(label: string, from: string, to: string, links: () => Promise<string[]>, expect = FAST_FAILOVER): Promise<number[]> {
   const times: number[] = [];
+  const settling: number[] = [];
+  const paths: string[] = [];
   for (let i = 0; i < expect.tries; i++) {
     const inventory = await loadInventory(fleet);
     const cuts = await links();
+    const before = formatPath(await pathOf(from, to));
     for (const link of cuts.slice(0, -1)) await cutLink({ fleet, link });
     times.push(await secondsCutOff(inventory, from, to, () => cutLink({ fleet, link: cuts[cuts.length - 1] }).then(() => undefined), expect.windowS));
-    await restoreAndSettle(cuts, from, to, expect.settleS);
+    const during = formatPath(await pathOf(from, to));
+    const back = await restoreAndSettle(cuts, from, to, expect.settleS);
+    settling.push(back.seconds);
+    paths.push(`${before} | cut: ${during} | restored: ${formatPath(back.path)}`);
   }
   say(`failover ${label}: ${times.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(times))} s; target <= ${expect.targetS} s)`);
+  say(`  back on the fastest link after the restore: ${settling.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(settling))} s)`);
+  for (const p of [...new Set(paths)]) say(`  path ${from}-${to}: ${p}`);
   return times;
 }
 

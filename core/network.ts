@@ -49,6 +49,9 @@ export interface OneWayCut {
   direction: Direction;
 }
 
+/** The network as the topology gives it: no scale, nothing cut, nothing set by events. */
+export const REFERENCE_SETTINGS: NetworkSettings = { latencyScale: 1, bandwidthScale: 1, cut: [] };
+
 /** A link's conditions now: its reference under the scales, then what events set. */
 export function conditionsOf(link: { id: string } & LinkReferenceConditions, settings: NetworkSettings): LinkConditions {
   return withOverrides(scaledConditions(referenceConditions(link), settings), settings.overrides?.[link.id]);

@@ -24,6 +24,7 @@ export const fleetPaths = {
   run: join(FLEET_DIR, 'run'),
   log: (name: string) => join(FLEET_DIR, 'logs', `${name}.log`),
   tincDir: (node: string) => join(FLEET_DIR, 'tinc', node),
+  tincPid: (node: string) => join(FLEET_DIR, 'run', `${node}.tinc.pid`),
   wireguardKey: (node: string) => join(FLEET_DIR, 'keys', `${node}.wg.key`),
   wireguardConfig: (iface: string) => join(FLEET_DIR, 'keys', `${iface}.conf`),
   /** Where tincd keeps a node's private key by default: RSA (tinc 1.0), Ed25519 (tinc 1.1). */

@@ -6,6 +6,7 @@ import { fleetPaths, readState } from './state';
 import { relayBytesPerPayloadByte } from './overlay-cost';
 import { isCutAnyWay, type NetworkSettings } from '../../core/network';
 import { FleetNetwork } from '../shaping/fleet-network';
+import { formatPath, overlayPaths, type OverlayPath } from './overlay-paths';
 import { loadInventory } from '../../services/inventory/inventory-loader';
 
 interface ProcessStatus {
@@ -49,6 +50,8 @@ export interface FleetStatus {
     ba?: DirectionStatus;
   }[];
   processes: ProcessStatus[];
+  /** The way each pair's packets take on the overlay now (absent while the fleet is not up). */
+  paths?: OverlayPath[];
   emulatorError?: string;
   /** Namespaces carrying the fleet marker that the state does not know (left by a crash). */
   strayNamespaces: string[];
@@ -69,6 +72,8 @@ export async function fleetStatus(): Promise<FleetStatus> {
   }
   const settings = state.status === 'up' ? new FleetNetwork(await loadInventory({ kind: 'local' })).settings() : undefined;
   const base = state.baseRttMs ?? 0;
+  // A tincd that is down answers no node dump: its pairs show as unreachable; a namespace gone, no paths.
+  const paths = state.status === 'up' ? await overlayPaths(state.plan).catch(() => undefined) : undefined;
   return {
     up: state.status === 'up' && processes.every((p) => p.alive),
     name: state.plan.name,
@@ -104,6 +109,7 @@ export async function fleetStatus(): Promise<FleetStatus> {
       };
     }),
     processes,
+    ...(paths ? { paths } : {}),
     emulatorError,
     strayNamespaces: marked.filter((ns) => !state.namespaces.includes(ns)),
   };
@@ -148,6 +154,10 @@ export function formatStatus(status: FleetStatus): string {
     );
   }
   if (status.links.some((l) => l.estimated)) lines.push('* estimated reference value');
+  if (status.paths) {
+    lines.push('', 'pair                   overlay path now (node =link=> node)');
+    for (const p of status.paths) lines.push(`${`${p.from}-${p.to}`.padEnd(22)} ${formatPath(p)}`);
+  }
   if (status.strayNamespaces.length) lines.push(`namespaces left by a crash: ${status.strayNamespaces.join(', ')}`);
   return lines.join('\n');
 }

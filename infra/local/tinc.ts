@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHost } from '../../platform/command';
 import { OVERLAY_MTU, TINC_PACKET_PROTECTION } from './overlay-cost';
+import { addressLines, rankLinks } from './overlay-paths';
 import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
 import { waitFor } from '../../platform/wait';
 import { startDaemon } from './processes';
@@ -62,7 +63,10 @@ export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<st
     ...timerLines(plan),
     ...TINC_CRYPTO,
     // One meta connection per pair: the node listed first in the topology dials.
-    ...[...peers.keys()].filter((peer) => byName.get(peer)!.index > node.index).map((peer) => `ConnectTo = ${peer}`),
+    ...[...peers.keys()]
+      .filter((peer) => byName.get(peer)!.index > node.index)
+      .sort((x, y) => byName.get(x)!.index - byName.get(y)!.index)
+      .map((peer) => `ConnectTo = ${peer}`),
   ];
   const tincUp = [
     '#!/bin/sh',
@@ -73,7 +77,7 @@ export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<st
   const dataTransport = carriesDataOverTcp(plan) ? 'TCPOnly = yes' : 'PMTUDiscovery = no';
   const host = (name: string, addresses: string[]) =>
     file(join('hosts', name), [
-      ...addresses.map((a) => `Address = ${a} ${TINC_PORT}`),
+      ...addressLines(addresses),
       `Port = ${TINC_PORT}`,
       `Subnet = ${byName.get(name)!.overlayAddress}/32`,
       'IndirectData = yes',
@@ -107,10 +111,10 @@ export function carriesDataOverTcp(plan: FleetPlan): boolean {
   return new Set(plan.links.map((l) => l.type)).size > 1;
 }
 
-/** For each peer of `node`: the peer's mesh address on every link between them, by connection type. */
+/** For each peer of `node`: the peer's mesh address on every link between them, best first (rankLinks). */
 function peerAddresses(plan: FleetPlan, node: string): Map<string, string[]> {
   const peers = new Map<string, string[]>();
-  for (const link of [...plan.links].sort((x, y) => x.type - y.type)) {
+  for (const link of rankLinks(plan.links)) {
     if (link.a !== node && link.b !== node) continue;
     const { far } = endsFrom(link, node);
     peers.set(far.node, [...(peers.get(far.node) ?? []), far.meshAddress]);
@@ -135,9 +139,7 @@ export function waitForTincMesh(plan: FleetPlan, timeoutMs: number): Promise<tru
   }, { what: 'every tinc meta connection', timeoutMs, intervalMs: 100 });
 }
 
-export function tincPidFile(node: string): string {
-  return join(fleetPaths.run, `${node}.tinc.pid`);
-}
+export const tincPidFile = fleetPaths.tincPid;
 
 /**
  * Writes every node's configuration and starts the daemons one by one, last node first. A node

@@ -7,11 +7,12 @@
  */
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryLink } from '../../core/inventory';
-import { conditionsOf, type NetworkSettings } from '../../core/network';
+import { REFERENCE_SETTINGS, conditionsOf, type NetworkSettings } from '../../core/network';
 import { readJson, writePrivate } from '../../platform/files';
 import { statePaths } from '../../platform/paths';
 import { fleetPaths, readState } from '../local/state';
 import { relayBytesPerPayloadByte } from '../local/overlay-cost';
+import { steerOverlay } from '../local/overlay-paths';
 import { EmulatorShaper } from './emulator-shaper';
 import type { LinkShaper } from './shaper';
 import { DIRECTIONS, type Direction, type DirectionOverride, type LinkConditions } from '../../core/link-conditions';
@@ -25,8 +26,6 @@ export interface ConditionChange {
   direction?: Direction;
   values: DirectionOverride;
 }
-
-export const REFERENCE_SETTINGS: NetworkSettings = { latencyScale: 1, bandwidthScale: 1, cut: [] };
 
 export function settingsFile(inventory: Inventory): string {
   return inventory.source === 'local' ? fleetPaths.shaping : statePaths.networkSettings(inventory.name);
@@ -96,7 +95,7 @@ export class FleetNetwork {
     const cutNow = ids.filter((id) => !already.includes(id));
     for (const id of cutNow) await this.cut(id);
     const settings = this.settings();
-    this.save({ ...settings, partitioned: [...new Set([...(settings.partitioned ?? []), ...cutNow])] });
+    await this.save({ ...settings, partitioned: [...new Set([...(settings.partitioned ?? []), ...cutNow])] });
     return cutNow;
   }
 
@@ -104,7 +103,7 @@ export class FleetNetwork {
   async heal(): Promise<string[]> {
     const ids = this.settings().partitioned ?? [];
     for (const id of ids) await this.restore(id);
-    this.save({ ...this.settings(), partitioned: [] });
+    await this.save({ ...this.settings(), partitioned: [] });
     return ids;
   }
 
@@ -177,8 +176,12 @@ export class FleetNetwork {
     await this.shaper.applyMany(ids.map((id) => this.link(id)).map((link) => ({ link, conditions: conditionsOf(link, settings) })));
   }
 
-  private save(settings: NetworkSettings): NetworkSettings {
+  private async save(settings: NetworkSettings): Promise<NetworkSettings> {
+    const before = this.settings();
     writePrivate(this.file, JSON.stringify(settings, null, 2));
+    // The local overlay picks among a pair's direct links by the order of tinc's addresses: that
+    // order follows the network as it is now, or a pair stays on a link a change made the slower.
+    if (this.inventory.source === 'local' && readState()?.plan.name === this.inventory.name) await steerOverlay(settings, before);
     return settings;
   }
 }

@@ -5,6 +5,8 @@ import { emulatorConfig } from '../../infra/local/emulator';
 import { localInventory } from '../../infra/local/inventory';
 import { carriesDataOverTcp, tincFiles } from '../../infra/local/tinc';
 import { wireguardConfig } from '../../infra/local/wireguard';
+import { rankLinks } from '../../infra/local/overlay-paths';
+import { REFERENCE_SETTINGS, type NetworkSettings } from '../../core/network';
 import { loadTopology } from '../../core/load-topology';
 import { smallTopology as topology } from '../support/small-topology';
 
@@ -51,6 +53,27 @@ describe('fleet plan', () => {
       a: { listen: '198.18.1.1:40001', peer: '198.18.1.2:51823' },
       b: { listen: '198.18.2.1:40001', peer: '198.18.2.2:51823' },
     });
+  });
+
+  test("a pair's direct links are listed fastest first, a cut one last, as the network is now", () => {
+    const slowFirst = planFleet(
+      validateTopology({
+        name: 'two-ways',
+        nodes: [{ name: 'pa', site: 'a' }, { name: 'pc', site: 'c' }],
+        links: [
+          { a: 'pa', b: 'pc', latencyMs: 210, bandwidthMbps: 100 },
+          { a: 'pa', b: 'pc', type: 1, latencyMs: 140, bandwidthMbps: 100 },
+        ],
+      }),
+    );
+    const hostFile = (p: typeof slowFirst) => tincFiles(p, p.nodes[0], new Map()).find((f) => f.path === 'hosts/pc')!.content;
+    expect(hostFile(slowFirst)).toMatch(/^Address = 198\.19\.1\.2 655\nAddress = 198\.19\.0\.2 655\n/);
+    const ids = (settings: NetworkSettings) => rankLinks(slowFirst.links, settings).map((l) => l.id);
+    expect(ids({ ...REFERENCE_SETTINGS, cut: ['pa-pc/1'] })).toEqual(['pa-pc/0', 'pa-pc/1']);
+    expect(ids({ ...REFERENCE_SETTINGS, oneWayCuts: [{ link: 'pa-pc/1', direction: 'ab' }] })).toEqual(['pa-pc/0', 'pa-pc/1']);
+    // An event that slows type 1 past type 0 turns the order round; a latency scale does not.
+    expect(ids({ ...REFERENCE_SETTINGS, overrides: { 'pa-pc/1': { ab: { delayMs: 110 }, ba: { delayMs: 110 } } } })).toEqual(['pa-pc/0', 'pa-pc/1']);
+    expect(ids({ ...REFERENCE_SETTINGS, latencyScale: 0.2 })).toEqual(['pa-pc/1', 'pa-pc/0']);
   });
 
   test('a WireGuard peer is reached at the emulator on the near veth and owns only its mesh address', () => {

@@ -1,0 +1,103 @@
+/**
+ * The path a pair joined by two direct links takes, for real (three nodes as root): the faster
+ * link with nothing cut, the other one a few seconds after the faster is cut (tinc's detection
+ * under the `fast` profile plus a reconnect), the faster again a few seconds after its restore,
+ * and the other one again when an event makes it the faster. The issue's triangle at a fifth of
+ * its latencies: two direct links of 42 and 28 ms, and a way round of 8 + 10 ms that tinc's
+ * fewest-hops rule leaves unused while a direct link is up.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { Topology } from '../../core/topology';
+import { changeLinkConditions, cutLink, restoreLink } from '../../services/network/network-operations';
+import { NetnsExec } from '../../services/exec/transports';
+import { ping } from '../../services/probes/ping';
+import { median } from '../../services/probes/quantile';
+import { loadInventory } from '../../services/inventory/inventory-loader';
+import { findNode } from '../../core/inventory';
+import { fleetDown, fleetUp } from '../../infra/local/fleet';
+import { fleetStatus } from '../../infra/local/status';
+import { formatPath } from '../../infra/local/overlay-paths';
+import { waitFor } from '../../platform/wait';
+
+jest.setTimeout(120_000);
+
+const fleet = { kind: 'local' } as const;
+const dir = mkdtempSync(join(tmpdir(), 'fb-paths-'));
+
+const TRIANGLE: Topology = {
+  name: 'paths',
+  nodes: [
+    { name: 'op1', site: 'a' },
+    { name: 'op2', site: 'b' },
+    { name: 'op3', site: 'c' },
+  ],
+  links: [
+    { a: 'op1', b: 'op3', latencyMs: 42, bandwidthMbps: 100 },
+    { a: 'op1', b: 'op3', type: 1, latencyMs: 28, bandwidthMbps: 100 },
+    { a: 'op1', b: 'op2', latencyMs: 8, bandwidthMbps: 100 },
+    { a: 'op2', b: 'op3', latencyMs: 10, bandwidthMbps: 100 },
+  ],
+};
+
+/** `fast` detects a dead meta connection in 1 + 2 s (checked every 2 s); a reconnect is a few round trips. */
+const SETTLE_AFTER_CUT_MS = 7_000;
+const SETTLE_AFTER_CHANGE_MS = 3_000;
+
+async function rtt(count = 3): Promise<number | null> {
+  const address = findNode(await loadInventory(fleet), 'op3').overlayAddress;
+  const { samplesMs } = await ping(new NetnsExec('fb-op1'), address, count, 0.1);
+  return samplesMs.length > 0 ? median(samplesMs) : null;
+}
+
+/** Milliseconds from now until op1's pings to op3 take `targetMs` (within 3 ms), at most `withinMs`. */
+async function msUntilRtt(targetMs: number, withinMs: number): Promise<number> {
+  const start = Date.now();
+  await waitFor(async () => {
+    const ms = await rtt();
+    return ms !== null && Math.abs(ms - targetMs) <= 3 ? ms : undefined;
+  }, { what: `op1-op3 at ${targetMs} ms`, timeoutMs: withinMs, intervalMs: 100 });
+  return Date.now() - start;
+}
+
+async function pathNow(): Promise<string> {
+  return formatPath((await fleetStatus()).paths!.find((p) => p.from === 'op1' && p.to === 'op3')!);
+}
+
+beforeAll(async () => {
+  const file = join(dir, 'paths.yaml');
+  writeFileSync(file, stringify(TRIANGLE));
+  await fleetUp(file);
+});
+
+afterAll(async () => {
+  await fleetDown();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a pair joined by two links uses the faster that is up, and settles within seconds of every change', async () => {
+  expect(Math.abs((await rtt(10))! - 28)).toBeLessThanOrEqual(2);
+  expect(await pathNow()).toBe('op1 =op1-op3/1=> op3');
+
+  await cutLink({ fleet, link: 'op1-op3/1' });
+  const afterCut = await msUntilRtt(42, SETTLE_AFTER_CUT_MS);
+  expect(await pathNow()).toBe('op1 =op1-op3/0=> op3');
+
+  await restoreLink({ fleet, link: 'op1-op3/1' });
+  const afterRestore = await msUntilRtt(28, SETTLE_AFTER_CHANGE_MS);
+  expect(await pathNow()).toBe('op1 =op1-op3/1=> op3');
+
+  // Type 0 made the faster (10 ms): the pair moves to it without anything cut.
+  await changeLinkConditions({ fleet, target: { link: 'op1-op3/0' }, change: { set: { latencyMs: 10 } } });
+  const afterChange = await msUntilRtt(10, SETTLE_AFTER_CHANGE_MS);
+  expect(await pathNow()).toBe('op1 =op1-op3/0=> op3');
+
+  // Both direct links cut: the way round (8 + 10 ms), tinc's rule once no direct link is left.
+  await cutLink({ fleet, link: 'op1-op3/1' });
+  await cutLink({ fleet, link: 'op1-op3/0' });
+  await msUntilRtt(18, SETTLE_AFTER_CUT_MS);
+  expect(await pathNow()).toBe('op1 =op1-op2/0=> op2 =op2-op3/0=> op3');
+  console.log(`settled after the cut in ${afterCut} ms, the restore in ${afterRestore} ms, the latency change in ${afterChange} ms`);
+});
