@@ -5,7 +5,7 @@
  * never called, so the test does what the host does: load the very text the program produced
  * and call create, for every key kind.
  */
-import { mkdtempSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { createRequire } from 'module';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -33,6 +33,7 @@ function loadProvider(text: string, file: string): LoadedProvider {
 /** type -> the serialized provider texts of the resources of that type, across both kinds of stack. */
 const providers = new Map<string, Set<string>>();
 const dir = mkdtempSync(join(tmpdir(), 'fb-dynamic-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
   for (const [stack, overrides] of [['hybrid-virginia', { layout: '1_1', nodes: 2 }], ['fhc-8dc', {}]] as const) {
