@@ -9,7 +9,7 @@
  * host is clean. Its own state root, results directory, task queue and dev server port: nothing of a
  * user's is touched, and it refuses to start beside a fleet.
  *
- *   npm run bench:faults [-- --short] [--seed N] [--kills N]
+ *   npm run bench:faults [-- --short] [--seed N] [--kills N] [--keep]   (--keep: leave its state and results)
  */
 import { BENCH_RESULTS_DIR, BENCH_STATE_DIR } from './faults-state';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +22,7 @@ import { seededRandom } from '../core/seeded-random';
 import { FLEET_DIR, fleetPaths, readState } from '../infra/local/state';
 import { keyScanPlaces, localFleetKeys } from '../services/fleet/fleet-keys';
 import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../services/fleet/secret-scan';
-import { runHost } from '../platform/command';
+import { listNamespaces } from '../infra/local/namespaces';
 import { statePaths } from '../platform/paths';
 import { isAlive, signalPid } from '../platform/pid';
 import { readPidFile } from '../platform/process';
@@ -63,8 +63,7 @@ async function refuseIfBusy(): Promise<void> {
 }
 
 async function fbNamespaces(): Promise<string[]> {
-  const { stdout } = await runHost(['ip', 'netns', 'list']);
-  return stdout.split('\n').map((l) => l.split(' ')[0]).filter((n) => n.startsWith('fb-'));
+  return (await listNamespaces()).filter((n) => n.startsWith('fb-'));
 }
 
 function startDev(): ChildProcess {

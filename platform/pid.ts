@@ -50,12 +50,16 @@ export function isOurs(pid: number, marker: ProcessMarker): boolean {
   return argv !== undefined && argvHasMarker(argv, marker);
 }
 
-/** Live processes of this host that carry the marker: one started by a caller that died before recording its PID. */
-export function pidsWithMarker(marker: ProcessMarker): number[] {
+/** Every process of this host now (some may be gone by the time they are looked at). */
+export function hostPids(): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => isOurs(pid, marker));
+    .map(Number);
+}
+
+/** Live processes of this host that carry the marker: one started by a caller that died before recording its PID. */
+export function pidsWithMarker(marker: ProcessMarker): number[] {
+  return hostPids().filter((pid) => isOurs(pid, marker));
 }
 
 export function signalPid(pid: number, signal: NodeJS.Signals): void {

@@ -6,6 +6,7 @@
 import type { RecordedEvent } from '../../core/events';
 import type { Sample } from '../../core/samples';
 import type { DevFault } from '../../worker/dev-supervisor';
+import { median } from '../../services/probes/quantile';
 import type { Part } from './schedule';
 
 export interface Kill {
@@ -64,12 +65,6 @@ function detection(kill: Kill, events: RecordedEvent[], devFaults: DevFault[]): 
   }
 }
 
-function median(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 /** `originMs` is the phase's origin: a sample's elapsedS counts seconds from it. */
 export function judgeKills(kills: Kill[], samples: Sample[], events: RecordedEvent[], devFaults: DevFault[], originMs: number, phaseEndMs: number): KillOutcome[] {
   const bySecond = new Map(samples.map((s) => [s.elapsedS, s.okPerS]));
@@ -80,7 +75,8 @@ export function judgeKills(kills: Kill[], samples: Sample[], events: RecordedEve
     const untilS = secondOf(ordered[i + 1]?.at ?? phaseEndMs);
     let lostS = 0;
     for (let s = Math.ceil(killS); s < untilS; s++) if (s >= 1 && !bySecond.has(s)) lostS++;
-    const before = median([...bySecond].filter(([s]) => s < killS && s >= killS - 10).map(([, ok]) => ok));
+    const window = [...bySecond].filter(([s]) => s < killS && s >= killS - 10).map(([, ok]) => ok);
+    const before = window.length === 0 ? undefined : median(window);
     const backS = before === undefined ? undefined : [...bySecond.keys()].sort((a, b) => a - b).find((s) => s > killS && bySecond.get(s)! >= 0.8 * before);
     const seen = detection(kill, events, devFaults);
     return {

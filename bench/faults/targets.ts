@@ -3,11 +3,11 @@
  * dev supervisor's PID files, the database node's namespace, the worker's own children), never by a
  * name pattern across the host.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { runHost } from '../../platform/command';
 import { statePaths } from '../../platform/paths';
 import { readPidFile } from '../../platform/process';
-import { parsePidStat } from '../../platform/proc';
+import { hostPids } from '../../platform/pid';
+import { readPidStat } from '../../services/telemetry/process-table';
 import { readState, type ProcessKind } from '../../infra/local/state';
 import { pick, type Part } from './schedule';
 
@@ -17,25 +17,14 @@ export interface Target {
   owner?: string;
 }
 
-function comm(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
+const comm = (pid: number) => readPidStat(pid)?.comm;
 
-/** Every live descendant of `root`, by walking /proc's parent links. */
+/** Every live descendant of `root`, by walking the processes' parent links. */
 function descendants(root: number): number[] {
   const parent = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      parent.set(pid, parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).ppid);
-    } catch {
-      // Gone while we looked.
-    }
+  for (const pid of hostPids()) {
+    const stat = readPidStat(pid);
+    if (stat) parent.set(pid, stat.ppid);
   }
   const found: number[] = [];
   for (const pid of parent.keys()) {

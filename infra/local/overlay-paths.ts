@@ -96,8 +96,9 @@ export async function steerOverlay(settings: NetworkSettings, before: NetworkSet
   if (state?.status !== 'up') return [];
   const { plan } = state;
   const restored = (l: PlannedLink) => isCutAnyWay(before, l.id) && !isCutAnyWay(settings, l.id);
-  // Every pair's files follow the order; only those reordered or with a link back need a look.
-  const candidates = [...pairLinks(plan, settings)].filter(([, links]) => writeAddresses(links) || links.some(restored));
+  // Files follow the order (a single link's never changes: ramps and traces call this every
+  // second); only pairs reordered or with a link back need a look.
+  const candidates = [...pairLinks(plan, settings)].filter(([, links]) => (links.length > 1 && writeAddresses(links)) || links.some(restored));
   if (candidates.length === 0) return [];
   const inUse = await metaConnectionLinks(plan);
   const move = candidates.filter(([key, links]) => {

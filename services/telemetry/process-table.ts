@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessClassifier, ProcessInfo, Role } from '../../core/telemetry';
 import { parsePidStat, type PidStat } from '../../platform/proc';
-import { parseCmdline } from '../../platform/pid';
+import { hostPids, parseCmdline } from '../../platform/pid';
 
 const NETNS_DIR = '/run/netns';
 
@@ -80,9 +80,7 @@ export class ProcessTable {
   scan(): void {
     const byInode = namespaceInodes();
     const seen = new Set<number>();
-    for (const entry of readdirSync('/proc')) {
-      const pid = Number(entry);
-      if (!Number.isInteger(pid)) continue;
+    for (const pid of hostPids()) {
       const stat = readPidStat(pid);
       if (!stat || stat.state === 'Z') continue;
       seen.add(pid);

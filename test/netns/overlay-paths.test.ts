@@ -6,26 +6,20 @@
  * its latencies: two direct links of 42 and 28 ms, and a way round of 8 + 10 ms that tinc's
  * fewest-hops rule leaves unused while a direct link is up.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import type { Topology } from '../../core/topology';
 import { changeLinkConditions, cutLink, restoreLink } from '../../services/network/network-operations';
 import { NetnsExec } from '../../services/exec/transports';
 import { ping } from '../../services/probes/ping';
 import { median } from '../../services/probes/quantile';
-import { loadInventory } from '../../services/inventory/inventory-loader';
 import { findNode } from '../../core/inventory';
-import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { fleetStatus } from '../../infra/local/status';
 import { formatPath } from '../../infra/local/overlay-paths';
 import { waitFor } from '../../platform/wait';
+import { useLocalFleet } from '../support/local-fleet';
 
 jest.setTimeout(120_000);
 
 const fleet = { kind: 'local' } as const;
-const dir = mkdtempSync(join(tmpdir(), 'fb-paths-'));
 
 const TRIANGLE: Topology = {
   name: 'paths',
@@ -46,8 +40,10 @@ const TRIANGLE: Topology = {
 const SETTLE_AFTER_CUT_MS = 7_000;
 const SETTLE_AFTER_CHANGE_MS = 3_000;
 
+const inventory = useLocalFleet(TRIANGLE);
+
 async function rtt(count = 3): Promise<number | null> {
-  const address = findNode(await loadInventory(fleet), 'op3').overlayAddress;
+  const address = findNode(inventory(), 'op3').overlayAddress;
   const { samplesMs } = await ping(new NetnsExec('fb-op1'), address, count, 0.1);
   return samplesMs.length > 0 ? median(samplesMs) : null;
 }
@@ -65,17 +61,6 @@ async function msUntilRtt(targetMs: number, withinMs: number): Promise<number> {
 async function pathNow(): Promise<string> {
   return formatPath((await fleetStatus()).paths!.find((p) => p.from === 'op1' && p.to === 'op3')!);
 }
-
-beforeAll(async () => {
-  const file = join(dir, 'paths.yaml');
-  writeFileSync(file, stringify(TRIANGLE));
-  await fleetUp(file);
-});
-
-afterAll(async () => {
-  await fleetDown();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 test('a pair joined by two links uses the faster that is up, and settles within seconds of every change', async () => {
   expect(Math.abs((await rtt(10))! - 28)).toBeLessThanOrEqual(2);
