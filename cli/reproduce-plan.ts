@@ -8,6 +8,8 @@ import { planView, type PlanView } from '../core/plan-view';
 import type { RunPlan } from '../core/scenario';
 import { estimateExperiment, minutes, runEstimateS, type ExperimentEstimate } from '../core/reproduce/estimate';
 import { BUDGET, type Reproduction } from '../core/reproduce/experiment';
+import { REPLAN_NOTE } from '../core/reproduce/comparison-text';
+import { replanCells, replanLadder } from '../core/reproduce/replan';
 
 export interface PlannedPart {
   id: string;
@@ -40,6 +42,15 @@ function distinctWarnings(warnings: string[]): Map<string, number> {
   return counts;
 }
 
+/** The steps a host-bound cell of the part would be re-planned through, each distinct ladder once. */
+function replanLine(reproduction: Reproduction, part: PlannedPart): string {
+  const cells = replanCells(reproduction.parts.find((p) => p.id === part.id)!, part.plan);
+  const ladders = [...new Set(cells.map((c) => replanLadder(c.context, c.base).join(', then ')))];
+  const floor = reproduction.parts.find((p) => p.id === part.id)!.replan;
+  const steps = ladders.map((l) => l || 'no smaller plan').join(' | ');
+  return `    re-plan if host-bound: ${steps}${floor ? ` (floor ${floor.minDataNodes} data node${floor.minDataNodes === 1 ? '' : 's'}: ${floor.why})` : ''}; each re-plan reruns that cell (~${minutes(runEstimateS(part.view) / Math.max(1, part.view.cells.length))})`;
+}
+
 export function formatPlannedReproduction({ reproduction: r, parts, estimate }: PlannedReproduction): string {
   const lines = [
     `${r.id}: ${r.title} (${r.source})`,
@@ -53,6 +64,7 @@ export function formatPlannedReproduction({ reproduction: r, parts, estimate }: 
     const cells = part.view.cells.map((c) => `${c.database} on ${c.nodes.length} node(s)`).join(', ');
     lines.push(`  part ${part.id}: ${part.view.fleet.name}, ${part.view.cells.length} cell(s) (${cells}), ~${minutes(runEstimateS(part.view))} per run`);
     for (const [w, n] of distinctWarnings(part.view.warnings)) lines.push(`    ! ${w}${n > 1 ? ` (in ${n} phases)` : ''}`);
+    lines.push(replanLine(r, part));
   }
   for (const n of r.notRunHere) lines.push(`  not run here: ${n}`);
   lines.push(`  estimate: ${minutes(estimate.perRepetitionS)} per repetition x ${estimate.repeat} = ${minutes(estimate.totalS)}${estimate.overBudget ? ` (! ${estimate.overBudget})` : ''}`);
@@ -62,7 +74,7 @@ export function formatPlannedReproduction({ reproduction: r, parts, estimate }: 
 /** Every reproduction's plan, then the suite's total against its budget. */
 export function formatSuitePlan(planned: PlannedReproduction[]): string {
   const total = planned.reduce((s, p) => s + p.estimate.totalS, 0);
-  const blocks = planned.map(formatPlannedReproduction);
+  const blocks = [...planned.map(formatPlannedReproduction), `re-plan policy: ${REPLAN_NOTE}`];
   if (planned.length > 1) {
     blocks.push(`all ${planned.length} reproductions: ~${minutes(total)} (budget ${minutes(BUDGET.suiteS)}${total > BUDGET.suiteS ? ': OVER' : ''})`);
   }

@@ -10,10 +10,11 @@ import { writeFileAtomic, writeJsonAtomic } from '../platform/files';
 import type { CellPlan } from '../core/scenario';
 import type { CellRecord } from '../core/run-record';
 import { aggregate } from '../core/reproduce/aggregate';
-import { experimentSection } from '../core/reproduce/comparison-text';
+import { experimentSection, REPLAN_NOTE } from '../core/reproduce/comparison-text';
 import { runFigures, type Figure } from '../core/reproduce/figures';
 import { compareLatency, type PublishedLatency } from '../core/reproduce/latency-comparison';
-import type { Ledger } from '../core/reproduce/ledger';
+import { sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
+import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
 import type { PlannedReproduction } from './reproduce-plan';
 import published from '../core/reproduce/published-latency.json';
 
@@ -25,34 +26,63 @@ function ceilingsOf(plans: CellPlan[]) {
       ?.phases.flatMap((p) => (p.kind === 'run' && p.name === phase ? [p.ycsb.target] : []))[0];
 }
 
-async function figuresOfRun(store: ResultsStore, runId: string): Promise<Figure[]> {
+/** The figures one run recorded for one cell. */
+async function figuresOfRun(store: ResultsStore, runId: string, cell: Coordinates): Promise<Figure[]> {
   if (!(await store.hasRun(runId))) return [];
   const run = await store.readRun(runId);
-  const cells = await store.readCells(run).catch(() => [] as CellRecord[]);
+  const cells = (await store.readCells(run).catch(() => [] as CellRecord[])).filter((c) => sameCell(c.coordinates, cell));
   return runFigures(cells, ceilingsOf((run.settings.cells as CellPlan[] | undefined) ?? []));
 }
 
-/** Figures per repetition of one experiment, over every run (and part) of that repetition. */
-async function figuresPerRepetition(store: ResultsStore, ledger: Ledger, experiment: string, repeat: number): Promise<Figure[][]> {
-  const perRepetition: Figure[][] = [];
+/** One experiment's figures per repetition and the re-plans behind them. */
+interface ExperimentFigures {
+  perRepetition: Figure[][];
+  /** "r1 cassandra latencyScale=0.2: re-planned: …", for every cell not run as planned. */
+  plans: string[];
+}
+
+/**
+ * Per repetition, part and cell, the figures of the cell's last finished attempt, each with the
+ * plan that produced it; a cell no attempt finished shows what its latest run recorded.
+ */
+async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: PlannedReproduction, repeat: number): Promise<ExperimentFigures> {
+  const experiment = planned.reproduction.id;
+  const result: ExperimentFigures = { perRepetition: [], plans: [] };
   for (let repetition = 1; repetition <= repeat; repetition++) {
-    const runs = ledger.runs.filter((r) => r.experiment === experiment && r.repetition === repetition);
-    perRepetition.push((await Promise.all(runs.map((r) => figuresOfRun(store, r.runId)))).flat());
+    const figures: Figure[] = [];
+    for (const part of planned.parts) {
+      const cells = replanCells(planned.reproduction.parts.find((p) => p.id === part.id)!, part.plan);
+      const runs = ledger.runs.filter((r) => r.experiment === experiment && r.part === part.id && r.repetition === repetition);
+      for (const progress of cellProgress(ledger, { experiment, part: part.id, repetition }, cells)) {
+        const last = progress.attempts[progress.attempts.length - 1];
+        const note = last ? planNote(progress) : 'unfinished';
+        const runIds = last ? [last.runId] : runs.map((r) => r.runId).reverse();
+        for (const runId of runIds) {
+          const found = await figuresOfRun(store, runId, progress.cell);
+          if (found.length === 0) continue;
+          figures.push(...found.map((f) => ({ ...f, plan: note })));
+          break;
+        }
+        if (note !== 'as planned' && runs.length > 0) result.plans.push(`r${repetition} ${part.id} ${Object.entries(progress.cell).map(([k, v]) => `${k}=${v}`).join(' ')}: ${note}`);
+      }
+    }
+    result.perRepetition.push(figures);
   }
-  return perRepetition;
+  return result;
 }
 
 export async function writeComparison(dir: string, planned: PlannedReproduction[], ledger: Ledger): Promise<string> {
   const store = new ResultsStore();
-  const sections: string[] = [`# Reproduction of the published experiments on one host\n\nDirectory: ${dir}; written ${new Date().toISOString()}.\n`];
+  const sections: string[] = [`# Reproduction of the published experiments on one host\n\nDirectory: ${dir}; written ${new Date().toISOString()}.\n\n${REPLAN_NOTE}\n`];
   const json: Record<string, unknown> = {};
-  for (const { reproduction, estimate } of planned) {
+  for (const p of planned) {
+    const { reproduction, estimate } = p;
     const repeat = ledger.repeat[reproduction.id] ?? estimate.repeat;
-    const perRepetition = await figuresPerRepetition(store, ledger, reproduction.id, repeat);
+    const { perRepetition, plans } = await experimentFigures(store, ledger, p, repeat);
     const figures = aggregate(perRepetition);
     const latency = reproduction.id === 'latency' ? compareLatency(published as PublishedLatency, perRepetition) : undefined;
-    sections.push(experimentSection(reproduction, repeat, figures, latency));
-    json[reproduction.id] = { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), figures, ...(latency ? { latency } : {}) };
+    sections.push(experimentSection(reproduction, repeat, figures, plans, latency));
+    json[reproduction.id] = { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), plans, figures, ...(latency ? { latency } : {}) };
   }
   const markdown = sections.join('\n');
   writeFileAtomic(path.join(dir, 'comparison.md'), markdown);

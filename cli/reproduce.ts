@@ -13,7 +13,8 @@ import { defaultResultsDir, ResultsStore } from '../services/results/results-sto
 import { InputError } from '../core/errors';
 import type { CellRecord } from '../core/run-record';
 import { selectReproductions } from '../core/reproduce/catalogue';
-import { cellFinished, emptyLedger, pendingCells, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
+import { cellFinished, emptyLedger, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
+import { cellProgress, planNote, replanCells, scenarioAtSize, type CellProgress } from '../core/reproduce/replan';
 import type { ScenarioFile } from '../core/scenario';
 import { readJson, writeJsonAtomic } from '../platform/files';
 import type { TemporalSettings } from '../worker/connection';
@@ -51,20 +52,31 @@ function openDirectory(resume: string | undefined): { dir: string; ledger: Ledge
   return { dir, ledger };
 }
 
-/** Cells of a finished run whose record holds every planned phase. */
-async function finishedCellsOf(runId: string, part: PlannedPart): Promise<Coordinates[]> {
+/** Cells of a finished run whose record holds every planned phase, with their verdicts (which decide a re-plan). */
+async function finishedCellsOf(runId: string, part: PlannedPart): Promise<Pick<LedgerRun, 'finishedCells' | 'verdicts'>> {
   const store = new ResultsStore();
-  if (!(await store.hasRun(runId))) return [];
+  if (!(await store.hasRun(runId))) return { finishedCells: [] };
   const records: CellRecord[] = await store.readCells(await store.readRun(runId)).catch(() => []);
   const planned = part.plan.cells[0]?.phases.length ?? 0;
-  return records.filter((r) => cellFinished(r.phases.map((p) => p.name), planned)).map((r) => r.coordinates);
+  const finished = records.filter((r) => cellFinished(r.phases.map((p) => p.name), planned));
+  return {
+    finishedCells: finished.map((r) => r.coordinates),
+    verdicts: finished.map((r) => {
+      const v = r.summary.verdict;
+      const why = v?.reasons.map((x) => x.text).join('; ');
+      return { cell: r.coordinates, verdict: v?.verdict ?? 'unjudged', ...(why ? { why } : {}) };
+    }),
+  };
 }
 
-/** The scenarios that finish a part's repetition: the whole scenario, or one per cell still pending after an interruption. */
-function scenariosToRun(scenario: ScenarioFile, part: PlannedPart, pending: Coordinates[]): ScenarioFile[] {
-  if (pending.length === part.plan.cells.length) return [scenario];
-  return pending.map((cell) => restrictToCell(scenario, cell));
+/** What one run of a part's repetition is: the first plan of some cells, or a re-plan of one. */
+interface Attempted {
+  scenario: ScenarioFile;
+  file: string;
+  meta: Pick<LedgerRun, 'attempt' | 'size' | 'replan'>;
 }
+
+const dueKey = (p: CellProgress) => `${JSON.stringify(p.cell)}#${p.next?.attempt}`;
 
 class ReproduceSession {
   constructor(
@@ -86,27 +98,68 @@ class ReproduceSession {
     writeJsonAtomic(paths(this.dir).ledger, this.ledger);
   }
 
-  /** Runs one repetition of one part; cells finished earlier (a resume) are not redone. */
+  /**
+   * Runs one repetition of one part: its cells as planned, then each cell that was not `ok` again
+   * one step smaller while the re-plan policy allows (core/reproduce/replan.ts). Attempts that
+   * finished earlier (a resume) are not redone; an attempt that does not finish is left to a resume.
+   */
   async runPart(client: Client, settings: TemporalSettings, planned: PlannedReproduction, part: PlannedPart, repetition: number, repeat: number): Promise<void> {
     const experiment = planned.reproduction.id;
-    const scenario = planned.reproduction.parts.find((p) => p.id === part.id)!.scenario;
-    const pending = pendingCells(this.ledger, experiment, part.id, repetition, part.plan.cells.map((c) => c.coordinates));
-    if (pending.length === 0) {
-      console.log(`[${experiment}] repetition ${repetition}/${repeat}, part ${part.id}: finished earlier, skipped`);
-      return;
+    const reproductionPart = planned.reproduction.parts.find((p) => p.id === part.id)!;
+    const cells = replanCells(reproductionPart, part.plan);
+    const at = { experiment, part: part.id, repetition };
+    const label = `[${experiment}] repetition ${repetition}/${repeat}, part ${part.id}`;
+    const tried = new Set<string>();
+    for (let round = 0; ; round++) {
+      const progress = cellProgress(this.ledger, at, cells);
+      const due = progress.filter((p) => p.next && !tried.has(dueKey(p)));
+      if (due.length === 0) {
+        if (round === 0) console.log(`${label}: finished earlier, skipped`);
+        for (const p of progress.filter((x) => x.attempts.length > 1 || (x.decision && x.decision.kind !== 'keep'))) console.log(`${label}, cell ${JSON.stringify(p.cell)}: ${planNote(p)}`);
+        return;
+      }
+      for (const p of due) tried.add(dueKey(p));
+      for (const attempt of this.attemptsFor(reproductionPart.scenario, cells, `${experiment}-${part.id}-r${repetition}`, repetition, due)) {
+        if (attempt.meta.replan) console.log(`\n${label}: re-planned (attempt ${attempt.meta.attempt}): ${attempt.meta.replan.step}, ${attempt.meta.replan.because}`);
+        await this.runAttempt(client, settings, at, part, attempt, label);
+      }
     }
-    for (const [i, value] of scenariosToRun(scenario, part, pending).entries()) {
-      const file = path.join(paths(this.dir).scenarios, `${experiment}-${part.id}-r${repetition}${pending.length < part.plan.cells.length ? `-cell${i + 1}` : ''}.json`);
-      writeJsonAtomic(file, { ...value, name: `${value.name}-r${repetition}` });
-      console.log(`\n[${experiment}] repetition ${repetition}/${repeat}, part ${part.id}: ${file}`);
-      const handle = await startRun(client, settings, file, {});
-      const run: LedgerRun = { experiment, part: part.id, repetition, runId: runIdFor(handle.workflowId), status: 'started', finishedCells: [], startedAt: Date.now() };
-      this.record(run);
-      const { code, summary } = await followRun(client, handle);
-      const status = summary?.status ?? (code === 130 ? 'cancelled' : 'failed');
-      this.record({ ...run, status, finishedCells: await finishedCellsOf(run.runId, part), finishedAt: Date.now() });
-      if (code === 130) throw new Error(`interrupted; continue with: fragbench reproduce ${experiment} --resume ${path.relative(process.cwd(), this.dir)}`);
+  }
+
+  /** First plans of the due cells as one run (the whole scenario when every cell is due), then each re-plan as a run of its own cell. */
+  private attemptsFor(scenario: ScenarioFile, cells: ReturnType<typeof replanCells>, stem: string, repetition: number, due: CellProgress[]): Attempted[] {
+    const scenarios = paths(this.dir).scenarios;
+    const cellIndex = (cell: Coordinates) => cells.findIndex((c) => JSON.stringify(c.coordinates) === JSON.stringify(cell)) + 1;
+    const firsts = due.filter((p) => p.next!.attempt === 1);
+    const attempts: Attempted[] = [];
+    if (firsts.length === cells.length) attempts.push({ scenario: { ...scenario, name: `${scenario.name}-r${repetition}` }, file: path.join(scenarios, `${stem}.json`), meta: {} });
+    else {
+      for (const p of firsts) {
+        attempts.push({ scenario: { ...restrictToCell(scenario, p.cell), name: `${scenario.name}-r${repetition}` }, file: path.join(scenarios, `${stem}-cell${cellIndex(p.cell)}.json`), meta: {} });
+      }
     }
+    for (const p of due.filter((x) => x.next!.attempt > 1)) {
+      const { attempt, size, replan } = p.next!;
+      const base = cells.find((c) => JSON.stringify(c.coordinates) === JSON.stringify(p.cell))!.base;
+      attempts.push({
+        scenario: { ...restrictToCell(scenarioAtSize(scenario, base, size), p.cell), name: `${scenario.name}-r${repetition}-a${attempt}` },
+        file: path.join(scenarios, `${stem}-cell${cellIndex(p.cell)}-a${attempt}.json`),
+        meta: { attempt, size, ...(replan ? { replan } : {}) },
+      });
+    }
+    return attempts;
+  }
+
+  private async runAttempt(client: Client, settings: TemporalSettings, at: { experiment: string; part: string; repetition: number }, part: PlannedPart, attempt: Attempted, label: string): Promise<void> {
+    writeJsonAtomic(attempt.file, attempt.scenario);
+    console.log(`\n${label}: ${attempt.file}`);
+    const handle = await startRun(client, settings, attempt.file, {});
+    const run: LedgerRun = { ...at, runId: runIdFor(handle.workflowId), status: 'started', finishedCells: [], startedAt: Date.now(), ...attempt.meta };
+    this.record(run);
+    const { code, summary } = await followRun(client, handle);
+    const status = summary?.status ?? (code === 130 ? 'cancelled' : 'failed');
+    this.record({ ...run, status, ...(await finishedCellsOf(run.runId, part)), finishedAt: Date.now() });
+    if (code === 130) throw new Error(`interrupted; continue with: fragbench reproduce ${at.experiment} --resume ${path.relative(process.cwd(), this.dir)}`);
   }
 }
 

@@ -17,20 +17,23 @@ export interface AggregatedFigure extends Pick<Figure, 'database' | 'cell' | 'ph
   flagged: { repetition: number; verdict: FigureVerdict; why?: string }[];
   /** Median host busy share of each repetition, %. */
   hostBusyMedianPercent: number[];
+  /** Each repetition not run as planned: the plan that produced its figure. */
+  replans: { repetition: number; plan: string }[];
 }
 
 /** `perRepetition[i]` holds the figures of repetition i + 1. */
 export function aggregate(perRepetition: Figure[][]): AggregatedFigure[] {
-  const byKey = new Map<string, { first: Figure; ok: number[]; notOk: number[]; flagged: AggregatedFigure['flagged']; measured: number; busy: number[] }>();
+  const byKey = new Map<string, { first: Figure; ok: number[]; notOk: number[]; flagged: AggregatedFigure['flagged']; measured: number; busy: number[]; replans: AggregatedFigure['replans'] }>();
   perRepetition.forEach((figures, i) => {
     for (const f of figures) {
       const key = figureKey(f);
-      const entry = byKey.get(key) ?? { first: f, ok: [], notOk: [], flagged: [], measured: 0, busy: [] };
+      const entry = byKey.get(key) ?? { first: f, ok: [], notOk: [], flagged: [], measured: 0, busy: [], replans: [] };
       entry.measured++;
       if (f.verdict === 'ok') entry.ok.push(f.value);
       else entry.notOk.push(f.value);
       if (f.verdict !== 'ok') entry.flagged.push({ repetition: i + 1, verdict: f.verdict, ...(f.why ? { why: f.why } : {}) });
       if (f.hostBusyMedianPercent !== undefined) entry.busy.push(f.hostBusyMedianPercent);
+      if (f.plan !== undefined && f.plan !== 'as planned') entry.replans.push({ repetition: i + 1, plan: f.plan });
       byKey.set(key, entry);
     }
   });
@@ -45,6 +48,7 @@ export function aggregate(perRepetition: Figure[][]): AggregatedFigure[] {
     ...(e.ok.length > 0 ? { estimate: estimate(e.ok) } : { flaggedEstimate: estimate(e.notOk) }),
     flagged: e.flagged,
     hostBusyMedianPercent: e.busy,
+    replans: e.replans,
   }));
 }
 

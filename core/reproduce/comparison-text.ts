@@ -6,6 +6,7 @@
 import { notReproducible, type AggregatedFigure } from './aggregate';
 import type { Reproduction } from './experiment';
 import { AGREEMENT_TOLERANCE, type LatencyComparison } from './latency-comparison';
+import { REPLAN_POLICY } from './replan';
 import { BOOTSTRAP, type Estimate } from './statistics';
 
 const num = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
@@ -32,14 +33,21 @@ export function latencyTable(c: LatencyComparison): string {
   return lines.join('\n');
 }
 
+/** Which plan produced a figure: "as planned", or each re-planned repetition's plan. */
+export function figurePlan(f: AggregatedFigure): string {
+  if (f.replans.length === 0) return 'as planned';
+  const all = f.replans.length === f.measured && new Set(f.replans.map((r) => r.plan)).size === 1;
+  return all ? f.replans[0].plan : f.replans.map((r) => `r${r.repetition} ${r.plan}`).join('; ');
+}
+
 export function figuresTable(figures: AggregatedFigure[]): string {
-  const lines = ['| figure | ours (median, 95 % CI) | verdicts | host busy (median per run) |', '|---|---|---|---|'];
+  const lines = ['| figure | ours (median, 95 % CI) | verdicts | host busy (median per run) | plan |', '|---|---|---|---|---|'];
   for (const f of figures) {
     const ours = f.estimate ? `${formatEstimate(f.estimate)} ${f.unit}` : `${notReproducible(f.flagged)}; flagged: ${formatEstimate(f.flaggedEstimate!)} ${f.unit}`;
     const ok = f.measured - f.flagged.length;
     const verdicts = `${ok} of ${f.measured} ok${f.flagged.length ? `; ${f.flagged.map((x) => `r${x.repetition} ${x.verdict}`).join(', ')}` : ''}`;
     const busy = f.hostBusyMedianPercent.length ? f.hostBusyMedianPercent.map((b) => `${b.toFixed(0)} %`).join(', ') : '–';
-    lines.push(`| ${f.key} | ${ours} | ${verdicts} | ${busy} |`);
+    lines.push(`| ${f.key} | ${ours} | ${verdicts} | ${busy} | ${figurePlan(f)} |`);
   }
   return lines.join('\n');
 }
@@ -56,7 +64,10 @@ export function measurerSummary(figures: AggregatedFigure[]): string {
   return `verdicts: ${measured - flagged.length} of ${measured} measured figures ok${flags ? ` (${flags})` : ''}${range}`;
 }
 
-export function experimentSection(r: Reproduction, repetitions: number, figures: AggregatedFigure[], latency?: LatencyComparison): string {
+/** The re-plan policy in one sentence, for the comparison and `--plan`. */
+export const REPLAN_NOTE = `A cell whose verdict is host-bound or network-off runs again with one ${REPLAN_POLICY.jvmDatabases.map((d) => d.charAt(0).toUpperCase() + d.slice(1)).join('/')} data node fewer (down to the floor its experiment states), then with half the client load; a client-bound cell with half the load only; at most ${REPLAN_POLICY.maxReplans} re-plans, after which a cell still not ok is not reproducible here. Its figures are those of its last plan.`;
+
+export function experimentSection(r: Reproduction, repetitions: number, figures: AggregatedFigure[], plans: string[], latency?: LatencyComparison): string {
   const lines = [
     `## ${r.id}: ${r.title}`,
     '',
@@ -68,6 +79,9 @@ export function experimentSection(r: Reproduction, repetitions: number, figures:
     ...r.notRunHere.map((n) => `- not run here: ${n}`),
     '',
     measurerSummary(figures),
+    '',
+    `Re-plans: ${plans.length === 0 ? 'none (every cell ran as planned)' : ''}`,
+    ...plans.map((p) => `- ${p}`),
     '',
   ];
   if (latency) lines.push(latencyTable(latency), '');

@@ -17,11 +17,25 @@ export interface Scaling {
   why: string;
 }
 
+/** How far a part's cells may shrink: what the experiment still needs to mean what it says. */
+export interface PartReplan {
+  /** The fewest data nodes a re-plan may leave; the part's nodes must be the scenario's own list. */
+  minDataNodes: number;
+  /** Why no fewer: shown with the plan. */
+  why: string;
+}
+
 /** One scenario of a reproduction; a reproduction may need several (a fleet per region, a latency per database). */
 export interface ReproductionPart {
   /** Unique in the reproduction, a path segment: `redis`, `sydney`. */
   id: string;
   scenario: ScenarioFile;
+  /**
+   * How few data nodes a cell that is not `ok` may be re-planned to (core/reproduce/replan.ts).
+   * Absent: the node count is what the experiment measures (a layout), or the database is not a
+   * JVM one; only the client load is then made smaller.
+   */
+  replan?: PartReplan;
 }
 
 export interface Reproduction {

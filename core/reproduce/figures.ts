@@ -32,6 +32,8 @@ export interface Figure {
   why?: string;
   /** The host's median busy share while the figure was measured, %. */
   hostBusyMedianPercent?: number;
+  /** Which plan produced it: "as planned" or the re-plans (core/reproduce/replan.ts planNote). */
+  plan?: string;
 }
 
 export function figureKey(f: Pick<Figure, 'database' | 'cell' | 'phase' | 'measure'>): string {

@@ -1,13 +1,24 @@
 /**
  * Resume bookkeeping for `fragbench reproduce`: what ran, kept in the reproduce directory
  * (`ledger.json`) after every run, so that `--resume <dir>` redoes only what did not finish. A
- * run is one part of one experiment in one repetition; a cell is finished when its record holds
- * every phase its plan has (a cancelled or failed cell stops short). Pure: the CLI reads and
- * writes the file.
+ * run is one part of one experiment in one repetition (or one re-planned cell of it); a cell is
+ * finished when its record holds every phase its plan has (a cancelled or failed cell stops
+ * short). Which cells are still due, re-plans included, is core/reproduce/replan.ts's
+ * cellProgress. Pure: the CLI reads and writes the file.
  */
 import type { ScenarioFile } from '../scenario';
+import type { Verdict } from '../verdict';
 
 export type Coordinates = Record<string, string | number>;
+
+/** A cell's verdict as the ledger keeps it: `unjudged` when its record holds none (no telemetry). */
+export type CellVerdictKind = Verdict | 'unjudged';
+
+/** What a cell ran at: its data nodes and how many times its client load was halved (core/reproduce/replan.ts). */
+export interface CellSize {
+  nodes: string[];
+  loadHalvings: number;
+}
 
 export interface LedgerRun {
   experiment: string;
@@ -20,6 +31,14 @@ export interface LedgerRun {
   finishedCells: Coordinates[];
   startedAt: number;
   finishedAt?: number;
+  /** 1 (or absent): the plan as published here; 2..: a re-plan of one cell (core/reproduce/replan.ts). */
+  attempt?: number;
+  /** What a re-plan ran at; absent for the plan as published here. */
+  size?: CellSize;
+  /** Why this run is a re-plan: its step and the verdict that asked for it. */
+  replan?: { step: string; because: string };
+  /** The verdict of each finished cell, which decides whether it is re-planned. */
+  verdicts?: { cell: Coordinates; verdict: CellVerdictKind; why?: string }[];
 }
 
 export interface Ledger {
@@ -33,17 +52,11 @@ export function emptyLedger(now: number): Ledger {
   return { createdAt: now, repeat: {}, runs: [] };
 }
 
-const sameCell = (a: Coordinates, b: Coordinates) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+export const sameCell = (a: Coordinates, b: Coordinates) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
 /** The runs of one part in one repetition, oldest first. */
 export function runsOf(ledger: Ledger, experiment: string, part: string, repetition: number): LedgerRun[] {
   return ledger.runs.filter((r) => r.experiment === experiment && r.part === part && r.repetition === repetition);
-}
-
-/** Planned cells of a part's repetition that no run has finished yet, in plan order. */
-export function pendingCells(ledger: Ledger, experiment: string, part: string, repetition: number, planned: Coordinates[]): Coordinates[] {
-  const finished = runsOf(ledger, experiment, part, repetition).flatMap((r) => r.finishedCells);
-  return planned.filter((cell) => !finished.some((f) => sameCell(f, cell)));
 }
 
 /** Records a run (replacing an earlier entry of the same run id) and returns the new ledger. */

@@ -61,6 +61,6 @@ export const linkRemoval: Reproduction = {
   defaultRepeat: 1,
   parts: [
     { id: 'redis', scenario: removal('redis') },
-    { id: 'cassandra', scenario: removal('cassandra') },
+    { id: 'cassandra', scenario: removal('cassandra'), replan: { minDataNodes: 2, why: 'with one node beside the client no removed link lies on a database path' } },
   ],
 };

@@ -12,6 +12,9 @@ const ycsb = { ...REPRODUCTION_YCSB, workload: 'a' as const, recordCount: 1000 }
 /** Open-loop rates far below what the host carries: a resize's own work needs the rest. */
 const RATE = { redis: { threads: 4, target: 200 }, cassandra: { threads: 2, target: 60 } };
 
+/** A re-plan keeps both nodes at rest (core/reproduce/replan.ts): the join is the figure. */
+const JOIN_FLOOR = { minDataNodes: 2, why: 'a resize that adds a node needs two at rest, or it measures a 1 -> 2 join' };
+
 function singleResize(database: 'redis' | 'cassandra', scale: number, seconds: number): ScenarioFile {
   const redis = database === 'redis';
   return {
@@ -54,8 +57,8 @@ export const singleResizeReproduction: Reproduction = {
   parts: [
     { id: 'redis-lsf0p02', scenario: singleResize('redis', 0.02, 180) },
     { id: 'redis-lsf0p1', scenario: singleResize('redis', 0.1, 600) },
-    { id: 'cassandra-lsf0p2', scenario: singleResize('cassandra', 0.2, 180) },
-    { id: 'cassandra-lsf1', scenario: singleResize('cassandra', 1.0, 180) },
+    { id: 'cassandra-lsf0p2', scenario: singleResize('cassandra', 0.2, 180), replan: JOIN_FLOOR },
+    { id: 'cassandra-lsf1', scenario: singleResize('cassandra', 1.0, 180), replan: JOIN_FLOOR },
   ],
 };
 
@@ -103,6 +106,6 @@ export const resizeOnTheFly: Reproduction = {
   defaultRepeat: 1,
   parts: [
     { id: 'redis', scenario: onTheFly('redis', ['singapore', 'sydney', 'pune', 'seoul', 'dubai'], ['seoul', 'dubai'], 0.02) },
-    { id: 'cassandra', scenario: onTheFly('cassandra', ['singapore', 'pune', 'seoul'], ['seoul'], 0.2) },
+    { id: 'cassandra', scenario: onTheFly('cassandra', ['singapore', 'pune', 'seoul'], ['seoul'], 0.2), replan: { minDataNodes: 2, why: 'a node leaves and returns: two at rest keep one serving while it is away' } },
   ],
 };

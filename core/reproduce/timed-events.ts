@@ -43,6 +43,7 @@ export const timedEvents: Reproduction = {
           },
         ],
       },
+      replan: { minDataNodes: 1, why: 'servers join one by one from a single one' },
     },
   ],
 };

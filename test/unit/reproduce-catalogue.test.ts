@@ -61,4 +61,7 @@ test('`fragbench reproduce all --plan` lists every experiment with its scale and
   for (const r of REPRODUCTIONS) expect(result.stdout).toMatch(new RegExp(`^${r.id}: .*\\n  scale: sites `, 'm'));
   expect(result.stdout).toMatch(/estimate: [\d.]+ min per repetition x \d+ = [\d.]+ min/);
   expect(result.stdout).toMatch(/^all 11 reproductions: ~[\d.]+ min \(budget 180.0 min\)$/m);
+  // The re-plan policy, and each part's steps if a cell is host-bound.
+  expect(result.stdout).toMatch(/^re-plan policy: A cell whose verdict is host-bound or network-off runs again with one Cassandra data node fewer/m);
+  expect(result.stdout).toContain('re-plan if host-bound: 3 → 2 Cassandra nodes (seoul left out), then client load halved');
 });

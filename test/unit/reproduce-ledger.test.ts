@@ -1,18 +1,9 @@
-/** Resume bookkeeping: finished cells are skipped, unfinished ones rerun as single-cell scenarios. */
-import { cellFinished, emptyLedger, pendingCells, restrictToCell, withRun, type LedgerRun } from '../../core/reproduce/ledger';
+/** Resume bookkeeping: runs recorded, cells finished, single-cell scenarios (which cells are due: reproduce-replan.test.ts). */
+import { cellFinished, emptyLedger, restrictToCell, withRun, type LedgerRun } from '../../core/reproduce/ledger';
 import type { ScenarioFile } from '../../core/scenario';
 
 const run = (over: Partial<LedgerRun>): LedgerRun => ({ experiment: 'bursting', part: 'redis', repetition: 1, runId: 'r1', status: 'completed', finishedCells: [], startedAt: 1, ...over });
 const planned = [{ layout: '8_0' }, { layout: '4_4' }, { layout: '1_7' }];
-
-test('cells a run finished are not pending again; other repetitions and parts are their own', () => {
-  let ledger = withRun(emptyLedger(0), run({ runId: 'r1', status: 'cancelled', finishedCells: [{ layout: '8_0' }] }));
-  expect(pendingCells(ledger, 'bursting', 'redis', 1, planned)).toEqual([{ layout: '4_4' }, { layout: '1_7' }]);
-  expect(pendingCells(ledger, 'bursting', 'redis', 2, planned)).toEqual(planned);
-  expect(pendingCells(ledger, 'bursting', 'cassandra', 1, planned)).toEqual(planned);
-  ledger = withRun(ledger, run({ runId: 'r2', finishedCells: [{ layout: '4_4' }, { layout: '1_7' }] }));
-  expect(pendingCells(ledger, 'bursting', 'redis', 1, planned)).toEqual([]);
-});
 
 test('a run recorded again (started, then finished) replaces its entry', () => {
   const ledger = withRun(withRun(emptyLedger(0), run({ status: 'started' })), run({ status: 'completed', finishedCells: planned }));

@@ -1,0 +1,192 @@
+/**
+ * Re-planning a cell that was not `ok`: each verdict kind's step, each experiment's ladder and
+ * floor on the real catalogue (every re-planned scenario still plans), the cap on re-plans, and
+ * the ledger's resume of a re-planned cell (finished attempts never redone).
+ */
+import { planReproduction, type PlannedReproduction } from '../../cli/reproduce-plan';
+import { aggregate } from '../../core/reproduce/aggregate';
+import { REPRODUCTIONS } from '../../core/reproduce/catalogue';
+import { figuresTable } from '../../core/reproduce/comparison-text';
+import type { Figure } from '../../core/reproduce/figures';
+import { emptyLedger, withRun, type CellSize, type Coordinates, type Ledger, type LedgerRun } from '../../core/reproduce/ledger';
+import { cellProgress, planNote, REPLAN_POLICY, replanCells, replanDecision, replanLadder, scenarioAtSize, type ReplanContext } from '../../core/reproduce/replan';
+import { loadScenario } from '../../services/scenario/scenario-loader';
+
+jest.setTimeout(60_000);
+
+let planned: PlannedReproduction[];
+beforeAll(async () => {
+  planned = [];
+  for (const r of REPRODUCTIONS) planned.push(await planReproduction(r));
+});
+
+const partOf = (experiment: string, part: string) => {
+  const p = planned.find((x) => x.reproduction.id === experiment)!;
+  return { reproductionPart: p.reproduction.parts.find((x) => x.id === part)!, plannedPart: p.parts.find((x) => x.id === part)! };
+};
+const cellsOf = (experiment: string, part: string) => {
+  const { reproductionPart, plannedPart } = partOf(experiment, part);
+  return replanCells(reproductionPart, plannedPart.plan);
+};
+
+const HOST = 'host CPU ≥ 90 % in 30 % of seconds (threshold 10 %)';
+
+describe('each verdict kind on the latency reproduction’s Cassandra cell (3 nodes, 4 threads at 400 ops/s)', () => {
+  let ctx: ReplanContext;
+  let base: CellSize;
+  beforeAll(() => {
+    [{ context: ctx, base }] = cellsOf('latency', 'cassandra');
+  });
+
+  test('ok is kept', () => {
+    expect(base.nodes).toEqual(['singapore', 'pune', 'seoul']);
+    expect(replanDecision(ctx, base, 'ok', undefined, 0)).toEqual({ kind: 'keep' });
+  });
+
+  test('host-bound and network-off: one Cassandra node fewer first, the farthest not named by an event', () => {
+    for (const verdict of ['host-bound', 'network-off'] as const) {
+      expect(replanDecision(ctx, base, verdict, HOST, 0)).toEqual({
+        kind: 'replan',
+        size: { nodes: ['singapore', 'pune'], loadHalvings: 0 },
+        step: '3 → 2 Cassandra nodes (seoul left out)',
+        because: `${verdict} at 3 Cassandra nodes, 4 threads at 400 ops/s (${HOST})`,
+      });
+    }
+  });
+
+  test('client-bound: the client is the cause, so the load is halved and the nodes stay', () => {
+    expect(replanDecision(ctx, base, 'client-bound', 'ycsb ≥ 95 % of one core in 40 % of seconds (threshold 10 %)', 0)).toMatchObject({
+      kind: 'replan',
+      size: { nodes: base.nodes, loadHalvings: 1 },
+      step: 'client load halved: 4 threads at 400 ops/s → 2 threads at 200 ops/s',
+    });
+  });
+
+  test('unjudged: a smaller plan would not judge it either, so it is reported, not re-planned', () => {
+    expect(replanDecision(ctx, base, 'unjudged', undefined, 0)).toEqual({ kind: 'report', reason: expect.stringMatching(/^unjudged: no telemetry/) });
+  });
+
+  test('at the floor the load is halved; once no step is left, or the re-plans are spent, it is not reproducible here', () => {
+    const atFloor = { nodes: ['singapore', 'pune'], loadHalvings: 0 };
+    expect(replanDecision(ctx, atFloor, 'host-bound', HOST, 1)).toMatchObject({ kind: 'replan', size: { nodes: atFloor.nodes, loadHalvings: 1 } });
+    const spent = replanDecision(ctx, { ...atFloor, loadHalvings: 1 }, 'host-bound', HOST, REPLAN_POLICY.maxReplans);
+    expect(spent).toEqual({ kind: 'not-reproducible', reason: `still host-bound at 2 Cassandra nodes, 2 threads at 200 ops/s (${HOST}) after 2 re-plans (at most 2)` });
+    const smallest = replanDecision(ctx, { ...atFloor, loadHalvings: 2 }, 'host-bound', undefined, 0);
+    expect(smallest.kind).toBe('not-reproducible');
+    expect((smallest as { reason: string }).reason).toMatch(/the smallest plan ran \(2 Cassandra nodes, 1 thread at 100 ops\/s: 2 Cassandra nodes is the floor \(a replica beyond/);
+  });
+});
+
+test('each experiment’s host-bound ladder: JVM nodes down to the stated floor, event nodes and layouts untouched, then half the load', () => {
+  const ladders = Object.fromEntries(
+    planned.flatMap((p) => p.reproduction.parts.map((part) => [`${p.reproduction.id}/${part.id}`, [...new Set(cellsOf(p.reproduction.id, part.id).map((c) => replanLadder(c.context, c.base).join(' | ')))]])),
+  );
+  const halved = (from: string, to: string) => `client load halved: ${from} → ${to}`;
+  expect(ladders['latency/cassandra']).toEqual([`3 → 2 Cassandra nodes (seoul left out) | ${halved('4 threads at 400 ops/s', '2 threads at 200 ops/s')}`]);
+  expect(ladders['traffic/cassandra']).toEqual(ladders['latency/cassandra']);
+  expect(ladders['latency/redis']).toEqual([`${halved('8 threads at 1200 ops/s', '4 threads at 600 ops/s')} | ${halved('4 threads at 600 ops/s', '2 threads at 300 ops/s')}`]);
+  // A resize that adds a node keeps both at rest; seoul, which the events add, is never dropped.
+  expect(ladders['single-resize/cassandra-lsf0p2']).toEqual([halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')]);
+  // seoul leaves and returns in the events: pune goes instead.
+  expect(ladders['resize-on-the-fly/cassandra']).toEqual([`3 → 2 Cassandra nodes (pune left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`]);
+  expect(ladders['link-removal/cassandra']).toEqual([`3 → 2 Cassandra nodes (seoul left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`]);
+  expect(ladders['timed-events/cassandra']).toEqual([halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')]);
+  // A layout's node count is the figure: only the load shrinks.
+  expect(ladders['bursting/cassandra']).toEqual([`${halved('4 threads at 400 ops/s', '2 threads at 200 ops/s')} | ${halved('2 threads at 200 ops/s', '1 thread at 100 ops/s')}`]);
+  expect(ladders['horizontal/redis']).toEqual([`${halved('10 threads at 1200 ops/s', '5 threads at 600 ops/s')} | ${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')}`]);
+});
+
+test('every Cassandra part listing its own nodes states a floor, and every re-planned scenario of the catalogue still plans, at its size', async () => {
+  for (const p of planned) {
+    for (const part of p.reproduction.parts) {
+      const { plannedPart } = partOf(p.reproduction.id, part.id);
+      if (part.scenario.database?.name === 'cassandra' && Array.isArray(part.scenario.database.nodes)) expect({ part: `${p.reproduction.id}/${part.id}`, floor: part.replan?.minDataNodes }).toEqual({ part: `${p.reproduction.id}/${part.id}`, floor: expect.any(Number) });
+      const [cell] = replanCells(part, plannedPart.plan);
+      let size = cell.base;
+      for (let i = 0; i < REPLAN_POLICY.maxReplans; i++) {
+        const d = replanDecision(cell.context, size, 'host-bound', undefined, i);
+        if (d.kind === 'replan') size = d.size;
+      }
+      expect(size.nodes.length).toBeGreaterThanOrEqual(part.replan?.minDataNodes ?? cell.base.nodes.length);
+      const { plan } = await loadScenario(scenarioAtSize(part.scenario, cell.base, size), 'offline');
+      const replanned = plan.cells.find((c) => JSON.stringify(c.coordinates) === JSON.stringify(cell.coordinates))!;
+      expect(replanned.nodes).toEqual(size.nodes);
+      const threads = replanned.phases.flatMap((ph) => (ph.kind === 'run' ? [ph.ycsb.threads] : []));
+      expect(Math.max(...threads)).toBe(Math.max(1, Math.ceil(cell.context.base.threads / 2 ** size.loadHalvings)));
+    }
+  }
+});
+
+test('a re-plan halves ramped clients too and leaves the reproduction as it was', () => {
+  const { reproductionPart } = partOf('timed-events', 'cassandra');
+  const before = JSON.stringify(reproductionPart.scenario);
+  const base = { nodes: ['singapore'], loadHalvings: 0 };
+  const smaller = scenarioAtSize(reproductionPart.scenario, base, { ...base, loadHalvings: 1 });
+  expect(smaller.ycsb).toMatchObject({ threads: 1, target: 30 });
+  const ramp = smaller.phases.find((p) => p.phase === 'run' && p.label === 'ramp');
+  expect(ramp?.phase === 'run' && ramp.events?.[0].clientStart).toEqual([{ name: 'c2', threads: 1, target: 60 }, { name: 'c3', threads: 1, target: 90 }]);
+  expect(JSON.stringify(reproductionPart.scenario)).toBe(before);
+  // Fewer nodes where they live in the matrix (a layout) would change the figure: refused.
+  const { reproductionPart: layouts } = partOf('bursting', 'cassandra');
+  expect(() => scenarioAtSize(layouts.scenario, { nodes: ['prv1', 'prv2', 'prv3'], loadHalvings: 0 }, { nodes: ['prv1', 'prv2'], loadHalvings: 0 })).toThrow(/needs the nodes listed in database.nodes/);
+});
+
+describe('the ledger across attempts: a resume runs only what is due', () => {
+  const at = { experiment: 'latency', part: 'cassandra', repetition: 1 };
+  const cell: Coordinates = { latencyScale: 0.2 };
+  const run = (over: Partial<LedgerRun>): LedgerRun => ({ ...at, runId: 'r1', status: 'completed', finishedCells: [cell], startedAt: 1, ...over });
+  const hostBound = { cell, verdict: 'host-bound' as const, why: HOST };
+  let cells: ReturnType<typeof replanCells>;
+  beforeAll(() => {
+    cells = cellsOf('latency', 'cassandra');
+  });
+  const progress = (ledger: Ledger) => cellProgress(ledger, at, cells)[0];
+
+  test('nothing run: the first plan is due; another repetition or part is its own', () => {
+    const ledger = withRun(emptyLedger(0), run({ verdicts: [{ cell, verdict: 'ok' }] }));
+    expect(progress(emptyLedger(0)).next).toEqual({ attempt: 1, size: cells[0].base });
+    expect(progress(ledger).next).toBeUndefined();
+    expect(progress(ledger).decision).toEqual({ kind: 'keep' });
+    expect(cellProgress(ledger, { ...at, repetition: 2 }, cells)[0].next?.attempt).toBe(1);
+    expect(planNote(progress(ledger))).toBe('as planned');
+  });
+
+  test('host-bound at 3 nodes: the re-plan is due; an interrupted re-plan is due again, the first plan never', () => {
+    let ledger = withRun(emptyLedger(0), run({ verdicts: [hostBound] }));
+    const due = { attempt: 2, size: { nodes: ['singapore', 'pune'], loadHalvings: 0 }, replan: { step: '3 → 2 Cassandra nodes (seoul left out)', because: expect.stringMatching(/^host-bound at 3 Cassandra nodes/) } };
+    expect(progress(ledger).next).toEqual(due);
+    ledger = withRun(ledger, run({ runId: 'r2', status: 'cancelled', finishedCells: [], attempt: 2, size: due.size }));
+    expect(progress(ledger).next).toEqual(due);
+    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: due.size, replan: { step: due.replan.step, because: `host-bound at 3 Cassandra nodes, 4 threads at 400 ops/s (${HOST})` }, verdicts: [{ cell, verdict: 'ok' }] }));
+    const done = progress(ledger);
+    expect(done.next).toBeUndefined();
+    expect(done.attempts.map((a) => [a.attempt, a.runId])).toEqual([[1, 'r1'], [2, 'r2']]);
+    expect(planNote(done)).toBe(`re-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes, 4 threads at 400 ops/s (${HOST})`);
+  });
+
+  test('still host-bound at the smallest plan: no further attempt, and the note says not reproducible here', () => {
+    let ledger = withRun(emptyLedger(0), run({ verdicts: [hostBound] }));
+    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: { nodes: ['singapore', 'pune'], loadHalvings: 0 }, replan: { step: '3 → 2', because: 'host-bound at 3' }, verdicts: [hostBound] }));
+    expect(progress(ledger).next).toMatchObject({ attempt: 3, size: { nodes: ['singapore', 'pune'], loadHalvings: 1 } });
+    ledger = withRun(ledger, run({ runId: 'r3', attempt: 3, size: { nodes: ['singapore', 'pune'], loadHalvings: 1 }, replan: { step: 'halved', because: 'host-bound at 2' }, verdicts: [hostBound] }));
+    const p = progress(ledger);
+    expect(p.next).toBeUndefined();
+    expect(p.decision?.kind).toBe('not-reproducible');
+    expect(planNote(p)).toMatch(/^re-planned: 3 → 2, host-bound at 3; then halved, host-bound at 2; not reproducible here: still host-bound at 2 Cassandra nodes, 2 threads at 200 ops\/s .* after 2 re-plans/);
+  });
+
+  test('a ledger from before re-planning (no verdicts) keeps its finished cells as final; unfinished cells stay due', () => {
+    const layouts = cellsOf('bursting', 'redis');
+    const ledger = withRun(emptyLedger(0), { experiment: 'bursting', part: 'redis', repetition: 1, runId: 'old', status: 'cancelled', finishedCells: [{ layout: '8_0' }], startedAt: 1 });
+    const p = cellProgress(ledger, { experiment: 'bursting', part: 'redis', repetition: 1 }, layouts);
+    expect(p.map((x) => [x.cell.layout, x.next?.attempt])).toEqual([['8_0', undefined], ['4_4', 1], ['1_7', 1]]);
+  });
+});
+
+test('the figures table says which plan produced each figure', () => {
+  const figure = (value: number, plan: string, verdict: Figure['verdict'] = 'ok'): Figure => ({ database: 'cassandra', cell: 'latencyScale=0.2', phase: 'a-lsf0p2', measure: 'throughput', unit: 'ops/s', value, verdict, plan });
+  const note = 're-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes';
+  expect(figuresTable(aggregate([[figure(100, note)], [figure(104, note)]]))).toContain(`| 2 of 2 ok | – | ${note} |`);
+  expect(figuresTable(aggregate([[figure(100, 'as planned')], [figure(104, note)]]))).toContain(`| r2 ${note} |`);
+  expect(figuresTable(aggregate([[figure(100, 'as planned')]]))).toContain('| as planned |');
+});
