@@ -1,8 +1,9 @@
 /**
- * Writes the comparison of a reproduce directory (comparison.md and comparison.json beside the
- * ledger) from the runs its ledger lists, and returns the Markdown for the terminal. Figures are
- * read from each run's stored cells, so the comparison can be made again at any time
- * (`reproduce --resume <dir>` with nothing left to run does just that).
+ * Writes the comparison of a reproduce directory (comparison.md, comparison.json and the
+ * self-contained comparison.html beside the ledger) from the runs its ledger lists, and returns
+ * the Markdown for the terminal. Figures are read from each run's stored cells (per cell, those
+ * of its last plan), so the comparison can be made again at any time (`reproduce --resume <dir>
+ * --report-only`).
  */
 import path from 'node:path';
 import { ResultsStore } from '../services/results/results-store';
@@ -10,7 +11,8 @@ import { writeFileAtomic, writeJsonAtomic } from '../platform/files';
 import type { CellPlan } from '../core/scenario';
 import type { CellRecord } from '../core/run-record';
 import { aggregate } from '../core/reproduce/aggregate';
-import { experimentSection, REPLAN_NOTE } from '../core/reproduce/comparison-text';
+import { experimentSection, REPLAN_NOTE, type ExperimentComparison } from '../core/reproduce/comparison-text';
+import { writeComparisonHtml } from '../report/comparison-html';
 import { runFigures, type Figure } from '../core/reproduce/figures';
 import { compareLatency, type PublishedLatency } from '../core/reproduce/latency-comparison';
 import { sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
@@ -39,6 +41,7 @@ interface ExperimentFigures {
   perRepetition: Figure[][];
   /** "r1 cassandra latencyScale=0.2: re-planned: …", for every cell not run as planned. */
   plans: string[];
+  firstRepetitionRuns: string[];
 }
 
 /**
@@ -47,7 +50,7 @@ interface ExperimentFigures {
  */
 async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: PlannedReproduction, repeat: number): Promise<ExperimentFigures> {
   const experiment = planned.reproduction.id;
-  const result: ExperimentFigures = { perRepetition: [], plans: [] };
+  const result: ExperimentFigures = { perRepetition: [], plans: [], firstRepetitionRuns: [] };
   for (let repetition = 1; repetition <= repeat; repetition++) {
     const figures: Figure[] = [];
     for (const part of planned.parts) {
@@ -61,6 +64,7 @@ async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: P
           const found = await figuresOfRun(store, runId, progress.cell);
           if (found.length === 0) continue;
           figures.push(...found.map((f) => ({ ...f, plan: note })));
+          if (repetition === 1 && !result.firstRepetitionRuns.includes(runId)) result.firstRepetitionRuns.push(runId);
           break;
         }
         if (note !== 'as planned' && runs.length > 0) result.plans.push(`r${repetition} ${part.id} ${Object.entries(progress.cell).map(([k, v]) => `${k}=${v}`).join(' ')}: ${note}`);
@@ -71,21 +75,27 @@ async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: P
   return result;
 }
 
-export async function writeComparison(dir: string, planned: PlannedReproduction[], ledger: Ledger): Promise<string> {
-  const store = new ResultsStore();
-  const sections: string[] = [`# Reproduction of the published experiments on one host\n\nDirectory: ${dir}; written ${new Date().toISOString()}.\n\n${REPLAN_NOTE}\n`];
-  const json: Record<string, unknown> = {};
+/**
+ * Writes comparison.md, comparison.json and comparison.html into `dir`; `store` holds the runs
+ * the ledger lists (the default results directory unless told otherwise).
+ */
+export async function writeComparison(dir: string, planned: PlannedReproduction[], ledger: Ledger, store = new ResultsStore()): Promise<string> {
+  const writtenAt = Date.now();
+  const comparisons: ExperimentComparison[] = [];
   for (const p of planned) {
     const { reproduction, estimate } = p;
     const repeat = ledger.repeat[reproduction.id] ?? estimate.repeat;
-    const { perRepetition, plans } = await experimentFigures(store, ledger, p, repeat);
-    const figures = aggregate(perRepetition);
+    const { perRepetition, plans, firstRepetitionRuns } = await experimentFigures(store, ledger, p, repeat);
     const latency = reproduction.id === 'latency' ? compareLatency(published as PublishedLatency, perRepetition) : undefined;
-    sections.push(experimentSection(reproduction, repeat, figures, plans, latency));
-    json[reproduction.id] = { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), plans, figures, ...(latency ? { latency } : {}) };
+    comparisons.push({ reproduction, repeat, figures: aggregate(perRepetition), plans, firstRepetitionRuns, ...(latency ? { latency } : {}) });
   }
-  const markdown = sections.join('\n');
+  const heading = `# Reproduction of the published experiments on one host\n\nDirectory: ${dir}; written ${new Date(writtenAt).toISOString()}.\n\n${REPLAN_NOTE}\n`;
+  const markdown = [heading, ...comparisons.map(experimentSection)].join('\n');
   writeFileAtomic(path.join(dir, 'comparison.md'), markdown);
+  const json = Object.fromEntries(
+    comparisons.map(({ reproduction, repeat, plans, figures, latency }) => [reproduction.id, { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), plans, figures, ...(latency ? { latency } : {}) }]),
+  );
   writeJsonAtomic(path.join(dir, 'comparison.json'), json);
-  return `${markdown}\ncomparison: ${path.join(dir, 'comparison.md')} (and comparison.json)`;
+  const html = await writeComparisonHtml(store, { dir, writtenAt, comparisons, published: published as PublishedLatency });
+  return `${markdown}\ncomparison: ${path.join(dir, 'comparison.md')} (and comparison.json, ${path.basename(html)})`;
 }

@@ -28,6 +28,7 @@ interface ReproduceOptions {
   plan?: boolean;
   repeat?: number;
   resume?: string;
+  reportOnly?: boolean;
 }
 
 function stamp(): string {
@@ -163,7 +164,22 @@ class ReproduceSession {
   }
 }
 
+/** The results store a reproduce directory's runs are in: the directory it sits in (results/). */
+const storeOf = (dir: string) => new ResultsStore(path.dirname(dir));
+
+/** `--report-only`: the comparison of a reproduce directory written again from its ledger, running nothing. */
+async function reportOnly(which: string, opts: ReproduceOptions): Promise<void> {
+  if (opts.resume === undefined) throw new InputError('--report-only', 'needs --resume <dir>: the reproduce directory whose comparison to write again, e.g. results/reproduce-<stamp>');
+  const { dir, ledger } = openDirectory(opts.resume);
+  // `all` means what this directory ran.
+  const selected = selectReproductions(which).filter((r) => which !== 'all' || r.id in ledger.repeat);
+  const planned: PlannedReproduction[] = [];
+  for (const r of selected) planned.push(await planReproduction(r, ledger.repeat[r.id]));
+  console.log(await writeComparison(dir, planned, ledger, storeOf(dir)));
+}
+
 async function reproduce(which: string, opts: ReproduceOptions): Promise<void> {
+  if (opts.reportOnly) return reportOnly(which, opts);
   const selected = selectReproductions(which);
   const planned: PlannedReproduction[] = [];
   // A resume keeps the repetitions the first invocation asked for, unless told otherwise.
@@ -188,7 +204,7 @@ async function reproduce(which: string, opts: ReproduceOptions): Promise<void> {
     });
   } finally {
     // Whatever finished is in the ledger: the comparison says what it shows, even after an interruption.
-    console.log(await writeComparison(dir, planned, session.current));
+    console.log(await writeComparison(dir, planned, session.current, storeOf(dir)));
     if (started) await stopDevServer();
   }
 }
@@ -200,5 +216,6 @@ export function registerReproduceCommands(program: Command): void {
     .option('--plan', "print each experiment's scale and estimated duration; run nothing")
     .option('--repeat <n>', 'repetitions per experiment (default: 3 where the 30-minute budget allows, else fewer)', wholeNumberAbove0)
     .option('--resume <dir>', 'continue an interrupted reproduction in its directory (results/reproduce-<stamp>), skipping finished runs and cells')
+    .option('--report-only', 'with --resume: write the comparison (comparison.md, .json and .html) again from the directory, running nothing')
     .action((experiment: string | undefined, opts: ReproduceOptions) => reproduce(experiment ?? 'all', opts));
 }

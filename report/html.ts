@@ -8,7 +8,10 @@ import type { ReportModel } from './build-report';
 import type { Table } from './tables';
 import type { RenderedFigure } from './vega';
 
-const escapeHtml = (text: string) =>
+/** Inline styles, scripts and data: images only: the page can load nothing from anywhere. */
+export const NO_NETWORK_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+
+export const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 /**
@@ -98,6 +101,19 @@ const STYLE = `
   @media (max-width: 1000px) { .layout { grid-template-columns: minmax(0, 1fr); } aside { position: static; max-height: none; } }
 `;
 
+/** A self-contained page's start, to its <body>: the no-network policy, the title and the inline style. */
+export function pageHead(title: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${NO_NETWORK_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>`;
+}
+
 /** stacked: each value under its name, for long setting names. */
 function definitionList(entries: [string, string][], empty: string, stacked = false): string {
   if (entries.length === 0) return `<p>${escapeHtml(empty)}</p>`;
@@ -160,15 +176,7 @@ export function renderHtml(model: ReportModel, rendered: Map<string, RenderedFig
     ? `<section class="validity ${model.validity.flagged ? 'flagged' : 'ok'}">${model.validity.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}</section>`
     : '';
   const notes = model.notes.length > 0 ? `<section class="notes">${model.notes.map((n) => `<p>${escapeHtml(n)}</p>`).join('')}</section>` : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(`${run.scenario} · ${run.runId} · fragbench`)}</title>
-<style>${STYLE}</style>
-</head>
+  return `${pageHead(`${run.scenario} · ${run.runId} · fragbench`, STYLE)}
 <body>
 <header>
   <h1>${escapeHtml(run.experiment)}${run.experiment === run.scenario ? '' : ` <small>(scenario ${escapeHtml(run.scenario)})</small>`}</h1>

@@ -44,6 +44,8 @@ export interface Reproduction {
   title: string;
   /** Where the published experiment is described. */
   source: string;
+  /** The published experiment's set-up, in a sentence, beside which the scaling is read. */
+  publishedSetup: string;
   scaling: Scaling;
   /** Parts of the published experiment this host cannot run, each with why. */
   notRunHere: string[];

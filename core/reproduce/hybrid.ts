@@ -55,6 +55,7 @@ export const bursting: Reproduction = {
   id: 'bursting',
   title: 'Cloud bursting: throughput per layout from 8_0 to 1_7',
   source: 'SPEC.md §4.6',
+  publishedSetup: 'Adelaide OpenStack bursting into Azure Virginia; layouts 8_0 .. 1_7, a fresh cluster per layout; 10,000 records of 10 x 8 bytes, 1,000 operations, 10 threads; workloads A-F',
   scaling: {
     sites: 'hybrid-virginia; Redis layouts 8_0, 4_4 and 1_7 (the ends and the middle of 8_0 .. 1_7); Cassandra 3-node layouts 3_0, 2_1, 1_2',
     ...common,
@@ -72,6 +73,7 @@ export const distance: Reproduction = {
   id: 'distance',
   title: 'Distance: the public cloud in Sydney, Mumbai and Virginia',
   source: 'SPEC.md §4.7',
+  publishedSetup: 'the bursting set-up with the public cloud in Sydney, Mumbai and Virginia',
   scaling: {
     sites: 'hybrid-sydney, hybrid-mumbai, hybrid-virginia (one local fleet per region); Redis layout 4_4, Cassandra 2_1',
     ...common,
@@ -89,6 +91,7 @@ export const horizontal: Reproduction = {
   id: 'horizontal',
   title: 'Horizontal scaling: 1 private node and 2, 4, 6, 8 public ones',
   source: 'SPEC.md §4.8',
+  publishedSetup: '1 private node and 2, 4, 6, 8 public nodes (Azure B1ms)',
   scaling: {
     sites: 'hybrid-virginia; Redis 1_2, 1_4, 1_6, 1_8 as published; Cassandra 1_1 and 1_2',
     ...common,
@@ -106,6 +109,7 @@ export const vertical: Reproduction = {
   id: 'vertical',
   title: 'Vertical scaling: 2 private nodes and 1 public node (network layout only)',
   source: 'SPEC.md §4.9',
+  publishedSetup: '2 private nodes and 1 public node of 2, 4 or 8 cores (B2ms, B4ms, B8ms)',
   scaling: {
     sites: 'hybrid-virginia; layout 2_1 for Redis and Cassandra',
     ...common,
@@ -120,6 +124,7 @@ export const vmPacking: Reproduction = {
   id: 'vm-packing',
   title: 'VM packing: 1 private node and 8 public cores as 4x2, 2x4, 1x8 (node counts only)',
   source: 'SPEC.md §4.10',
+  publishedSetup: '1 private node and 8 public cores packed as 4x2, 2x4 and 1x8',
   scaling: {
     sites: 'hybrid-virginia; Cassandra 1_2 (the 2x4 packing) and 1_1 (1x8) as published (Redis was left out there too)',
     ...common,

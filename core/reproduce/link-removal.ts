@@ -50,6 +50,7 @@ export const linkRemoval: Reproduction = {
   id: 'link-removal',
   title: 'Link removal: throughput and average ping latency before and after each removal',
   source: 'SPEC.md §4.5',
+  publishedSetup: 'a random dense mesh of 64 links over 8 nodes; 50 removals one by one, 60 s measured before and after each, the all-pairs average ping (10 pings) before and after',
   scaling: {
     sites: 'fhc-8dc-mesh64 (the published 64-link mesh); Redis on all 8 sites, Cassandra on 3',
     records: '1,000 records',

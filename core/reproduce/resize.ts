@@ -45,6 +45,7 @@ export const singleResizeReproduction: Reproduction = {
   id: 'single-resize',
   title: 'Single node removal and addition: acceptance and completion times',
   source: 'SPEC.md §4.3',
+  publishedSetup: '8 data nodes; one node removed and added per database at X and 5X; request acceptance and completion times',
   scaling: {
     sites: 'fhc-8dc; Redis on 4 sites (singapore, sydney, pune, seoul: remove seoul, add it back); Cassandra on 2 (singapore, pune: add seoul, then remove it)',
     records: '1,000 records',
@@ -95,6 +96,7 @@ export const resizeOnTheFly: Reproduction = {
   id: 'resize-on-the-fly',
   title: 'Down- and up-sizing on the fly: per-second throughput with settling periods',
   source: 'SPEC.md §4.4',
+  publishedSetup: '8 -> 2 nodes one at a time, then 2 -> 8, a step every 120 s under load, against an all-8-nodes baseline',
   scaling: {
     sites: 'fhc-8dc; Redis 5 -> 3 -> 5 (singapore, sydney, pune stay; seoul then dubai leave, farthest from the client first); Cassandra 3 -> 2 -> 3 (seoul leaves and returns)',
     records: '1,000 records',

@@ -8,6 +8,7 @@ export const timedEvents: Reproduction = {
   id: 'timed-events',
   title: 'Timed events: client ramp against one server, then servers added one by one',
   source: 'SPEC.md §4 (timed events)',
+  publishedSetup: 'clients ramped against one server until it is overloaded, then servers added one by one; ops/s per second with each event as a dotted line',
   scaling: {
     sites: 'fhc-4; Cassandra starts on singapore alone, then pune and seoul join',
     records: '1,000 records',

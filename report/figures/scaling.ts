@@ -19,7 +19,7 @@ const coordinate = (cell: CellRecord, key: string) =>
   key in cell.coordinates ? String(cell.coordinates[key]) : key === 'database' && cell.cluster ? cell.cluster.database : 'all';
 
 /** A panel per workload, three to a row, each drawn by `unit`. */
-function panelsByWorkload(rows: object[], unit: Record<string, unknown>): Figure['spec'] {
+export function panelsByWorkload(rows: object[], unit: Record<string, unknown>): Figure['spec'] {
   return {
     config: BASE_CONFIG,
     data: { values: rows },

@@ -22,6 +22,7 @@ test('every experiment of SPEC.md §4 has a reproduction, each with its scaling 
   for (const section of ['§4.1', '§4.2', '§4.3', '§4.4', '§4.5', '§4.6', '§4.7', '§4.8', '§4.9', '§4.10', 'timed events']) expect(sources).toContain(section);
   for (const r of REPRODUCTIONS) {
     for (const field of ['sites', 'records', 'durations', 'threads', 'why'] as const) expect(r.scaling[field].length).toBeGreaterThan(10);
+    expect(r.publishedSetup.length).toBeGreaterThan(20);
   }
 });
 
