@@ -13,6 +13,7 @@ import { defaultResultsDir, ResultsStore } from '../services/results/results-sto
 import { InputError } from '../core/errors';
 import type { CellRecord } from '../core/run-record';
 import { selectReproductions } from '../core/reproduce/catalogue';
+import type { Reproduction } from '../core/reproduce/experiment';
 import { cellFinished, emptyLedger, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells, scenarioAtSize, type CellProgress } from '../core/reproduce/replan';
 import type { ScenarioFile } from '../core/scenario';
@@ -180,7 +181,11 @@ async function reportOnly(which: string, opts: ReproduceOptions): Promise<void> 
 
 async function reproduce(which: string, opts: ReproduceOptions): Promise<void> {
   if (opts.reportOnly) return reportOnly(which, opts);
-  const selected = selectReproductions(which);
+  return reproduceWith(selectReproductions(which), opts);
+}
+
+/** Runs reproductions (the catalogue's, or a smaller one a check builds) with the CLI's options. */
+export async function reproduceWith(selected: Reproduction[], opts: Omit<ReproduceOptions, 'reportOnly'>): Promise<void> {
   const planned: PlannedReproduction[] = [];
   // A resume keeps the repetitions the first invocation asked for, unless told otherwise.
   const earlier = opts.resume ? readJson<Ledger>(paths(path.resolve(opts.resume)).ledger) : undefined;

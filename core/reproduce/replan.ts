@@ -133,13 +133,13 @@ export function scenarioAtSize(scenario: ScenarioFile, base: CellSize, size: Cel
     return { ...spec, ...(spec.threads !== undefined ? { threads: load.threads } : {}), ...(load.target !== undefined ? { target: load.target } : {}) };
   };
   const phases = scenario.phases.map((phase): PhaseSpec => {
-    if (phase.phase !== 'run' || !phase.events || size.loadHalvings === 0) return phase;
-    const events = phase.events.map((e) => {
+    if (phase.phase !== 'run' || size.loadHalvings === 0) return phase;
+    const events = phase.events?.map((e) => {
       const clients = (e as { clientStart?: unknown }).clientStart as Parameters<typeof halve>[0] | Parameters<typeof halve>[0][] | undefined;
       if (clients === undefined) return e;
       return { ...e, clientStart: Array.isArray(clients) ? clients.map(halve) : halve(clients) };
     });
-    return { ...phase, events } as PhaseSpec;
+    return { ...phase, ...(phase.ycsb ? { ycsb: halve(phase.ycsb) } : {}), ...(events ? { events } : {}) } as PhaseSpec;
   });
   const ycsb = size.loadHalvings === 0 ? scenario.ycsb : { ...scenario.ycsb, ...loadAt(baseLoad(scenario), size.loadHalvings) };
   return {

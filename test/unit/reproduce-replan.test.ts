@@ -126,6 +126,10 @@ test('a re-plan halves ramped clients too and leaves the reproduction as it was'
   const ramp = smaller.phases.find((p) => p.phase === 'run' && p.label === 'ramp');
   expect(ramp?.phase === 'run' && ramp.events?.[0].clientStart).toEqual([{ name: 'c2', threads: 1, target: 60 }, { name: 'c3', threads: 1, target: 90 }]);
   expect(JSON.stringify(reproductionPart.scenario)).toBe(before);
+  // A run phase's own client settings are halved too; a phase without them keeps the scenario's.
+  const withPhaseLoad = { ...reproductionPart.scenario, phases: [...reproductionPart.scenario.phases, { phase: 'run' as const, duration: 10, ycsb: { threads: 6, target: 100 } }] };
+  expect(scenarioAtSize(withPhaseLoad, base, { ...base, loadHalvings: 1 }).phases.at(-1)).toMatchObject({ ycsb: { threads: 3, target: 50 } });
+  expect(scenarioAtSize(withPhaseLoad, base, { ...base, loadHalvings: 1 }).phases.find((p) => p.phase === 'run' && p.label === 'warm-up')).toEqual(reproductionPart.scenario.phases.find((p) => p.phase === 'run' && p.label === 'warm-up'));
   // Fewer nodes where they live in the matrix (a layout) would change the figure: refused.
   const { reproductionPart: layouts } = partOf('bursting', 'cassandra');
   expect(() => scenarioAtSize(layouts.scenario, { nodes: ['prv1', 'prv2', 'prv3'], loadHalvings: 0 }, { nodes: ['prv1', 'prv2'], loadHalvings: 0 })).toThrow(/needs the nodes listed in database.nodes/);
