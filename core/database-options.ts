@@ -41,6 +41,8 @@ export const DATABASE_OPTIONS: Record<DatabaseName, Record<string, OptionRule>> 
     writeConcern: { expects: '"majority" or a whole number >= 0', valid: (v) => v === 'majority' || (typeof v === 'number' && Number.isInteger(v) && v >= 0) },
   },
   mysql: { fieldCount: wholeNumber(1) },
+  riak: {},
+  couchdb: { shards: wholeNumber(1, 64) },
 };
 
 /** Every problem with `options` for `database`, each naming its field under `where`. */

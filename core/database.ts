@@ -43,7 +43,14 @@ export interface DatabaseAdapter {
   killMember(node: string): Promise<void>;
 }
 
-export type DatabaseName = 'redis' | 'cassandra' | 'mongodb' | 'mysql';
+export type DatabaseName = 'redis' | 'cassandra' | 'mongodb' | 'mysql' | 'riak' | 'couchdb';
+
+/**
+ * Databases whose adapters run only on VM fleets (Ubuntu, vendor packages) and have never run on
+ * this project's machines: no package is reachable here, so only their command sequences are
+ * tested (against the vendors' documentation). A local fleet refuses them at planning time.
+ */
+export const VM_ONLY_NOT_EXECUTED_HERE: readonly DatabaseName[] = ['riak', 'couchdb'];
 
 export interface ResizeTiming {
   node: string;

@@ -55,7 +55,7 @@ export interface PlanView {
  * host measured: Redis forms in ~4 s; a 3-node Cassandra in ~55 s (bench:db); loads run at a
  * few thousand records a second. Fleet up is ~6 s.
  */
-const SETUP_S: Record<DatabaseName, number> = { redis: 10, cassandra: 60, mongodb: 60, mysql: 60 };
+const SETUP_S: Record<DatabaseName, number> = { redis: 10, cassandra: 60, mongodb: 60, mysql: 60, riak: 60, couchdb: 60 };
 const LOAD_RECORDS_PER_S = 2000;
 const FLEET_UP_S = 6;
 

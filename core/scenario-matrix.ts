@@ -21,7 +21,7 @@ export interface MatrixCell {
   referenceCellId?: string;
 }
 
-const DATABASES = ['redis', 'cassandra', 'mongodb', 'mysql'];
+const DATABASES = ['redis', 'cassandra', 'mongodb', 'mysql', 'riak', 'couchdb'];
 const WORKLOADS = ['a', 'b', 'c', 'd', 'e', 'f'];
 
 function isKnown(dimension: string): dimension is KnownDimension {

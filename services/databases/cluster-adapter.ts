@@ -6,7 +6,7 @@
 import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
 import type { ClusterInfo, DatabaseName, ResizeTiming } from '../../core/database';
-import { NodeShell, type ExecProvider, type ProcessMarker } from './node-shell';
+import { awaitServing, NodeShell, type ExecProvider, type ProcessMarker } from './node-shell';
 import { nodeDir, StateFile } from './state';
 
 /** A database process an adapter started on a node. */
@@ -267,6 +267,37 @@ export abstract class ClusterAdapter<
     const shell = this.shell(member.node);
     const marker = this.serverMarker(member, state);
     for (const pid of await shell.findOurs(marker)) await shell.stopProcess(pid, marker, 30_000);
+  }
+
+  /**
+   * An add's newcomer, serving: started afresh, or, for an add asked again, as the interrupted
+   * attempt left it (resumedNewcomer). If it does not come up and the cluster has not taken it
+   * (`taken`), the add is forgotten: the cluster is as it was.
+   */
+  protected async servingNewcomer(
+    state: S,
+    resumed: boolean,
+    how: { newcomer: M; logFile: string; ready: () => Promise<boolean>; timeoutMs: number; fresh: () => Promise<M>; taken: boolean },
+  ): Promise<M> {
+    try {
+      if (!resumed) return await how.fresh();
+      const shell = this.shell(how.newcomer.node);
+      const spec = { database: this.name, logFile: how.logFile, marker: this.serverMarker(how.newcomer, state) };
+      const serving = (pid: number) => awaitServing(shell, spec, pid, how.ready, how.timeoutMs);
+      return await this.resumedNewcomer(state, how.newcomer, { serving, logFile: how.logFile, fresh: how.fresh });
+    } catch (err) {
+      if (!how.taken) this.forgetResize(state);
+      throw err;
+    }
+  }
+
+  /** A removal the cluster took: complete once `settled` resolves; then its member is stopped. */
+  protected async removalTaken(state: S, resize: Resize, leaving: M, settled: () => Promise<void>): Promise<ResizeTiming> {
+    this.noteAccepted(state, resize);
+    await settled();
+    const completedAt = Date.now();
+    await this.retire(state, [leaving]);
+    return this.timingOf(resize, completedAt);
   }
 
   /**

@@ -18,7 +18,7 @@ import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
 import { ClusterAdapter, type Member, type Resize } from './cluster-adapter';
 import { waitFor } from '../../platform/wait';
-import { awaitServing, defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from './node-shell';
+import { defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from './node-shell';
 import { installFromVendor } from './vendor-apt';
 
 type MongoMember = Member;
@@ -214,17 +214,15 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     const others = state.members.filter((m) => m.node !== node.name);
     const primary = await this.primary({ ...state, members: others });
     const configured = (await this.configuredHosts(primary)).includes(`${node.overlayAddress}:${MONGO_PORT}`);
-    const fresh = () => this.startMember(state, node);
-    let member: MongoMember;
-    try {
-      const newcomer = this.newcomer(state, node);
-      const serving = (pid: number) => awaitServing(this.shell(node), this.serverSpec(newcomer), pid, this.answersPing(newcomer), START_TIMEOUT_MS);
-      member = resumed ? await this.resumedNewcomer(state, newcomer, { serving, logFile: this.serverSpec(newcomer).logFile, fresh }) : await fresh();
-    } catch (err) {
-      // Its mongod did not come up; unless the set already has it, the cluster is as it was.
-      if (!configured) this.forgetResize(state);
-      throw err;
-    }
+    const newcomer = this.newcomer(state, node);
+    const member = await this.servingNewcomer(state, resumed !== undefined, {
+      newcomer,
+      logFile: this.serverSpec(newcomer).logFile,
+      ready: this.answersPing(newcomer),
+      timeoutMs: START_TIMEOUT_MS,
+      fresh: () => this.startMember(state, node),
+      taken: configured,
+    });
     if (configured) {
       // An attempt that died after rs.add: the set has it, and syncs it once its mongod runs.
       this.recordMember(state, member);
@@ -257,11 +255,7 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     const resize = resumed ?? this.begin(state, 'remove', node);
     // Not configured any more: an attempt that died after rs.remove; only its mongod is left to stop.
     if (configured) await this.checkOk(primary, `rs.remove(${JSON.stringify(host(leaving))})`, 'rs.remove');
-    this.noteAccepted(state, resize);
-    await this.waitHealthy(primary, remaining, SYNC_TIMEOUT_MS);
-    const completedAt = Date.now();
-    await this.retire(state, [leaving]);
-    return this.timingOf(resize, completedAt);
+    return this.removalTaken(state, resize, leaving, () => this.waitHealthy(primary, remaining, SYNC_TIMEOUT_MS));
   }
 
   async status(): Promise<{ members: string[]; healthy: boolean }> {

@@ -54,6 +54,11 @@ export class NodeShell {
     await this.run(['sh', '-c', 'cat > "$1"', 'sh', path], { input: content });
   }
 
+  /** A file only root reads (a config holding a secret), its content on standard input. */
+  async writePrivateFile(path: string, content: string): Promise<void> {
+    await this.run(['sh', '-c', 'umask 077 && cat > "$1"', 'sh', path], { input: content });
+  }
+
   async makeDir(path: string): Promise<void> {
     await this.run(['mkdir', '-p', path]);
   }

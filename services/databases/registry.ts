@@ -3,16 +3,20 @@ import type { DatabaseAdapter, DatabaseName } from '../../core/database';
 import { InputError } from '../../core/errors';
 import type { Inventory } from '../../core/inventory';
 import { CassandraAdapter } from './cassandra/cassandra';
+import { CouchDbAdapter } from './couchdb/couchdb';
 import { MongoReplicaSetAdapter } from './mongodb';
 import { MysqlClusterAdapter } from './mysql/mysql-cluster';
 import { defaultExecProvider, type ExecProvider } from './node-shell';
 import { RedisClusterAdapter } from './redis/redis-cluster';
+import { RiakAdapter } from './riak/riak';
 
 const ADAPTERS: Record<DatabaseName, new (inventory: Inventory, execOf: ExecProvider) => DatabaseAdapter> = {
   redis: RedisClusterAdapter,
   cassandra: CassandraAdapter,
   mongodb: MongoReplicaSetAdapter,
   mysql: MysqlClusterAdapter,
+  riak: RiakAdapter,
+  couchdb: CouchDbAdapter,
 };
 
 export const DATABASES = Object.keys(ADAPTERS) as DatabaseName[];

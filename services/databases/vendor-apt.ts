@@ -15,6 +15,20 @@ export interface VendorRepository {
   packages: string[];
   /** Services the packages start on their own: the adapter runs its own processes instead. */
   disableServices: string[];
+  /**
+   * debconf answers (`debconf-set-selections` lines) for packages that ask at install time. They
+   * may hold secrets: they reach the VM on standard input only, never in a command line.
+   */
+  preseed?: string;
+}
+
+/** A vendor that publishes a .deb per release rather than an apt repository (Riak). */
+export interface VendorDeb {
+  /** The package's name once installed. */
+  package: string;
+  /** The release's .deb for an Ubuntu codename. */
+  url(codename: string): string;
+  disableServices: string[];
 }
 
 const INSTALL_TIMEOUT_MS = 20 * 60_000;
@@ -30,20 +44,39 @@ async function ubuntuCodename(shell: NodeShell): Promise<string> {
   return codename;
 }
 
+// The variable goes in argv (not ExecOptions.env): over SSH only argv reaches the VM.
+const aptGet = (shell: NodeShell) => (...args: string[]) =>
+  shell.run(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { timeoutMs: INSTALL_TIMEOUT_MS });
+
+async function disable(shell: NodeShell, services: string[]): Promise<void> {
+  for (const service of services) await shell.run(['systemctl', 'disable', '--now', service], { allowFailure: true });
+}
+
 export async function installFromVendor(shell: NodeShell, repo: VendorRepository): Promise<void> {
   if (await installed(shell, repo.packages)) return;
   const codename = await ubuntuCodename(shell);
   const keyring = `/usr/share/keyrings/${repo.name}.gpg`;
-  // The variable goes in argv (not ExecOptions.env): over SSH only argv reaches the VM.
-  const apt = (...args: string[]) =>
-    shell.run(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { timeoutMs: INSTALL_TIMEOUT_MS });
+  const apt = aptGet(shell);
   await apt('update', '-qq');
   await apt('install', '-y', '-qq', 'curl', 'gnupg', 'ca-certificates');
   await shell.run(['sh', '-c', 'curl -fsSL "$1" | gpg --batch --yes --dearmor -o "$2"', 'sh', repo.keyUrl, keyring]);
   await shell.writeFile(`/etc/apt/sources.list.d/${repo.name}.list`, `${repo.sourceLine(codename).replace('{keyring}', keyring)}\n`);
   await apt('update', '-qq');
+  if (repo.preseed) await shell.run(['debconf-set-selections'], { input: repo.preseed });
   await apt('install', '-y', '-qq', ...repo.packages);
-  for (const service of repo.disableServices) {
-    await shell.run(['systemctl', 'disable', '--now', service], { allowFailure: true });
-  }
+  await disable(shell, repo.disableServices);
+}
+
+/** Downloads the vendor's .deb for the node's Ubuntu release and installs it with its dependencies. */
+export async function installDebFromVendor(shell: NodeShell, deb: VendorDeb): Promise<void> {
+  if (await installed(shell, [deb.package])) return;
+  const codename = await ubuntuCodename(shell);
+  const file = `/tmp/fb-${deb.package}.deb`;
+  const apt = aptGet(shell);
+  await apt('update', '-qq');
+  await apt('install', '-y', '-qq', 'curl', 'ca-certificates');
+  await shell.run(['curl', '-fsSL', '-o', file, deb.url(codename)], { timeoutMs: INSTALL_TIMEOUT_MS });
+  await apt('install', '-y', '-qq', file);
+  await shell.run(['rm', '-f', file]);
+  await disable(shell, deb.disableServices);
 }

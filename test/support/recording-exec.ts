@@ -16,8 +16,8 @@ export interface RecordedCall {
   input?: string;
 }
 
-/** Returns the reply (stdout, or a full result for failures) for a command run on `node`. */
-export type Responder = (node: string, argv: string[]) => string | ExecResult;
+/** Returns the reply (stdout, or a full result for failures) for a command run on `node` (with its standard input). */
+export type Responder = (node: string, argv: string[], input?: string) => string | ExecResult;
 
 export class CommandRecorder {
   readonly calls: RecordedCall[] = [];
@@ -63,7 +63,7 @@ export class CommandRecorder {
         if (recorder.dead) return never;
         const call = { node: node.name, argv, ...(options?.input !== undefined ? { input: options.input } : {}) };
         recorder.calls.push(call);
-        const reply = recorder.respond(node.name, argv);
+        const reply = recorder.respond(node.name, argv, options?.input);
         if (recorder.dyingAt?.at(call)) {
           recorder.dead = true;
           recorder.dyingAt.died();

@@ -37,9 +37,9 @@ test('databases run on data nodes only', async () => {
 });
 
 test('an unknown database is refused', async () => {
-  const err = await inputError(clusterStatus({ fleet, database: 'riak' as DatabaseName }));
+  const err = await inputError(clusterStatus({ fleet, database: 'dynamo' as DatabaseName }));
   expect(err.field).toBe('database');
-  expect(err.message).toMatch(/use one of redis, cassandra, mongodb, mysql/);
+  expect(err.message).toMatch(/unknown database "dynamo"; use one of redis, cassandra, mongodb, mysql, riak, couchdb/);
 });
 
 test('no nodes at all is refused', async () => {

@@ -70,19 +70,19 @@ function shaperWith(inv: Inventory, hasRoot: boolean) {
 }
 
 describe('tc back end', () => {
-  test('first apply builds the htb root and one class, netem and filter per link end, ids from the link index', async () => {
+  test('first apply builds the htb root, its drop class and one class and filter per link end, ids from the link index', async () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, false);
     await shaper.apply(inv.links[1], symmetric({ rttMs: 80, rateMbps: 20 }));
     const a = execs.get('a')!.commands();
-    const limit = String(netemLimit({ delayMs: 0, rateMbps: null, lossPercent: 0, jitterMs: 0 }));
     // Node a has links 0 (a-b/0) and 1 (a-b/1); each interface gets its own root and rules.
     expect(a).toEqual(
       expect.arrayContaining([
         ['tc', 'qdisc', 'show', 'dev', 'wg1', 'root'],
         ['tc', 'qdisc', 'add', 'dev', 'wg1', 'root', 'handle', '1:', 'htb'],
+        ['tc', 'class', 'add', 'dev', 'wg1', 'parent', '1:', 'classid', '1:ffff', 'htb', 'rate', '1mbit', 'ceil', '1mbit'],
+        ['tc', 'qdisc', 'add', 'dev', 'wg1', 'parent', '1:ffff', 'blackhole'],
         ['tc', 'class', 'add', 'dev', 'wg1', 'parent', '1:', 'classid', '1:2', 'htb', 'rate', '100000mbit', 'ceil', '100000mbit'],
-        ['tc', 'qdisc', 'add', 'dev', 'wg1', 'parent', '1:2', 'handle', '101:', 'netem', 'delay', '0ms', 'limit', limit],
         ['tc', 'filter', 'add', 'dev', 'wg1', 'parent', '1:', 'protocol', 'ip', 'prio', '32769', 'u32', 'match', 'ip', 'dst', '10.1.0.2/32', 'flowid', '1:2'],
         ['tc', 'qdisc', 'add', 'dev', 'wg0', 'root', 'handle', '1:', 'htb'],
         ['tc', 'class', 'add', 'dev', 'wg0', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '100000mbit', 'ceil', '100000mbit'],
@@ -91,8 +91,10 @@ describe('tc back end', () => {
     // Then the shape itself: half the RTT each way, the cap, in place.
     expect(a.slice(-2)).toEqual([
       ['tc', 'class', 'change', 'dev', 'wg1', 'parent', '1:', 'classid', '1:2', 'htb', 'rate', '20mbit', 'ceil', '20mbit'],
-      ['tc', 'qdisc', 'change', 'dev', 'wg1', 'parent', '1:2', 'handle', '101:', 'netem', 'delay', '40ms', 'limit', '1000'],
+      ['tc', 'qdisc', 'replace', 'dev', 'wg1', 'parent', '1:2', 'netem', 'delay', '40ms', 'limit', '1000'],
     ]);
+    // No netem is set up for an end that has no delay, jitter or loss.
+    expect(a.filter((c) => c.includes('netem'))).toHaveLength(1);
     // Node b shapes the other direction, towards a's mesh address.
     expect(execs.get('b')!.commands()).toContainEqual(
       ['tc', 'filter', 'add', 'dev', 'wg1', 'parent', '1:', 'protocol', 'ip', 'prio', '32769', 'u32', 'match', 'ip', 'dst', '10.1.0.1/32', 'flowid', '1:2'],
@@ -101,16 +103,26 @@ describe('tc back end', () => {
     expect(execs.get('c')!.commands()).toEqual([]);
   });
 
-  test('every rule on an interface has its own class, handle and priority', async () => {
+  test('every rule on an interface has its own class and priority', async () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, false);
     await shaper.applyMany(inv.links.map((link) => ({ link, conditions: symmetric({ delayMs: 10 }) })));
-    const b = execs.get('b')!.commands().filter((c) => c[1] !== 'qdisc' || c[2] !== 'show');
-    const setupOnWg0 = b.filter((c) => c[2] === 'add' && c[4] === 'wg0' && c[1] !== 'qdisc' || (c[1] === 'qdisc' && c[2] === 'add' && c[4] === 'wg0' && c[5] === 'parent'));
+    const setupOnWg0 = execs.get('b')!.commands().filter((c) => c[2] === 'add' && c[4] === 'wg0');
     const ids = (kind: string, after: string) => setupOnWg0.filter((c) => c[1] === kind).map((c) => c[c.indexOf(after) + 1]);
-    expect(ids('class', 'classid')).toEqual(['1:1', '1:3']);
-    expect(ids('qdisc', 'handle')).toEqual(['100:', '102:']);
+    expect(ids('class', 'classid')).toEqual(['1:ffff', '1:1', '1:3']);
     expect(ids('filter', 'prio')).toEqual(['32768', '32770']);
+    const leaves = execs.get('b')!.commands().filter((c) => c[2] === 'replace' && c[4] === 'wg0').map((c) => c[c.indexOf('parent') + 1]);
+    expect(leaves).toEqual(['1:1', '1:3']);
+  });
+
+  test('an end without delay, jitter or loss gets a pfifo leaf: no netem needed for a rate cap', async () => {
+    const inv = inventory();
+    const { shaper, execs } = shaperWith(inv, true);
+    await shaper.apply(inv.links[2], symmetric({ rateMbps: 20 }));
+    expect(execs.get('c')!.commands().slice(1)).toEqual([
+      ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '20mbit', 'ceil', '20mbit'],
+      ['tc', 'qdisc', 'replace', 'dev', 'wg0', 'parent', '1:3', 'pfifo', 'limit', String(netemLimit({ delayMs: 0, rateMbps: 20, lossPercent: 0, jitterMs: 0 }))],
+    ]);
   });
 
   test('an interface already set up is only changed; loss and a large queue for a long fat link', async () => {
@@ -120,7 +132,7 @@ describe('tc back end', () => {
     expect(execs.get('c')!.commands()).toEqual([
       ['tc', 'qdisc', 'show', 'dev', 'wg0', 'root'],
       ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '1000mbit', 'ceil', '1000mbit'],
-      ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '100ms', 'loss', '1.5%', 'limit', '16667'],
+      ['tc', 'qdisc', 'replace', 'dev', 'wg0', 'parent', '1:3', 'netem', 'delay', '100ms', 'loss', '1.5%', 'limit', '16667'],
     ]);
   });
 
@@ -130,14 +142,14 @@ describe('tc back end', () => {
     const ab = { delayMs: 30, bandwidthMbps: 5, lossPercent: 2, jitterMs: 4 };
     const ba = { delayMs: 10, bandwidthMbps: 50, lossPercent: 0, jitterMs: 0 };
     await shaper.apply(inv.links[2], { ab, ba });
-    const changes = (name: string) => execs.get(name)!.commands().filter((c) => c[2] === 'change');
+    const changes = (name: string) => execs.get(name)!.commands().filter((c) => c[2] === 'change' || c[2] === 'replace');
     expect(changes('b')).toEqual([
       ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '5mbit', 'ceil', '5mbit'],
-      ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '30ms', '4ms', 'distribution', 'normal', 'loss', '2%', 'limit', '1000'],
+      ['tc', 'qdisc', 'replace', 'dev', 'wg0', 'parent', '1:3', 'netem', 'delay', '30ms', '4ms', 'distribution', 'normal', 'loss', '2%', 'limit', '1000'],
     ]);
     expect(changes('c')).toEqual([
       ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '50mbit', 'ceil', '50mbit'],
-      ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '10ms', 'limit', '1000'],
+      ['tc', 'qdisc', 'replace', 'dev', 'wg0', 'parent', '1:3', 'netem', 'delay', '10ms', 'limit', '1000'],
     ]);
   });
 
@@ -145,17 +157,17 @@ describe('tc back end', () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, true);
     await shaper.cut(inv.links[2], 'ba');
-    const drops = (name: string) => execs.get(name)!.commands().filter((c) => c.includes('drop'));
+    const drops = (name: string) => execs.get(name)!.commands().filter((c) => c.includes('1:ffff'));
     expect(drops('b')).toEqual([]);
-    expect(drops('c')).toEqual([['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', '10.0.0.2/32', 'action', 'drop']]);
+    expect(drops('c')).toEqual([['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', '10.0.0.2/32', 'flowid', '1:ffff']]);
   });
 
-  test('cut adds a drop filter ahead of all shaping on both ends; restore deletes exactly it', async () => {
+  test('cut adds a filter to the drop class ahead of all shaping on both ends; restore deletes exactly it', async () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, true);
     await shaper.cut(inv.links[2]);
     await shaper.restore(inv.links[2]);
-    const drop = (peer: string) => ['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', `${peer}/32`, 'action', 'drop'];
+    const drop = (peer: string) => ['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', `${peer}/32`, 'flowid', '1:ffff'];
     const undrop = ['tc', 'filter', 'del', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3'];
     // Setting up a node checks every interface it has (b has wg0 and wg1).
     const show = (iface: string) => ['tc', 'qdisc', 'show', 'dev', iface, 'root'];
