@@ -33,6 +33,8 @@ import {
   VM_PREFIX,
   nodeLanAddress,
 } from './addresses';
+import { cloudInit } from '../pulumi/render/cloud-init';
+import { parseUserData } from './cloud-init';
 import { NODE_INIT, SSH_USER } from './node-files';
 import { builtRootfs, type RootfsPaths } from './rootfs';
 
@@ -59,6 +61,8 @@ interface VmFleetState {
 export interface VmFleet {
   jump: VmNode;
   nodes: VmNode[];
+  /** The nodes' cloud-init user data (render/cloud-init.ts): the operator's key and the packages. */
+  userData: string;
   /** Seconds from the call to every sshd answering through the jump host. */
   seconds: number;
 }
@@ -93,8 +97,15 @@ export function checkNodeNames(names: string[]): void {
   if (twice.length) throw new Error(`node name(s) ${[...new Set(twice)].join(', ')} given more than once`);
 }
 
+export interface VmFleetOptions {
+  /** The user data's packages, for applyCloudInitPackages to install (the jump host gets none). */
+  packages?: string[];
+  progress?: (line: string) => void;
+}
+
 /** Builds the jump host and the named nodes; a fleet left behind is removed first. */
-export async function vmFleetUp(names: string[], progress: (line: string) => void = () => undefined): Promise<VmFleet> {
+export async function vmFleetUp(names: string[], options: VmFleetOptions = {}): Promise<VmFleet> {
+  const progress = options.progress ?? (() => undefined);
   checkNodeNames(names);
   const image = builtRootfs();
   const started = Date.now();
@@ -117,11 +128,13 @@ export async function vmFleetUp(names: string[], progress: (line: string) => voi
   const state: VmFleetState = { stamp: image.stamp, nodes: all.map(({ exec: _exec, ...n }) => n) };
   mkdirSync(join(vmFleetPaths.dir(), 'logs'), { recursive: true, mode: 0o700 });
   writeJsonAtomic(vmFleetPaths.state(), state);
+  let userData = '';
   try {
-    const publicKey = await operatorKeys();
+    userData = cloudInit({ sshPublicKeys: [await operatorKeys()], packages: options.packages ?? [] });
+    const { sshAuthorizedKeys } = parseUserData(userData);
     await createNetwork(all);
     for (const node of all) {
-      prepareNode(image, node.name, publicKey);
+      prepareNode(image, node.name, sshAuthorizedKeys);
       const entry = state.nodes.find((n) => n.name === node.name) as VmFleetState['nodes'][number];
       entry.process = bootNode(image, node).record;
       writeJsonAtomic(vmFleetPaths.state(), state);
@@ -134,7 +147,7 @@ export async function vmFleetUp(names: string[], progress: (line: string) => voi
     await vmFleetDown().catch((cleanup: unknown) => progress(`cleaning up after a failed up: ${(cleanup as Error).message}`));
     throw err;
   }
-  return { jump, nodes, seconds: (Date.now() - started) / 1000 };
+  return { jump, nodes, userData, seconds: (Date.now() - started) / 1000 };
 }
 
 /** Removes the fleet: its processes (by PID, then whatever runs in its namespaces), namespaces, directories. */
@@ -172,7 +185,20 @@ async function operatorKeys(): Promise<string> {
   const config = join(dir, 'ssh_config');
   writePrivate(
     config,
-    ['Host *', `  IdentityFile ${key}`, '  IdentitiesOnly yes', `  UserKnownHostsFile ${join(dir, 'known_hosts')}`, '  GlobalKnownHostsFile /dev/null', ''].join('\n'),
+    [
+      'Host *',
+      `  IdentityFile ${key}`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${join(dir, 'known_hosts')}`,
+      '  GlobalKnownHostsFile /dev/null',
+      // One connection per node, reused by the commands that follow (as an operator's
+      // ~/.ssh/config may have it): a new one through the jump host costs two handshakes, ~0.4 s.
+      // The masters run in the operator namespace, and go with it.
+      '  ControlMaster auto',
+      `  ControlPath ${join(dir, 'cm-%C')}`,
+      '  ControlPersist 60',
+      '',
+    ].join('\n'),
   );
   // The jump hop's ssh is started by the first one through the shell (ProxyCommand): it finds
   // this script on PATH too, and entering the namespace it is already in changes nothing.
@@ -199,11 +225,11 @@ async function createNetwork(all: VmNode[]): Promise<void> {
 }
 
 /**
- * The node's own layer: its hostname and the operator's key for the cloud user (what cloud-init
- * writes from the user data on first boot). Directories on the way take the image's owner and
+ * The node's own layer: its hostname and the user data's keys for the cloud user (what cloud-init
+ * writes on first boot). Directories on the way take the image's owner and
  * mode, as overlayfs shows the upper layer's.
  */
-function prepareNode(image: RootfsPaths, name: string, publicKey: string): void {
+function prepareNode(image: RootfsPaths, name: string, authorizedKeys: string[]): void {
   const dir = vmFleetPaths.node(name);
   for (const sub of ['upper', 'work', 'root']) mkdirSync(join(dir, sub), { recursive: true, mode: 0o755 });
   const upper = join(dir, 'upper');
@@ -215,7 +241,7 @@ function prepareNode(image: RootfsPaths, name: string, publicKey: string): void 
   mirrorOwnership(image, upper, home);
   chownSync(join(upper, home, '.ssh'), uid, gid);
   chmodSync(join(upper, home, '.ssh'), 0o700);
-  layerFile(image, upper, `${home}/.ssh/authorized_keys`, publicKey, 0o600, { uid, gid });
+  layerFile(image, upper, `${home}/.ssh/authorized_keys`, authorizedKeys.map((k) => `${k.trim()}\n`).join(''), 0o600, { uid, gid });
 }
 
 function layerFile(image: RootfsPaths, upper: string, path: string, content: string, mode: number, owner = { uid: 0, gid: 0 }): void {

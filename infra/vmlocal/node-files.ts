@@ -2,6 +2,7 @@
  * Files baked into the VM-shaped nodes' image: what a cloud image and cloud-init give a VM, and
  * the stand-ins for systemd, which a node without a booted init does not have.
  */
+import { VENDOR_STAND_IN_FILE } from '../../services/databases/vendor-apt';
 import { REPOSITORY_URL } from './addresses';
 
 /** The cloud user the stacks log in as (settings.schema.json's `fragbench:sshUser` default). */
@@ -36,7 +37,7 @@ unit=\${1:?systemctl: no unit}
 unit=\${unit%.service}
 start() {
   case "$unit" in
-    wg-quick@*) WG_QUICK_USERSPACE_IMPLEMENTATION=boringtun-cli WG_SUDO=1 wg-quick up "\${unit#wg-quick@}" ;;
+    wg-quick@*) WG_QUICK_USERSPACE_IMPLEMENTATION=boringtun-cli WG_SUDO=true wg-quick up "\${unit#wg-quick@}" ;;
     tinc@*) tincd -n "\${unit#tinc@}" ;;
     *) if [ -x "/etc/init.d/$unit" ]; then "/etc/init.d/$unit" start; else echo "systemctl: unit $unit not found" >&2; exit 5; fi ;;
   esac
@@ -84,6 +85,7 @@ export const NODE_FILES: Record<string, ImageFile> = {
   // The local repository is a flat one without a signature: trusted by its source line. It holds
   // Debian's own packages, downloaded at setup from Debian's signed archive.
   '/etc/apt/sources.list': { content: `deb [trusted=yes] ${REPOSITORY_URL} ./\n`, mode: 0o644 },
+  [VENDOR_STAND_IN_FILE]: { content: `the local repository ${REPOSITORY_URL} (Debian bookworm's packages of the vendors' package names)\n`, mode: 0o644 },
   // Nodes resolve no names: the repository is named by address, and nothing else is reachable.
   '/etc/resolv.conf': { content: '# fragbench VM-shaped node: no DNS\n', mode: 0o644 },
 };

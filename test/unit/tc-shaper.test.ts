@@ -10,9 +10,12 @@ class RecordingExec implements NodeExec {
   constructor(
     readonly where: string,
     private readonly hasRoot: boolean,
+    /** A kernel without netem answers a netem qdisc as this host's does. */
+    private readonly hasNetem = true,
   ) {}
   async run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
     this.runs.push({ argv, input: options?.input });
+    if (!this.hasNetem && options?.input?.includes('netem')) return { code: 2, stdout: '', stderr: 'Error: Specified qdisc kind is unknown.\nCommand failed -:1\n' };
     const show = argv.includes('show');
     return { code: 0, stdout: show && this.hasRoot ? 'qdisc htb 1: root refcnt 2 r2q 10 default 0\n' : '', stderr: '' };
   }
@@ -64,8 +67,8 @@ function inventory(user = 'root'): Inventory {
   };
 }
 
-function shaperWith(inv: Inventory, hasRoot: boolean) {
-  const execs = new Map(inv.nodes.map((n) => [n.name, new RecordingExec(n.name, hasRoot)]));
+function shaperWith(inv: Inventory, hasRoot: boolean, hasNetem = true) {
+  const execs = new Map(inv.nodes.map((n) => [n.name, new RecordingExec(n.name, hasRoot, hasNetem)]));
   return { shaper: new TcShaper(inv, (node) => execs.get(node)!), execs };
 }
 
@@ -81,6 +84,9 @@ describe('tc back end', () => {
       expect.arrayContaining([
         ['tc', 'qdisc', 'show', 'dev', 'wg1', 'root'],
         ['tc', 'qdisc', 'add', 'dev', 'wg1', 'root', 'handle', '1:', 'htb'],
+        // The cut class: a queue of length 0 drops whatever a cut filter sends it.
+        ['tc', 'class', 'add', 'dev', 'wg1', 'parent', '1:', 'classid', '1:ffff', 'htb', 'rate', '100000mbit', 'ceil', '100000mbit'],
+        ['tc', 'qdisc', 'add', 'dev', 'wg1', 'parent', '1:ffff', 'handle', 'ffff:', 'pfifo', 'limit', '0'],
         ['tc', 'class', 'add', 'dev', 'wg1', 'parent', '1:', 'classid', '1:2', 'htb', 'rate', '100000mbit', 'ceil', '100000mbit'],
         ['tc', 'qdisc', 'add', 'dev', 'wg1', 'parent', '1:2', 'handle', '101:', 'netem', 'delay', '0ms', 'limit', limit],
         ['tc', 'filter', 'add', 'dev', 'wg1', 'parent', '1:', 'protocol', 'ip', 'prio', '32769', 'u32', 'match', 'ip', 'dst', '10.1.0.2/32', 'flowid', '1:2'],
@@ -108,8 +114,8 @@ describe('tc back end', () => {
     const b = execs.get('b')!.commands().filter((c) => c[1] !== 'qdisc' || c[2] !== 'show');
     const setupOnWg0 = b.filter((c) => c[2] === 'add' && c[4] === 'wg0' && c[1] !== 'qdisc' || (c[1] === 'qdisc' && c[2] === 'add' && c[4] === 'wg0' && c[5] === 'parent'));
     const ids = (kind: string, after: string) => setupOnWg0.filter((c) => c[1] === kind).map((c) => c[c.indexOf(after) + 1]);
-    expect(ids('class', 'classid')).toEqual(['1:1', '1:3']);
-    expect(ids('qdisc', 'handle')).toEqual(['100:', '102:']);
+    expect(ids('class', 'classid')).toEqual(['1:ffff', '1:1', '1:3']);
+    expect(ids('qdisc', 'handle')).toEqual(['ffff:', '100:', '102:']);
     expect(ids('filter', 'prio')).toEqual(['32768', '32770']);
   });
 
@@ -145,23 +151,42 @@ describe('tc back end', () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, true);
     await shaper.cut(inv.links[2], 'ba');
-    const drops = (name: string) => execs.get(name)!.commands().filter((c) => c.includes('drop'));
+    const drops = (name: string) => execs.get(name)!.commands().filter((c) => c[1] === 'filter' && c.includes('1:ffff'));
     expect(drops('b')).toEqual([]);
-    expect(drops('c')).toEqual([['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', '10.0.0.2/32', 'action', 'drop']]);
+    expect(drops('c')).toEqual([['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', '10.0.0.2/32', 'flowid', '1:ffff']]);
   });
 
-  test('cut adds a drop filter ahead of all shaping on both ends; restore deletes exactly it', async () => {
+  test('cut adds a filter into the dropping class ahead of all shaping on both ends; restore deletes exactly it', async () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, true);
     await shaper.cut(inv.links[2]);
     await shaper.restore(inv.links[2]);
-    const drop = (peer: string) => ['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', `${peer}/32`, 'action', 'drop'];
+    const drop = (peer: string) => ['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', `${peer}/32`, 'flowid', '1:ffff'];
     const undrop = ['tc', 'filter', 'del', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3'];
     // Setting up a node checks every interface it has (b has wg0 and wg1).
     const show = (iface: string) => ['tc', 'qdisc', 'show', 'dev', iface, 'root'];
     expect(execs.get('b')!.commands()).toEqual([show('wg0'), show('wg1'), undrop, drop('10.0.0.3'), undrop]);
     expect(execs.get('c')!.commands()).toEqual([show('wg0'), undrop, drop('10.0.0.2'), undrop]);
     expect(execs.get('a')!.commands()).toEqual([]);
+  });
+
+  test('a kernel without netem gets the caps and cuts, no netem; the delay it was asked for is reported as not applied', async () => {
+    const inv = inventory();
+    const { shaper, execs } = shaperWith(inv, false, false);
+    await shaper.apply(inv.links[2], symmetric({ rttMs: 40, rateMbps: 20 }));
+    const c = execs.get('c')!.commands();
+    // The probe: a netem root, refused, so everything after it goes without netem.
+    expect(c.slice(0, 3)).toEqual([
+      ['tc', 'qdisc', 'show', 'dev', 'wg0', 'root'],
+      ['tc', 'qdisc', 'add', 'dev', 'wg0', 'root', 'handle', '1:', 'netem', 'delay', '0ms'],
+      ['tc', 'qdisc', 'del', 'dev', 'wg0', 'root'],
+    ]);
+    expect(c.slice(3).filter((cmd) => cmd.includes('netem'))).toEqual([]);
+    expect(c.slice(-1)).toEqual([['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '20mbit', 'ceil', '20mbit']]);
+    expect(shaper.unappliedConditions()).toEqual([
+      'b-c/0 from b: delay 20 ms not applied (no netem in the kernel; rate caps and cuts are)',
+      'b-c/0 from c: delay 20 ms not applied (no netem in the kernel; rate caps and cuts are)',
+    ]);
   });
 
   test('clear removes the root qdisc of every WireGuard interface', async () => {
