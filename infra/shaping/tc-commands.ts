@@ -86,8 +86,9 @@ export function rootCommands(iface: string): string[][] {
   ];
 }
 
-export function showRootCommand(iface: string): string[] {
-  return ['tc', 'qdisc', 'show', 'dev', iface, 'root'];
+/** Every qdisc of the interface: whether our root is there, and netem children under it. */
+export function showQdiscsCommand(iface: string): string[] {
+  return ['tc', 'qdisc', 'show', 'dev', iface];
 }
 
 export function deleteRootCommand(iface: string): string[] {

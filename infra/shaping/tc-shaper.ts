@@ -19,7 +19,7 @@ import {
   rootCommands,
   setupEndCommands,
   shapeEndCommands,
-  showRootCommand,
+  showQdiscsCommand,
   type TcEnd,
   type TcShape,
 } from './tc-commands';
@@ -144,8 +144,13 @@ export class TcShaper implements LinkShaper {
     const ifaces = [...new Set(ends.map((e) => e.end.iface))];
     await Promise.all(
       ifaces.map(async (iface) => {
-        const { stdout } = await this.run(node, showRootCommand(iface));
-        if (/\bhtb 1:/.test(stdout)) return;
+        const { stdout } = await this.run(node, showQdiscsCommand(iface));
+        if (/\bhtb 1: root\b/.test(stdout)) {
+          // Set up before, maybe by another process (a later activity): every link end got a
+          // netem child then, unless the kernel has none.
+          if (!/\bnetem\b/.test(stdout)) this.withoutNetem.add(node);
+          return;
+        }
         const netem = await this.hasNetem(node, iface);
         const commands = [...rootCommands(iface), ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED, netem))];
         await this.batch(node, commands);

@@ -14,6 +14,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync
 import { join, resolve } from 'node:path';
 import { runHost } from '../../platform/command';
 import { readJson, writeJsonAtomic } from '../../platform/files';
+import { YCSB_JAVA_PACKAGE } from '../../services/ycsb/client-install';
 import { NODE_FILES, SSH_USER } from './node-files';
 
 export const ROOTFS_SPEC = {
@@ -26,7 +27,7 @@ export const ROOTFS_SPEC = {
   base: ['openssh-server', 'sudo', 'iproute2', 'iputils-ping', 'procps'],
   /**
    * In the repository, for the cloud scripts to install: cloud-init's packages (render/cloud-init.ts),
-   * what vendor-apt.ts installs first, the Redis adapter's packages.
+   * what vendor-apt.ts installs first, the Redis adapter's packages, the YCSB client's Java.
    */
   /**
    * A package in the image that stands for the VM's kernel having WireGuard, as Ubuntu's does:
@@ -34,7 +35,7 @@ export const ROOTFS_SPEC = {
    * every node. Here the host's userspace WireGuard (boringtun) does the module's work.
    */
   kernelProvides: 'wireguard-modules (= 1.0.20210914)',
-  repository: ['wireguard-tools', 'tinc', 'iperf3', 'curl', 'gnupg', 'ca-certificates', 'redis-server', 'redis-tools'],
+  repository: ['wireguard-tools', 'tinc', 'iperf3', 'curl', 'gnupg', 'ca-certificates', 'redis-server', 'redis-tools', YCSB_JAVA_PACKAGE],
 };
 
 /** The host's userspace WireGuard, copied in: this kernel has no WireGuard module (see infra/local/wireguard.ts). */
@@ -103,10 +104,16 @@ export async function buildRootfs(log: (line: string) => void = () => undefined)
   await indexRepository(repository);
   await configureImage(rootfs);
   renameSync(building, dir);
-  writeJsonAtomic(doneFile(paths.stamp), { spec: ROOTFS_SPEC, packages, builtAt: new Date().toISOString() });
+  const seconds = (Date.now() - started) / 1000;
+  writeJsonAtomic(doneFile(paths.stamp), { spec: ROOTFS_SPEC, packages, seconds, builtAt: new Date().toISOString() });
   // Earlier stamps' images are of no use once this one is built (about 300 MB each).
   for (const old of readdirSync(CACHE_ROOT).filter((d) => d !== paths.stamp)) rmSync(join(CACHE_ROOT, old), { recursive: true, force: true });
-  return { ...paths, seconds: (Date.now() - started) / 1000, packages };
+  return { ...paths, seconds, packages };
+}
+
+/** What the cached image's build recorded: how long it took and how many packages the repository has. */
+export function builtRootfsRecord(): { seconds?: number; packages: number; builtAt: string } | undefined {
+  return readJson(doneFile(rootfsStamp()));
 }
 
 /**

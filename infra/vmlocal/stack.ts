@@ -14,6 +14,7 @@
 import type { Inventory } from '../../core/inventory';
 import type { NodeExec } from '../../core/exec';
 import { allDone } from '../../platform/wait';
+import { UNKNOWN_QDISC, batchLine, netemProbeCommands } from '../shaping/tc-commands';
 import { SshExec } from '../../services/exec/transports';
 import { buildInventory } from '../pulumi/inventory';
 import { newKeyMaterial } from '../pulumi/keys/key-material';
@@ -64,6 +65,18 @@ export function vmStackSettings(stack: string, topology: string): FragmentedSett
   return settings;
 }
 
+/** What the report says of a fleet whose kernel lacks netem (this host's). */
+export const NO_NETEM =
+  'the kernel has no netem, so the tc back end applies rate caps and cuts only; the links\' delay, loss and jitter are not applied (the local emulated fleet applies them).';
+
+/** Asks a node's kernel, as the tc back end does, on an interface with no qdisc of ours. */
+async function hasNetem(exec: NodeExec): Promise<boolean> {
+  const probe = await exec.run(['sudo', '-n', 'tc', '-batch', '-'], { input: `${netemProbeCommands('eth0').map(batchLine).join('\n')}\n`, allowFailure: true });
+  if (probe.code === 0) return true;
+  if (probe.stderr.includes(UNKNOWN_QDISC)) return false;
+  throw new Error(`could not ask ${exec.where} for netem: ${probe.stderr.trim()}`);
+}
+
 export async function vmStackUp(stack: string, topology: string, progress: (line: string) => void = () => undefined): Promise<VmStack> {
   const settings = vmStackSettings(stack, topology);
   const plan = planFragmented(settings);
@@ -102,9 +115,11 @@ export async function vmStackUp(stack: string, topology: string, progress: (line
         }),
       ),
     );
+    const shapingLimits = (await hasNetem(execs.get(plan.nodes[0].name) as NodeExec)) ? [] : [NO_NETEM];
     const inventory: Inventory = {
       ...published,
       source: 'file',
+      ...(shapingLimits.length ? { shapingLimits } : {}),
       nodes: published.nodes.map((n) => ({ ...n, exec: { transport: 'ssh', host: n.privateAddress as string, user: SSH_USER, jump: { host: JUMP_PUBLIC_ADDRESS, user: SSH_USER } } })),
     };
     return { settings, plan, fleet, inventory, seconds: { nodes: fleet.seconds, install, mesh } };

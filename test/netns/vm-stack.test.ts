@@ -14,7 +14,7 @@ import { TcShaper } from '../../infra/shaping/tc-shaper';
 import { listNamespaces } from '../../infra/local/namespaces';
 import { VM_PREFIX } from '../../infra/vmlocal/addresses';
 import { operatorSshPath, vmFleetDown } from '../../infra/vmlocal/fleet';
-import { vmStackUp, type VmStack } from '../../infra/vmlocal/stack';
+import { NO_NETEM, vmStackUp, type VmStack } from '../../infra/vmlocal/stack';
 import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluster';
 import { SshExec } from '../../services/exec/transports';
 import { smallTopology } from '../support/small-topology';
@@ -53,6 +53,8 @@ async function replies(from: string, address: string, count = 3): Promise<number
 test('the inventory is the stack\'s: valid, every VM reached over SSH through the jump host', () => {
   expect(validateInventory(inventory)).toBe(inventory);
   expect(inventory.shaping).toBe('tc');
+  // Asked of the nodes' kernel, which is this host's: no netem.
+  expect(inventory.shapingLimits).toEqual([NO_NETEM]);
   for (const node of inventory.nodes) {
     expect(node.exec).toMatchObject({ transport: 'ssh', user: 'ubuntu', jump: { host: stack.fleet.jump.exec.host } });
     expect(node.underlayAddress).toBe(node.privateAddress);

@@ -107,7 +107,7 @@ describe('pointers', () => {
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
     const file = path.join(dir, entry);
-    if (['node_modules', '.git', 'results', 'emulator', 'ycsb'].includes(entry)) return [];
+    if (['node_modules', '.git', '.cache', 'results', 'emulator', 'ycsb'].includes(entry)) return [];
     if (statSync(file).isDirectory()) return sourceFiles(file);
     return entry.endsWith('.ts') ? [file] : [];
   });

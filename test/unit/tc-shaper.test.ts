@@ -17,7 +17,8 @@ class RecordingExec implements NodeExec {
     this.runs.push({ argv, input: options?.input });
     if (!this.hasNetem && options?.input?.includes('netem')) return { code: 2, stdout: '', stderr: 'Error: Specified qdisc kind is unknown.\nCommand failed -:1\n' };
     const show = argv.includes('show');
-    return { code: 0, stdout: show && this.hasRoot ? 'qdisc htb 1: root refcnt 2 r2q 10 default 0\n' : '', stderr: '' };
+    const qdiscs = `qdisc htb 1: root refcnt 2 r2q 10 default 0\n${this.hasNetem ? 'qdisc netem 100: parent 1:1 limit 1000 delay 0ms\n' : ''}`;
+    return { code: 0, stdout: show && this.hasRoot ? qdiscs : '', stderr: '' };
   }
   async spawnDetached(): Promise<number> {
     throw new Error('not used');
@@ -82,7 +83,7 @@ describe('tc back end', () => {
     // Node a has links 0 (a-b/0) and 1 (a-b/1); each interface gets its own root and rules.
     expect(a).toEqual(
       expect.arrayContaining([
-        ['tc', 'qdisc', 'show', 'dev', 'wg1', 'root'],
+        ['tc', 'qdisc', 'show', 'dev', 'wg1'],
         ['tc', 'qdisc', 'add', 'dev', 'wg1', 'root', 'handle', '1:', 'htb'],
         // The cut class: a queue of length 0 drops whatever a cut filter sends it.
         ['tc', 'class', 'add', 'dev', 'wg1', 'parent', '1:', 'classid', '1:ffff', 'htb', 'rate', '100000mbit', 'ceil', '100000mbit'],
@@ -124,7 +125,7 @@ describe('tc back end', () => {
     const { shaper, execs } = shaperWith(inv, true);
     await shaper.apply(inv.links[2], symmetric({ delayMs: 100, rateMbps: 1000, lossPercent: 1.5 }));
     expect(execs.get('c')!.commands()).toEqual([
-      ['tc', 'qdisc', 'show', 'dev', 'wg0', 'root'],
+      ['tc', 'qdisc', 'show', 'dev', 'wg0'],
       ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '1000mbit', 'ceil', '1000mbit'],
       ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '100ms', 'loss', '1.5%', 'limit', '16667'],
     ]);
@@ -164,7 +165,7 @@ describe('tc back end', () => {
     const drop = (peer: string) => ['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', `${peer}/32`, 'flowid', '1:ffff'];
     const undrop = ['tc', 'filter', 'del', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3'];
     // Setting up a node checks every interface it has (b has wg0 and wg1).
-    const show = (iface: string) => ['tc', 'qdisc', 'show', 'dev', iface, 'root'];
+    const show = (iface: string) => ['tc', 'qdisc', 'show', 'dev', iface];
     expect(execs.get('b')!.commands()).toEqual([show('wg0'), show('wg1'), undrop, drop('10.0.0.3'), undrop]);
     expect(execs.get('c')!.commands()).toEqual([show('wg0'), undrop, drop('10.0.0.2'), undrop]);
     expect(execs.get('a')!.commands()).toEqual([]);
@@ -177,7 +178,7 @@ describe('tc back end', () => {
     const c = execs.get('c')!.commands();
     // The probe: a netem root, refused, so everything after it goes without netem.
     expect(c.slice(0, 3)).toEqual([
-      ['tc', 'qdisc', 'show', 'dev', 'wg0', 'root'],
+      ['tc', 'qdisc', 'show', 'dev', 'wg0'],
       ['tc', 'qdisc', 'add', 'dev', 'wg0', 'root', 'handle', '1:', 'netem', 'delay', '0ms'],
       ['tc', 'qdisc', 'del', 'dev', 'wg0', 'root'],
     ]);
@@ -187,6 +188,17 @@ describe('tc back end', () => {
       'b-c/0 from b: delay 20 ms not applied (no netem in the kernel; rate caps and cuts are)',
       'b-c/0 from c: delay 20 ms not applied (no netem in the kernel; rate caps and cuts are)',
     ]);
+  });
+
+  test('an interface another process set up without netem is shaped without it too', async () => {
+    const inv = inventory();
+    const { shaper, execs } = shaperWith(inv, true, false);
+    await shaper.apply(inv.links[2], symmetric({ rttMs: 40, rateMbps: 20 }));
+    expect(execs.get('c')!.commands()).toEqual([
+      ['tc', 'qdisc', 'show', 'dev', 'wg0'],
+      ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '20mbit', 'ceil', '20mbit'],
+    ]);
+    expect(shaper.unappliedConditions()).toHaveLength(2);
   });
 
   test('clear removes the root qdisc of every WireGuard interface', async () => {
