@@ -154,7 +154,9 @@ export async function vmFleetUp(names: string[], options: VmFleetOptions = {}): 
 export async function vmFleetDown(): Promise<void> {
   const state = readJson<VmFleetState>(vmFleetPaths.state());
   const records = [...(state?.nodes.map((n) => n.process) ?? []), state?.repository].filter((r): r is ProcessRecord => r !== undefined);
-  await Promise.all(records.map((r) => ManagedProcess.adopt(r)?.stop()));
+  // A node is powered off, not shut down: its unshare ignores SIGTERM while it waits for the
+  // node's init, and SIGKILL takes the node's whole PID namespace with it (--kill-child).
+  await Promise.all(records.map((r) => ManagedProcess.adopt(r)?.stop(0)));
   const namespaces = new Set([...(state?.nodes.map((n) => n.namespace) ?? []), ...(await markedNamespaces(VM_PREFIX, VM_NAMESPACE_MARKER))]);
   const present = new Set(await listNamespaces());
   for (const ns of [LAN_NAMESPACE, OPERATOR_NAMESPACE]) if (present.has(ns) && state) namespaces.add(ns);
