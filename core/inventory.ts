@@ -102,6 +102,12 @@ export interface Inventory {
   clientNode: string;
   /** How link shaping is done on this fleet. */
   shaping: 'emulator' | 'tc';
+  /**
+   * What that shaping cannot apply, one sentence each: the VM-shaped local nodes' kernel has no
+   * netem, so their tc back end caps rates and cuts links but applies no delay, loss or jitter.
+   * Results carry it with the inventory, and the report says it.
+   */
+  shapingLimits?: string[];
   /** How the overlay is set up where it differs from the published stack's defaults. */
   overlay?: OverlaySettings;
   /** The topology's distance model, where it gave one: moves use its ms of RTT per km. */

@@ -74,6 +74,7 @@ function timelineFigures(cells: CellRecord[], axes: string[]): Figure[] {
 /** What the reader should know about cells and figures the report does not show. */
 function coverageNotes(run: RunRecord, contents: RunContents, timelines: number, leftOut: [Figure, string][]): string[] {
   const notes = leftOut.map(([figure, problem]) => `A figure is left out (${figure.heading.split('?')[0]}?): ${problem}.`);
+  for (const limit of run.inventory.shapingLimits ?? []) notes.push(`Link shaping on this fleet: ${limit}`);
   if (timelines === MAX_TIMELINES && contents.cellCount > timelines) {
     notes.push(`Per-second timelines are drawn for the first ${timelines} of ${contents.cellCount} cells; the tables cover all of them.`);
   }

@@ -12,9 +12,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # openssh-server: the SSH transport's test starts its own sshd on loopback (never the system's).
+# debootstrap, dpkg-dev: the VM-shaped local nodes' image and apt repository (scripts/build.d/vm-rootfs.sh).
 APT_PACKAGES=(wireguard-tools tinc iperf3 iputils-ping iproute2 procps psmisc
               redis-server redis-tools openjdk-17-jdk-headless maven chromium curl unzip
-              openssh-server python3-venv)
+              openssh-server python3-venv debootstrap dpkg-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

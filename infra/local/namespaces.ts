@@ -12,7 +12,7 @@ import { allDone } from '../../platform/wait';
 export const NAMESPACE_MARKER = 'fragbench-fleet';
 
 /** Runs `ip` commands in one process (inside `namespace` when given); stops at the first failure. */
-async function ipBatch(commands: string[], namespace?: string, force = false): Promise<void> {
+export async function ipBatch(commands: string[], namespace?: string, force = false): Promise<void> {
   if (commands.length === 0) return;
   const argv = ['ip', ...(namespace ? ['-n', namespace] : []), ...(force ? ['-force'] : []), '-batch', '-'];
   await runHost(argv, { input: commands.join('\n') + '\n', allowFailure: force }, namespace ?? 'host');
@@ -26,17 +26,20 @@ export async function listNamespaces(): Promise<string[]> {
     .filter(Boolean);
 }
 
-async function isMarked(namespace: string): Promise<boolean> {
+async function isMarked(namespace: string, marker: string): Promise<boolean> {
   const { code, stdout } = await runHost(['ip', '-n', namespace, '-j', 'link', 'show', 'lo'], { allowFailure: true });
   if (code !== 0) return false;
   const [lo] = JSON.parse(stdout) as { ifalias?: string }[];
-  return lo?.ifalias === NAMESPACE_MARKER;
+  return lo?.ifalias === marker;
 }
 
-/** Namespaces with the fleet prefix and the marker: what this project left on the host. */
-export async function markedNamespaces(): Promise<string[]> {
-  const candidates = (await listNamespaces()).filter((ns) => ns.startsWith(NAMESPACE_PREFIX));
-  const marked = await Promise.all(candidates.map(async (ns) => ((await isMarked(ns)) ? ns : undefined)));
+/**
+ * Namespaces with the fleet prefix and the marker: what this project left on the host. The
+ * VM-shaped fleet (infra/vmlocal) passes its own prefix and marker.
+ */
+export async function markedNamespaces(prefix = NAMESPACE_PREFIX, marker = NAMESPACE_MARKER): Promise<string[]> {
+  const candidates = (await listNamespaces()).filter((ns) => ns.startsWith(prefix));
+  const marked = await Promise.all(candidates.map(async (ns) => ((await isMarked(ns, marker)) ? ns : undefined)));
   return marked.filter((ns): ns is string => ns !== undefined);
 }
 

@@ -7,6 +7,7 @@ import { createHash } from 'crypto';
 import * as pulumi from '@pulumi/pulumi';
 import { remote } from '@pulumi/command';
 import { shellQuote } from '../../services/exec/transports';
+import { ROOT_SCRIPT_COMMAND, rootScriptInput } from './render/files-script';
 import { SSH_READY, retrySshLine, waitForSsh } from './ssh-ready';
 
 export interface SshHop {
@@ -34,9 +35,6 @@ export interface RemoteScriptArgs {
   /** Values whose change runs the script again, besides the ids of the VMs on the way. */
   triggers?: pulumi.Input<unknown>[];
 }
-
-/** The first boot may still be installing packages when the VM answers SSH. */
-const WAIT_FOR_BOOT = 'cloud-init status --wait >/dev/null 2>&1 || true';
 
 /**
  * Options of the jump host's ssh to the target. `accept-new` trusts the first key it sees, and
@@ -72,8 +70,8 @@ export function remoteScript(name: string, args: RemoteScriptArgs, opts: pulumi.
     name,
     {
       connection: { host: first.host, user: first.user, privateKey: args.sshPrivateKey },
-      create: hop('sudo sh -s'),
-      stdin: pulumi.secret(pulumi.output(args.script).apply((s) => `${WAIT_FOR_BOOT}\n${s}`)),
+      create: hop(ROOT_SCRIPT_COMMAND),
+      stdin: pulumi.secret(pulumi.output(args.script).apply(rootScriptInput)),
       ...(args.onDelete ? { delete: pulumi.output(args.onDelete).apply((d) => hop(`sudo sh -c ${shellQuote(d)}`)) } : {}),
       triggers: [...vmIds, ...(args.triggers ?? [])],
     },

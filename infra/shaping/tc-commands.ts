@@ -1,18 +1,16 @@
 /**
  * The exact `tc` commands the tc back end runs, as argv lists (tested as such).
  *
- * Per WireGuard interface: an htb root `1:`, whose unclassified traffic passes unshaped, and a
- * drop class `1:ffff` whose leaf is a `blackhole` qdisc. Per link end (link index k, so ids never
- * collide, unlike tcconfig's hashed ones): class `1:<k+1>` (rate cap), a u32 filter at prio
- * 0x8000+k sending packets for the peer's mesh address into it, and a leaf that is netem only
- * while the end has a delay, jitter or loss (a pfifo otherwise), so that rate caps and cuts need no
- * netem: kernels without it (this machine's) shape rates and cut links, and delay stays with the
- * emulator there. While the link is cut, a u32 filter at prio k+1, looked at before every shaping
- * filter, sends the peer's packets to the drop class. A blackhole leaf rather than `action drop`:
- * sch_blackhole is built into every kernel with traffic control, the gact action module is not
- * (this machine lacks it). The drop filter cuts exactly one link: bringing the WireGuard interface
- * down would cut every link of that connection type on the node, and removing the WireGuard peer
- * would lose its handshake state and endpoint.
+ * Per WireGuard interface: an htb root `1:`; unclassified traffic passes unshaped; and the cut
+ * class `1:ffff`, whose pfifo of length 0 drops every packet sent to it. Per link end (link index
+ * k, so ids never collide, unlike tcconfig's random ones): class `1:<k+1>` (rate cap), a netem
+ * child `<k+0x100>:` (delay, loss), a u32 filter at prio 0x8000+k sending packets for the peer's
+ * mesh address into the class, and, while the link is cut, a u32 filter at prio k+1, looked at
+ * before every shaping filter, sending them into the cut class. The cut filter cuts exactly one
+ * link: bringing the WireGuard interface down would cut every link of that connection type on the
+ * node, and removing the WireGuard peer would lose its handshake state and endpoint. A class, not
+ * a filter's `action drop`: that needs the gact action module, which not every kernel has (this
+ * host's has none); htb and pfifo are there wherever the back end works at all.
  */
 
 /** What one end of a link needs: its interface, the peer's mesh address, and the link's index. */
@@ -36,8 +34,7 @@ export const NO_CAP_MBIT = 100_000;
 /** The 0x8000 split leaves 32767 links: cut filters below it, shaping filters above. */
 export const MAX_TC_LINKS = 0x7fff;
 const SHAPE_PRIO_BASE = 0x8000;
-/** Above every link's class (at most 1:8000). */
-export const DROP_CLASS = '1:ffff';
+const NETEM_HANDLE_BASE = 0x100;
 /** Full-size WireGuard packets, for sizing netem's queue. */
 const PACKET_BITS = 1500 * 8;
 
@@ -45,6 +42,10 @@ const hex = (n: number) => n.toString(16);
 
 export function classId(end: TcEnd): string {
   return `1:${hex(end.linkIndex + 1)}`;
+}
+
+export function netemHandle(end: TcEnd): string {
+  return `${hex(end.linkIndex + NETEM_HANDLE_BASE)}:`;
 }
 
 export function cutPrio(end: TcEnd): string {
@@ -67,17 +68,27 @@ export function netemLimit(shape: TcShape): number {
   return Math.max(1000, Math.ceil(((rate * shape.delayMs) / 1000 / PACKET_BITS) * 2));
 }
 
-/** The htb root and its drop class (a blackhole leaf). */
+/** Beyond every link's class (1:1 … 1:8000) and netem handle (100: … 80ff:). */
+export const CUT_CLASS = '1:ffff';
+const CUT_HANDLE = 'ffff:';
+
+export function rootCommand(iface: string): string[] {
+  return ['tc', 'qdisc', 'add', 'dev', iface, 'root', 'handle', '1:', 'htb'];
+}
+
+/** The root, then the cut class and its queue of length 0. */
 export function rootCommands(iface: string): string[][] {
+  const rate = mbit(NO_CAP_MBIT);
   return [
-    ['tc', 'qdisc', 'add', 'dev', iface, 'root', 'handle', '1:', 'htb'],
-    ['tc', 'class', 'add', 'dev', iface, 'parent', '1:', 'classid', DROP_CLASS, 'htb', 'rate', '1mbit', 'ceil', '1mbit'],
-    ['tc', 'qdisc', 'add', 'dev', iface, 'parent', DROP_CLASS, 'blackhole'],
+    rootCommand(iface),
+    ['tc', 'class', 'add', 'dev', iface, 'parent', '1:', 'classid', CUT_CLASS, 'htb', 'rate', rate, 'ceil', rate],
+    ['tc', 'qdisc', 'add', 'dev', iface, 'parent', CUT_CLASS, 'handle', CUT_HANDLE, 'pfifo', 'limit', '0'],
   ];
 }
 
-export function showRootCommand(iface: string): string[] {
-  return ['tc', 'qdisc', 'show', 'dev', iface, 'root'];
+/** Every qdisc of the interface: whether our root is there, and netem children under it. */
+export function showQdiscsCommand(iface: string): string[] {
+  return ['tc', 'qdisc', 'show', 'dev', iface];
 }
 
 export function deleteRootCommand(iface: string): string[] {
@@ -89,40 +100,47 @@ function classArgs(end: TcEnd, shape: TcShape): string[] {
   return ['dev', end.iface, 'parent', '1:', 'classid', classId(end), 'htb', 'rate', rate, 'ceil', rate];
 }
 
-/** netem only for what only netem does: an end with no delay, jitter or loss needs none. */
-export function needsNetem(shape: TcShape): boolean {
-  return shape.delayMs > 0 || shape.jitterMs > 0 || shape.lossPercent > 0;
-}
-
-/**
- * The end's leaf, by `qdisc replace` without a handle: the kernel changes a leaf of the same kind
- * in place and swaps one of another kind (netem <-> pfifo) for a new one.
- */
-function leafCommand(end: TcEnd, shape: TcShape): string[] {
-  const leaf = ['tc', 'qdisc', 'replace', 'dev', end.iface, 'parent', classId(end)];
-  if (!needsNetem(shape)) return [...leaf, 'pfifo', 'limit', String(netemLimit(shape))];
+function netemArgs(end: TcEnd, shape: TcShape): string[] {
   const loss = shape.lossPercent > 0 ? ['loss', `${shape.lossPercent}%`] : [];
   // netem reorders packets whose drawn delays cross; the emulator keeps order. On VMs that
   // difference stays (netem has no in-order jitter), and the README says so.
   const jitter = shape.jitterMs > 0 ? [ms(shape.jitterMs), 'distribution', 'normal'] : [];
-  return [...leaf, 'netem', 'delay', ms(shape.delayMs), ...jitter, ...loss, 'limit', String(netemLimit(shape))];
+  return ['dev', end.iface, 'parent', classId(end), 'handle', netemHandle(end), 'netem', 'delay', ms(shape.delayMs), ...jitter, ...loss, 'limit', String(netemLimit(shape))];
 }
 
-/** Creates an end's class and classifying filter (once, when the root is new); its leaf is htb's default until shaped. */
-export function setupEndCommands(end: TcEnd, shape: TcShape): string[][] {
+/**
+ * Creates an end's class, netem and classifying filter (once, when the root is new). Without
+ * netem (a kernel that lacks it) the class alone caps the rate; delay, loss and jitter stay unset.
+ */
+export function setupEndCommands(end: TcEnd, shape: TcShape, netem = true): string[][] {
   return [
     ['tc', 'class', 'add', ...classArgs(end, shape)],
+    ...(netem ? [['tc', 'qdisc', 'add', ...netemArgs(end, shape)]] : []),
     ['tc', 'filter', 'add', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', shapePrio(end), 'u32', 'match', 'ip', 'dst', `${end.peerAddress}/32`, 'flowid', classId(end)],
   ];
 }
 
 /** Changes an end's shape in place: no moment without shaping, filters untouched. */
-export function shapeEndCommands(end: TcEnd, shape: TcShape): string[][] {
-  return [['tc', 'class', 'change', ...classArgs(end, shape)], leafCommand(end, shape)];
+export function shapeEndCommands(end: TcEnd, shape: TcShape, netem = true): string[][] {
+  return [['tc', 'class', 'change', ...classArgs(end, shape)], ...(netem ? [['tc', 'qdisc', 'change', ...netemArgs(end, shape)]] : [])];
 }
 
+/**
+ * Whether the kernel has netem, asked on an interface that has no root qdisc of ours yet: a netem
+ * root added and taken away again.
+ */
+export function netemProbeCommands(iface: string): string[][] {
+  return [
+    ['tc', 'qdisc', 'add', 'dev', iface, 'root', 'handle', '1:', 'netem', 'delay', '0ms'],
+    deleteRootCommand(iface),
+  ];
+}
+
+/** tc's answer when a qdisc's module is not in the kernel. */
+export const UNKNOWN_QDISC = 'Specified qdisc kind is unknown';
+
 export function cutEndCommand(end: TcEnd): string[] {
-  return ['tc', 'filter', 'add', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', cutPrio(end), 'u32', 'match', 'ip', 'dst', `${end.peerAddress}/32`, 'flowid', DROP_CLASS];
+  return ['tc', 'filter', 'add', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', cutPrio(end), 'u32', 'match', 'ip', 'dst', `${end.peerAddress}/32`, 'flowid', CUT_CLASS];
 }
 
 export function restoreEndCommand(end: TcEnd): string[] {

@@ -11,13 +11,15 @@ import type { LinkShaper, ShapeItem } from './shaper';
 import {
   MAX_TC_LINKS,
   batchLine,
+  UNKNOWN_QDISC,
   cutEndCommand,
   deleteRootCommand,
+  netemProbeCommands,
   restoreEndCommand,
   rootCommands,
   setupEndCommands,
   shapeEndCommands,
-  showRootCommand,
+  showQdiscsCommand,
   type TcEnd,
   type TcShape,
 } from './tc-commands';
@@ -36,6 +38,10 @@ export function tcShape(d: DirectionConditions): TcShape {
 export class TcShaper implements LinkShaper {
   /** Interfaces whose htb root and per-link rules are known to exist, `node/iface`. */
   private readonly ready = new Map<string, Promise<void>>();
+  /** Nodes whose kernel has no netem: rate caps and cuts only. */
+  private readonly withoutNetem = new Set<string>();
+  /** What was asked and not applied, one line each (results carry them). */
+  private readonly unapplied = new Set<string>();
 
   constructor(
     private readonly inventory: Inventory,
@@ -51,26 +57,41 @@ export class TcShaper implements LinkShaper {
   }
 
   async applyMany(items: ShapeItem[]): Promise<void> {
-    const byNode = new Map<string, string[][]>();
+    const byNode = new Map<string, { link: InventoryLink; end: TcEnd; shape: TcShape }[]>();
     for (const { link, conditions } of items) {
       // Each end shapes what it sends: end a the a -> b direction, end b the b -> a one.
       this.ends(link).forEach(({ node, end }, i) => {
-        byNode.set(node, [...(byNode.get(node) ?? []), ...shapeEndCommands(end, tcShape(conditions[DIRECTIONS[i]]))]);
+        byNode.set(node, [...(byNode.get(node) ?? []), { link, end, shape: tcShape(conditions[DIRECTIONS[i]]) }]);
       });
     }
     await Promise.all(
-      [...byNode].map(async ([node, commands]) => {
+      [...byNode].map(async ([node, ends]) => {
         await this.setUp(node);
-        await this.batch(node, commands);
+        const netem = !this.withoutNetem.has(node);
+        if (!netem) for (const e of ends) this.noteUnapplied(node, e.link, e.shape);
+        await this.batch(node, ends.flatMap((e) => shapeEndCommands(e.end, e.shape, netem)));
       }),
     );
+  }
+
+  /**
+   * Conditions this back end could not apply: on a kernel without netem (this host's), delay,
+   * loss and jitter; rate caps and cuts are applied. Empty when everything asked was applied.
+   */
+  unappliedConditions(): string[] {
+    return [...this.unapplied].sort();
+  }
+
+  private noteUnapplied(node: string, link: InventoryLink, shape: TcShape): void {
+    const missing = [shape.delayMs > 0 && `delay ${shape.delayMs} ms`, shape.lossPercent > 0 && `loss ${shape.lossPercent} %`, shape.jitterMs > 0 && `jitter ${shape.jitterMs} ms`].filter(Boolean);
+    if (missing.length) this.unapplied.add(`${link.id} from ${node}: ${missing.join(', ')} not applied (no netem in the kernel; rate caps and cuts are)`);
   }
 
   async cut(link: InventoryLink, direction?: Direction): Promise<void> {
     await Promise.all(
       this.sendingEnds(link, direction).map(async ({ node, end }) => {
         await this.setUp(node);
-        // Dropping an earlier drop filter first keeps a repeated cut from stacking filters.
+        // Deleting an earlier cut filter first keeps a repeated cut from stacking filters.
         await this.run(node, restoreEndCommand(end), true);
         await this.run(node, cutEndCommand(end));
       }),
@@ -123,16 +144,30 @@ export class TcShaper implements LinkShaper {
     const ifaces = [...new Set(ends.map((e) => e.end.iface))];
     await Promise.all(
       ifaces.map(async (iface) => {
-        const { stdout } = await this.run(node, showRootCommand(iface));
-        if (/\bhtb 1:/.test(stdout)) return;
-        const commands = [...rootCommands(iface), ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED))];
+        const { stdout } = await this.run(node, showQdiscsCommand(iface));
+        if (/\bhtb 1: root\b/.test(stdout)) {
+          // Set up before, maybe by another process (a later activity): every link end got a
+          // netem child then, unless the kernel has none.
+          if (!/\bnetem\b/.test(stdout)) this.withoutNetem.add(node);
+          return;
+        }
+        const netem = await this.hasNetem(node, iface);
+        const commands = [...rootCommands(iface), ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED, netem))];
         await this.batch(node, commands);
       }),
     );
   }
 
-  private batch(node: string, commands: string[][]): Promise<ExecResult> {
-    return this.run(node, ['tc', '-batch', '-'], false, commands.map(batchLine).join('\n') + '\n');
+  private async hasNetem(node: string, iface: string): Promise<boolean> {
+    const probe = await this.batch(node, netemProbeCommands(iface), true);
+    if (probe.code === 0) return true;
+    if (!probe.stderr.includes(UNKNOWN_QDISC)) throw new Error(`tc on ${node}: could not probe for netem on ${iface}: ${probe.stderr.trim()}`);
+    this.withoutNetem.add(node);
+    return false;
+  }
+
+  private batch(node: string, commands: string[][], allowFailure = false): Promise<ExecResult> {
+    return this.run(node, ['tc', '-batch', '-'], allowFailure, commands.map(batchLine).join('\n') + '\n');
   }
 
   private run(node: string, argv: string[], allowFailure = false, input?: string): Promise<ExecResult> {

@@ -33,6 +33,14 @@ export interface VendorDeb {
 
 const INSTALL_TIMEOUT_MS = 20 * 60_000;
 
+/**
+ * A node whose own apt sources stand in for the vendors' repositories has this file, saying what
+ * stands in: the VM-shaped local nodes (infra/vmlocal), whose local repository holds Debian's
+ * packages of the same names, as the vendors' servers are not reachable from them. On such a
+ * node the vendor's key and source line are not installed; every other step is the same.
+ */
+export const VENDOR_STAND_IN_FILE = '/etc/fragbench/vendor-repositories';
+
 async function installed(shell: NodeShell, packages: string[]): Promise<boolean> {
   const result = await shell.run(['dpkg-query', '-W', '-f', '${Status}\n', ...packages], { allowFailure: true });
   return result.code === 0 && result.stdout.trim().split('\n').every((s) => s.endsWith('install ok installed'));
@@ -54,14 +62,17 @@ async function disable(shell: NodeShell, services: string[]): Promise<void> {
 
 export async function installFromVendor(shell: NodeShell, repo: VendorRepository): Promise<void> {
   if (await installed(shell, repo.packages)) return;
-  const codename = await ubuntuCodename(shell);
-  const keyring = `/usr/share/keyrings/${repo.name}.gpg`;
   const apt = aptGet(shell);
+  const standIn = (await shell.run(['test', '-f', VENDOR_STAND_IN_FILE], { allowFailure: true })).code === 0;
+  const codename = standIn ? undefined : await ubuntuCodename(shell);
   await apt('update', '-qq');
-  await apt('install', '-y', '-qq', 'curl', 'gnupg', 'ca-certificates');
-  await shell.run(['sh', '-c', 'curl -fsSL "$1" | gpg --batch --yes --dearmor -o "$2"', 'sh', repo.keyUrl, keyring]);
-  await shell.writeFile(`/etc/apt/sources.list.d/${repo.name}.list`, `${repo.sourceLine(codename).replace('{keyring}', keyring)}\n`);
-  await apt('update', '-qq');
+  if (codename !== undefined) {
+    const keyring = `/usr/share/keyrings/${repo.name}.gpg`;
+    await apt('install', '-y', '-qq', 'curl', 'gnupg', 'ca-certificates');
+    await shell.run(['sh', '-c', 'curl -fsSL "$1" | gpg --batch --yes --dearmor -o "$2"', 'sh', repo.keyUrl, keyring]);
+    await shell.writeFile(`/etc/apt/sources.list.d/${repo.name}.list`, `${repo.sourceLine(codename).replace('{keyring}', keyring)}\n`);
+    await apt('update', '-qq');
+  }
   if (repo.preseed) await shell.run(['debconf-set-selections'], { input: repo.preseed });
   await apt('install', '-y', '-qq', ...repo.packages);
   await disable(shell, repo.disableServices);

@@ -9,6 +9,7 @@ import { tail } from '../../core/exec';
 import type { YcsbSettings } from '../../core/ycsb';
 import { oomCause, oomKills } from '../../platform/oom';
 import { execFor } from '../exec/transports';
+import { ensureYcsbClient } from './client-install';
 import { ycsbArgv, ycsbHome, validateYcsbSettings, type YcsbPhase } from './command';
 import { parseYcsbLine } from './output';
 import { buildSeries, latestSample, type YcsbOutput } from './series';
@@ -64,7 +65,10 @@ export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
   const { target, phase, settings, binding, signal } = options;
   validateYcsbSettings(settings);
   signal?.throwIfAborted();
-  const argv = ycsbArgv(phase, settings, binding, options.home ?? ycsbHome(target));
+  const home = options.home ?? ycsbHome(target);
+  // A VM gets Java and the client on its first run (nothing in the stacks installs them).
+  if (target.transport === 'ssh') await ensureYcsbClient(target, home);
+  const argv = ycsbArgv(phase, settings, binding, home);
   const where = target.transport === 'netns' ? target.namespace : target.host;
 
   // Only a client on this host can be this kernel's OOM victim.

@@ -4,11 +4,12 @@
  * the run brings its fleet up, measures, reports and takes the fleet down, as the quickstart does.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
 import { stopDevServer } from '../../worker/dev-server';
+import { writeThreeSitesScenario, writeThreeSitesTopology } from '../support/small-topology';
 
 jest.setTimeout(240_000);
 
@@ -21,40 +22,13 @@ afterAll(async () => {
 });
 
 test('run --local: dev server and worker started for the run; the run completes, reports and leaves no fleet', async () => {
-  const topology = path.join(scratch, 'two-by-one.yaml');
-  writeFileSync(
-    topology,
-    [
-      'name: cli-three',
-      'client: desk',
-      'nodes:',
-      '  - { name: ant, site: ant }',
-      '  - { name: bee, site: bee }',
-      '  - { name: cow, site: cow }',
-      '  - { name: desk, site: ant }',
-      'links:',
-      '  - { a: ant, b: bee, latencyMs: 4, bandwidthMbps: 200 }',
-      '  - { a: bee, b: cow, latencyMs: 6, bandwidthMbps: 200 }',
-      '  - { a: ant, b: cow, latencyMs: 8, bandwidthMbps: 200 }',
-      '  - { a: desk, b: ant, latencyMs: 1, bandwidthMbps: 1000 }',
-      '  - { a: desk, b: bee, latencyMs: 4, bandwidthMbps: 200 }',
-      '  - { a: desk, b: cow, latencyMs: 8, bandwidthMbps: 200 }',
-      '',
-    ].join('\n'),
-  );
-  const scenario = path.join(scratch, 'mine.yaml');
-  writeFileSync(
-    scenario,
-    [
-      'name: cli-local',
-      'experiment: Does the CLI run a scenario with nothing prepared?',
-      `fleet: { local: ${topology} }`,
-      'database: { name: redis, nodes: [ant, bee, cow] }',
-      'ycsb: { workload: a, recordCount: 200, threads: 2, fieldCount: 4, fieldLength: 8, target: 100 }',
-      'phases: [{ phase: flush }, { phase: load }, { phase: run, duration: 6 }]',
-      '',
-    ].join('\n'),
-  );
+  const topology = writeThreeSitesTopology(path.join(scratch, 'two-by-one.yaml'), 'cli-three');
+  const scenario = writeThreeSitesScenario(path.join(scratch, 'mine.yaml'), {
+    name: 'cli-local',
+    experiment: 'Does the CLI run a scenario with nothing prepared?',
+    fleet: { local: topology },
+    run: { duration: 6 },
+  });
   const results = path.join(scratch, 'results');
   const run = spawnSync(process.execPath, [CLI, 'run', scenario, '--local'], {
     env: { ...process.env, FRAGBENCH_RESULTS_DIR: results },

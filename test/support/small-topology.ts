@@ -49,3 +49,30 @@ export function writeSmallScenario(dir: string, file: string, fields: Record<str
   writeFileSync(target, stringify(scenario));
   return target;
 }
+
+/** Three sites and a client, every pair linked: the end-to-end runs' fleet (`fragbench run`). */
+export function writeThreeSitesTopology(file: string, name: string): string {
+  const link = (a: string, b: string, latencyMs: number, bandwidthMbps = 200) => ({ a, b, latencyMs, bandwidthMbps });
+  const topology = {
+    name,
+    client: 'desk',
+    nodes: ['ant', 'bee', 'cow', 'desk'].map((n) => ({ name: n, site: n === 'desk' ? 'ant' : n })),
+    links: [link('ant', 'bee', 4), link('bee', 'cow', 6), link('ant', 'cow', 8), link('desk', 'ant', 1, 1000), link('desk', 'bee', 4), link('desk', 'cow', 8)],
+  };
+  writeFileSync(file, stringify(topology));
+  return file;
+}
+
+/** Redis on the three sites, YCSB on desk: flush, load, then the run phase given. */
+export function writeThreeSitesScenario(file: string, fields: { name: string; experiment: string; fleet: Record<string, string>; run: Record<string, unknown> }): string {
+  const scenario = {
+    name: fields.name,
+    experiment: fields.experiment,
+    fleet: fields.fleet,
+    database: { name: 'redis', nodes: ['ant', 'bee', 'cow'] },
+    ycsb: { workload: 'a', recordCount: 200, threads: 2, fieldCount: 4, fieldLength: 8, target: 100 },
+    phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', ...fields.run }],
+  };
+  writeFileSync(file, stringify(scenario));
+  return file;
+}

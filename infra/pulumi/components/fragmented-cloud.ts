@@ -15,12 +15,10 @@ import { cloudName } from '../names';
 import { inventoryAfter, inventoryOutput } from '../inventory';
 import { KeyPair } from '../keys/key-pair';
 import { privateKeys, publicKeys, wireguardKeyRing } from '../keys/mesh-keys';
-import { interfaceKey, type PlannedNode } from '../plan';
+import type { PlannedNode } from '../plan';
 import type { FragmentedPlan } from '../plan-fragmented';
 import { PACKAGES, cloudInit } from '../render/cloud-init';
-import { writeFilesScript } from '../render/files-script';
-import { TINC_SERVICE, tincFiles } from '../render/tinc';
-import { wireguardConfig, wireguardConfigPath } from '../render/wireguard';
+import { meshScript } from '../render/mesh-script';
 import { remoteScript } from '../remote';
 import type { FragmentedSettings } from '../settings';
 
@@ -81,21 +79,9 @@ export class FragmentedCloud extends pulumi.ComponentResource {
     const tincPublic = pulumi.all(Object.fromEntries(Object.entries(tincKeys).map(([n, k]) => [n, k.publicKey])));
     const wgPrivate = pulumi.all(privateKeys(wgKeys));
     const meshCommands = plan.nodes.map((node) => {
-      const start = [
-        ...node.wireguard.flatMap((w) => [`systemctl enable wg-quick@${w.name}`, `systemctl restart wg-quick@${w.name}`]),
-        `systemctl enable ${TINC_SERVICE}`,
-        `systemctl restart ${TINC_SERVICE}`,
-      ];
-      const script = pulumi.all([mesh, wgPrivate, tincKeys[node.name].privateKey, tincPublic]).apply(([inventory, wgPriv, tincPriv, tincPub]) => {
-        const wgFiles = Object.fromEntries(
-          node.wireguard.map((w) => [
-            wireguardConfigPath(w.name),
-            { mode: '600', content: wireguardConfig({ mesh: inventory, node: node.name, type: w.type, privateKey: wgPriv[interfaceKey(node.name, w.type)] }) },
-          ]),
-        );
-        const tinc = tincFiles({ mesh: inventory, node: node.name, privateKey: tincPriv, publicKeys: tincPub, overlayCidr: s.cidrs.overlay });
-        return writeFilesScript({ ...wgFiles, ...tinc }, start);
-      });
+      const script = pulumi.all([mesh, wgPrivate, tincKeys[node.name].privateKey, tincPublic]).apply(([inventory, wgPriv, tincPriv, tincPub]) =>
+        meshScript({ inventory, node, wireguardPrivateKeys: wgPriv, tincPrivateKey: tincPriv, tincPublicKeys: tincPub, overlayCidr: s.cidrs.overlay }),
+      );
       const vm = vms.get(node.name) as NodeVm;
       return remoteScript(`${node.name}-mesh`, {
         stack: s.stack, target: { host: publicAddress(node.name), user: s.sshUser, vmId: vm.id }, sshPrivateKey: args.sshPrivateKey, script,

@@ -30,3 +30,14 @@ export function writeFilesScript(files: Record<string, FileSpec>, then: string[]
   out.push(...then);
   return `${out.join('\n')}\n`;
 }
+
+/** How a root script reaches a VM: on standard input of this command, run by the cloud user. */
+export const ROOT_SCRIPT_COMMAND = 'sudo sh -s';
+
+/** The first boot may still be installing packages when the VM answers SSH. */
+const WAIT_FOR_BOOT = 'cloud-init status --wait >/dev/null 2>&1 || true';
+
+/** ROOT_SCRIPT_COMMAND's standard input for a script: it waits for cloud-init first. */
+export function rootScriptInput(script: string): string {
+  return `${WAIT_FOR_BOOT}\n${script}`;
+}
