@@ -63,7 +63,8 @@ async function disable(shell: NodeShell, services: string[]): Promise<void> {
 export async function installFromVendor(shell: NodeShell, repo: VendorRepository): Promise<void> {
   if (await installed(shell, repo.packages)) return;
   const apt = aptGet(shell);
-  const standIn = (await shell.run(['test', '-f', VENDOR_STAND_IN_FILE], { allowFailure: true })).code === 0;
+  // The file names what stands in; an empty answer (no file) is a node that uses the vendor's.
+  const standIn = (await shell.run(['cat', VENDOR_STAND_IN_FILE], { allowFailure: true })).stdout.trim() !== '';
   const codename = standIn ? undefined : await ubuntuCodename(shell);
   await apt('update', '-qq');
   if (codename !== undefined) {

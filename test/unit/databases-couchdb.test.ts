@@ -141,6 +141,7 @@ test(`install: Apache's apt repository, debconf answered for a clustered node, s
   // admin password twice).
   expect(recorder.lines((c) => !c.argv.includes('apt-get'))).toEqual([
     'c1: dpkg-query -W -f ${Status}\n couchdb',
+    'c1: cat /etc/fragbench/vendor-repositories',
     'c1: sh -c . /etc/os-release && echo "$ID" && echo "$VERSION_CODENAME"',
     'c1: sh -c curl -fsSL "$1" | gpg --batch --yes --dearmor -o "$2" sh https://couchdb.apache.org/repo/keys.asc /usr/share/keyrings/couchdb-archive-keyring.gpg',
     'c1: sh -c cat > "$1" sh /etc/apt/sources.list.d/couchdb-archive-keyring.list',
