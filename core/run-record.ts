@@ -37,6 +37,12 @@ export interface RunRecord {
   versions: Record<string, string>;
   inventory: Inventory;
   cellIds: string[];
+  /**
+   * The seed every link's loss and jitter draws started from at each cell's start (the scenario's
+   * `lossSeed`, or picked for the run): give it as the scenario's lossSeed to repeat the drops.
+   * The local fleet's emulator draws from it; netem on VMs draws its own. Absent in older runs.
+   */
+  lossSeed?: number;
 }
 
 export interface PhaseRecord {

@@ -112,6 +112,11 @@ function duration(run: RunRecord): string {
   return s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min` : s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
+/** The seed a re-run gives as its scenario's `lossSeed` to repeat the drops, where the shaper draws from it. */
+function lossSeedEntry(seed: number, shaping: string): [string, string] {
+  return ['loss seed', shaping === 'emulator' ? `${seed} (scenario lossSeed repeats the drops)` : `${seed} (unused: netem on VMs draws its own)`];
+}
+
 function aside(run: RunRecord): string {
   const inventory = run.inventory;
   const sites = new Map<string, string[]>();
@@ -122,6 +127,7 @@ function aside(run: RunRecord): string {
     ['links', String(inventory.links.length)],
     ['client', inventory.clientNode],
     ['shaping', inventory.shaping],
+    ...(run.lossSeed === undefined ? [] : [lossSeedEntry(run.lossSeed, inventory.shaping)]),
     ...[...sites].map(([site, nodes]): [string, string] => [`site ${site}`, nodes.join(', ')]),
   ];
   return `<aside>

@@ -140,18 +140,25 @@ export class FleetNetwork {
     return conditionsOf(this.link(id), this.settings());
   }
 
-  /** Every link back to its reference values and none cut. */
-  async reset(): Promise<NetworkSettings> {
+  /**
+   * Every link back to its reference values and none cut; with a seed, every direction's loss and
+   * jitter draws start again from it (a cell's start), so the same packets meet the same drops.
+   */
+  async reset(lossSeed?: number): Promise<NetworkSettings> {
     const settings = this.settings();
     await Promise.all(settings.cut.map((id) => this.shaper.restore(this.link(id))));
     await Promise.all((settings.oneWayCuts ?? []).map((c) => this.shaper.restore(this.link(c.link), c.direction)));
-    return this.applyScales({ ...REFERENCE_SETTINGS });
+    const reference = await this.applyScales({ ...REFERENCE_SETTINGS, ...(lossSeed === undefined ? {} : { lossSeed: checkLossSeed(lossSeed) }) });
+    if (lossSeed !== undefined) await this.shaper.seedDraws(this.inventory.links, lossSeed);
+    return reference;
   }
 
   /** The current settings applied again, cuts included: for a shaper that lost its state (a restarted emulator). */
   async reapply(): Promise<NetworkSettings> {
     const settings = this.settings();
     await this.applyScales(settings);
+    // A restarted emulator picked new seeds: the run's seed again (its draws restart, repeatably so).
+    if (settings.lossSeed !== undefined) await this.shaper.seedDraws(this.inventory.links, settings.lossSeed);
     await Promise.all(settings.cut.map((id) => this.shaper.cut(this.link(id))));
     await Promise.all((settings.oneWayCuts ?? []).map((c) => this.shaper.cut(this.link(c.link), c.direction)));
     return settings;
@@ -191,4 +198,13 @@ function checkScale(scale: number): number {
     throw new InputError('scale', `must be a number above 0 (e.g. 0.2 for a fifth of the reference), got ${scale}`);
   }
   return scale;
+}
+
+export const MAX_LOSS_SEED = Number.MAX_SAFE_INTEGER;
+
+function checkLossSeed(seed: number): number {
+  if (!Number.isSafeInteger(seed) || seed < 0) {
+    throw new InputError('lossSeed', `must be a whole number from 0 to ${MAX_LOSS_SEED} (a run's record gives the one it used), got ${seed}`);
+  }
+  return seed;
 }

@@ -87,6 +87,10 @@ export class TcShaper implements LinkShaper {
     return direction ? [ends[DIRECTIONS.indexOf(direction)]] : ends;
   }
 
+  /** netem draws its loss from the kernel's own generator: iproute2 before 6.5 (Debian 12's 6.1) has no
+   *  `seed` for it, so a VM fleet's drops are not repeatable and the run's seed applies to the emulator only. */
+  async seedDraws(): Promise<void> {}
+
   async clear(): Promise<void> {
     this.ready.clear();
     await Promise.all(

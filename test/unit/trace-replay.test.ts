@@ -252,6 +252,7 @@ describe('the replay schedule and its pacing', () => {
       },
       cut: async () => {},
       restore: async () => {},
+      seedDraws: async () => {},
       clear: async () => {},
     };
     return { calls, shaper };
