@@ -4,6 +4,7 @@
  * from disk with no network and cannot silently depend on it.
  */
 import type { RunRecord } from '../core/run-record';
+import { formatPath, pairName } from '../core/overlay-path';
 import type { ReportModel } from './build-report';
 import type { Table } from './tables';
 import type { RenderedFigure } from './vega';
@@ -137,6 +138,7 @@ function aside(run: RunRecord): string {
   ${definitionList(Object.entries(run.versions), 'Not recorded.')}
   <h2>Fleet</h2>
   ${definitionList(fleet, '')}
+  ${inventory.overlay?.paths ? `<h2>Overlay paths at the start</h2>\n  ${definitionList(inventory.overlay.paths.map((p): [string, string] => [pairName(p), formatPath(p)]), '', true)}` : ''}
   <h2>Scenario settings</h2>
   <details><summary>as run</summary><pre>${escapeHtml(JSON.stringify(run.settings, null, 2))}</pre></details>
 </aside>`;

@@ -15,6 +15,9 @@ import { nextHops, tincRoute } from '../../services/probes/route';
 import { NetnsExec } from '../../services/exec/transports';
 import { TINC_PORT, endsFrom, namespaceOf, type FleetPlan, type PlannedLink } from './plan';
 import { fleetPaths, readState } from './state';
+import type { OverlayPath } from '../../core/overlay-path';
+
+export { formatPath, type OverlayPath } from '../../core/overlay-path';
 
 /**
  * A switch costs the pair a reconnect (a few round trips on the way round, or lost packets where
@@ -147,15 +150,6 @@ function writeAddresses(links: PlannedLink[]): boolean {
   return changed;
 }
 
-/** The way one node's packets take to another: the nodes in turn and the link between each two. */
-export interface OverlayPath {
-  from: string;
-  to: string;
-  hops: string[];
-  /** Link id between hops i and i+1; `?` where the pair has no meta connection right now. */
-  links: string[];
-}
-
 /**
  * The path each pair's packets take now (from the node listed first to the other), as tinc
  * forwards them: its next hops, and the link of each hop's meta connection. Unreachable: no hops.
@@ -177,10 +171,4 @@ export async function overlayPaths(plan: FleetPlan): Promise<OverlayPath[]> {
     }
   }
   return paths;
-}
-
-/** `pa =pa-pc/1=> pc`, or `unreachable`. */
-export function formatPath(path: OverlayPath): string {
-  if (path.hops.length === 0) return 'unreachable';
-  return path.hops.map((hop, i) => (i === 0 ? hop : `=${path.links[i - 1]}=> ${hop}`)).join(' ');
 }

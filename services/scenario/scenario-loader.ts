@@ -13,6 +13,7 @@ import { fleetKey, fleetSpecs, planScenario, type PlanOptions } from '../../core
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
 import { withTraceRows } from '../../core/scenario-traces';
 import { runHost } from '../../platform/command';
+import { withCurrentPaths } from '../monitor/path-watch';
 import { loadFleet, projectPath, type FleetMode, type LoadedFleet } from './scenario-fleet';
 
 export interface LoadedScenario {
@@ -121,7 +122,7 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
     nonDefaultSettings: nonDefaultSettings(plan),
     versions: await hostVersions(),
     // A run record keeps one inventory: the first fleet's (a matrix over fleets names the others in settings).
-    inventory: fleets[0].inventory as Inventory,
+    inventory: await withCurrentPaths(fleets[0].inventory as Inventory),
     cellIds: plan.cells.map((c) => c.cellId),
     lossSeed,
   };
