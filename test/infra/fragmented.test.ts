@@ -10,6 +10,9 @@ import { join } from 'path';
 import type { Inventory } from '../../core/inventory';
 import { validateInventory } from '../../core/validate-inventory';
 import { loadTopology } from '../../core/load-topology';
+import { checkScenarioShape } from '../../core/scenario-schema';
+import { planScenario } from '../../core/scenario-plan';
+import { inputProblems } from '../support/input-problems';
 import { buildFleet } from '../../infra/pulumi/fleet';
 import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import type { FragmentedSettings } from '../../infra/pulumi/settings';
@@ -168,5 +171,58 @@ describe('several connection types per pair, and a site in Azure', () => {
         ['Udp', '51820-51821', '*'],
       ].sort(),
     );
+  });
+});
+
+describe('positions, tags and the distance model reach the inventory, so moves validate against the stack', () => {
+  let b: Built;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fb-infra-'));
+    const file = join(dir, 'afloat.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: afloat',
+        'client: gamma',
+        'distance: { msPerKm: 0.02, baseMs: 2 }',
+        'nodes:',
+        '  - { name: alpha, site: sydney, tags: [ship], position: { lat: -33.87, lon: 151.21 } }',
+        '  - { name: beta, site: singapore, position: { lat: 1.35, lon: 103.82 } }',
+        '  - { name: gamma, site: virginia, position: { lat: 38.9, lon: -77.04 } }',
+        'links:',
+        '  - { a: alpha, b: beta, bandwidthMbps: 100 }',
+        '  - { a: alpha, b: gamma, latencyMs: 200, bandwidthMbps: 100 }',
+        '  - { a: beta, b: gamma, latencyMs: 220, bandwidthMbps: 100 }',
+      ].join('\n'),
+    );
+    b = await build('afloat', { topology: file });
+  }, BUILD_TIMEOUT_MS);
+
+  test('each positioned node keeps its position and tags; the stack keeps the distance model', () => {
+    const node = (name: string) => b.inventory.nodes.find((n) => n.name === name)!;
+    expect(node('alpha')).toMatchObject({ tags: ['ship'], position: { lat: -33.87, lon: 151.21 } });
+    expect(node('beta').position).toEqual({ lat: 1.35, lon: 103.82 });
+    expect(b.inventory.distance).toEqual({ msPerKm: 0.02, baseMs: 2 });
+    // Sydney - Singapore is about 6,300 km: 2 + 0.02 x km.
+    const estimated = b.inventory.links.find((l) => l.id === 'alpha-beta/0')!;
+    expect(estimated.estimated).toBe(true);
+    expect(estimated.latencyMs).toBeGreaterThan(120);
+    expect(estimated.latencyMs).toBeLessThan(135);
+    expect(() => validateInventory(b.inventory)).not.toThrow();
+  });
+
+  test('a move plans against the stack’s inventory, and is refused by one without positions (as before they reached it)', () => {
+    const scenario = checkScenarioShape({
+      name: 'sail',
+      experiment: 'A ship moving away',
+      fleet: { pulumiStack: 'afloat' },
+      database: { name: 'cassandra', nodes: ['alpha', 'beta'] },
+      phases: [{ phase: 'run', duration: 100, events: [{ at: 10, move: { node: 'alpha', to: { lat: -20, lon: 120 }, over: 60 } }] }],
+    });
+    const on = (view: typeof b.inventory) => () => ({ ref: { kind: 'pulumi' as const, stack: 'afloat' }, view });
+    const [phase] = planScenario(scenario, on(b.inventory)).cells[0].phases;
+    expect(phase.kind === 'run' && phase.events[0].action).toMatchObject({ kind: 'site-move', node: 'alpha' });
+    const unplaced = { ...b.inventory, nodes: b.inventory.nodes.map(({ position: _position, ...n }) => n) };
+    expect(inputProblems(() => planScenario(scenario, on(unplaced))).map((e) => e.message).join('\n')).toMatch(/^phases\[0\]\.events\[0\]\.move: .*no position/);
   });
 });
