@@ -13,6 +13,7 @@ import { statePaths } from '../../platform/paths';
 import { fleetPaths, readState } from '../local/state';
 import { relayBytesPerPayloadByte } from '../local/overlay-cost';
 import { steerOverlay } from '../local/overlay-paths';
+import { steerVmOverlay } from './vm-overlay';
 import { EmulatorShaper } from './emulator-shaper';
 import type { LinkShaper } from './shaper';
 import { DIRECTIONS, type Direction, type DirectionOverride, type LinkConditions } from '../../core/link-conditions';
@@ -186,9 +187,11 @@ export class FleetNetwork {
   private async save(settings: NetworkSettings): Promise<NetworkSettings> {
     const before = this.settings();
     writePrivate(this.file, JSON.stringify(settings, null, 2));
-    // The local overlay picks among a pair's direct links by the order of tinc's addresses: that
-    // order follows the network as it is now, or a pair stays on a link a change made the slower.
-    if (this.inventory.source === 'local' && readState()?.plan.name === this.inventory.name) await steerOverlay(settings, before);
+    // The overlay picks among a pair's direct links by the order of tinc's addresses: that order
+    // follows the network as it is now, or a pair stays on a link a change made the slower.
+    if (this.inventory.source === 'local') {
+      if (readState()?.plan.name === this.inventory.name) await steerOverlay(settings, before);
+    } else if (this.inventory.shaping === 'tc') await steerVmOverlay(this.inventory, settings, before);
     return settings;
   }
 }

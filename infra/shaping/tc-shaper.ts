@@ -5,7 +5,7 @@
  */
 import type { ExecResult, NodeExec } from '../../core/exec';
 import { findNode, type Inventory, type InventoryLink } from '../../core/inventory';
-import { execFor } from '../../services/exec/transports';
+import { execFor, rootArgv } from '../../services/exec/transports';
 import { DIRECTIONS, type Direction, type DirectionConditions, type LinkConditions } from '../../core/link-conditions';
 import type { LinkShaper, ShapeItem } from './shaper';
 import {
@@ -140,8 +140,6 @@ export class TcShaper implements LinkShaper {
   }
 
   private run(node: string, argv: string[], allowFailure = false, input?: string): Promise<ExecResult> {
-    const target = findNode(this.inventory, node).exec;
-    const asRoot = target.transport === 'ssh' && target.user !== 'root' ? ['sudo', '-n', ...argv] : argv;
-    return this.execOf(node).run(asRoot, { allowFailure, input });
+    return this.execOf(node).run(rootArgv(findNode(this.inventory, node).exec, argv), { allowFailure, input });
   }
 }
