@@ -34,7 +34,8 @@ export async function withCurrentPaths(inventory: Inventory): Promise<Inventory>
   const plan = upLocalPlan(inventory);
   if (!plan || !inventory.overlay) return inventory;
   const time = Date.now();
-  return { ...inventory, overlay: { ...inventory.overlay, paths: (await overlayPaths(plan)).map((p) => ({ time, ...p })) } };
+  const paths = await overlayPaths(plan).catch(() => undefined);
+  return paths ? { ...inventory, overlay: { ...inventory.overlay, paths: paths.map((p) => ({ time, ...p })) } } : inventory;
 }
 
 /** A watch for the local fleet this inventory describes; undefined for any other fleet (VMs: see the README). */
@@ -57,7 +58,11 @@ export function pathWatch(inventory: Inventory, store: (changes: PathChange[]) =
         watchUntil = first ? now : now + settleMs;
       }
       if (now > watchUntil) return;
-      const changes = pathChanges(current, await overlayPaths(plan), now);
+      // The paths inform; they are not the run's evidence: a second they cannot be read (a tincd
+      // being restarted) is skipped, not a failed phase.
+      const paths = await overlayPaths(plan).catch(() => undefined);
+      if (!paths) return;
+      const changes = pathChanges(current, paths, now);
       if (changes.length === 0) return;
       for (const c of changes) current.set(pairName(c), formatPath(c));
       if (!first) watchUntil = Math.max(watchUntil, Date.now() + settleMs);
