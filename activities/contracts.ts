@@ -50,7 +50,7 @@ export interface NetworkActivities {
    */
   replayLinkTrace(input: { fleet: FleetRef } & ReplayInput): Promise<ReplayReport>;
   /** Restores every cut link and sets every link back to its reference values. */
-  resetNetwork(input: { fleet: FleetRef }): Promise<{ appliedAt: number }>;
+  resetNetwork(input: { fleet: FleetRef; lossSeed?: number }): Promise<{ appliedAt: number }>;
   /** Ping between the given nodes (all data nodes when omitted) over the overlay. */
   measureRtt(input: { fleet: FleetRef; nodes?: string[]; count: number }): Promise<RttMatrix>;
   measureBandwidth(input: { fleet: FleetRef; from: string; to: string; seconds: number }): Promise<{ mbps: number }>;

@@ -7,22 +7,27 @@
  *   - loss of 1, 5 and 20 % on one direction over 10,000 datagrams (target 1 point);
  *   - jitter: measured standard deviation against configured (target 20 %), and reordering (target 0);
  *   - a linear ramp: every datagram's one-way delay against the ramp's value when it was sent;
+ *   - a 10-minute trace (traces/bench-rtt-10min.csv, one row a second): each second's probed RTT
+ *     (the median of the ten pings sent in it, 100 ms apart) against the trace's value for that
+ *     second (target max(1 ms, 2 %));
  *   - how late a ramp's steps and a network event land (target p99 <= 50 ms).
  * Needs root and no fleet up; removes its fleet at the end, also on error.
  * `--short` (CI): 1,000 datagrams per loss level, 100 for delays and spread, one jitter, a 4 s ramp,
- * 2 s iperf3 runs.
+ * the trace's first 20 s, 2 s iperf3 runs.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { findNode, type Inventory } from '../core/inventory';
 import type { Topology } from '../core/topology';
-import { changeLinkConditions, measureBandwidth, rampLinkConditions } from '../services/network/network-operations';
+import { parseTrace } from '../core/trace';
+import { changeLinkConditions, measureBandwidth, rampLinkConditions, replayLinkTrace } from '../services/network/network-operations';
 import { loadInventory } from '../services/inventory/inventory-loader';
 import { oneWay, type OneWayResult } from '../services/probes/one-way';
 import { median, quantile } from '../services/probes/quantile';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
+import { NetnsExec } from '../services/exec/transports';
 import { SHORT } from './args';
 
 const fleet = { kind: 'local' } as const;
@@ -32,6 +37,9 @@ const IPERF_S = SHORT ? 2 : 10;
 /** Datagrams 20 ms apart for an asymmetric direction's delay and for jitter's spread. */
 const SPACED = SHORT ? 100 : 400;
 const JITTERS_MS = SHORT ? [2] : [1, 3];
+const TRACE_FILE = join(__dirname, '..', 'traces', 'bench-rtt-10min.csv');
+/** Seconds of the trace replayed: all ten minutes, or its start. */
+const TRACE_S = SHORT ? 20 : 600;
 const say = (line = '') => console.log(line);
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
 
@@ -117,6 +125,44 @@ async function ramp(): Promise<void> {
   await changeLinkConditions({ fleet, target: { link: 'dy1-dy3/0' }, change: { reset: true } });
 }
 
+/**
+ * Replays the trace on dy1-dy3/0 while dy1 pings dy3 every 100 ms, and compares each second's RTT
+ * (the median of the pings sent in it) with the trace's value then. ping -D stamps each reply
+ * with the wall clock the replay paces its rows by; a ping was sent its RTT before its reply.
+ */
+async function traceReplay(): Promise<void> {
+  const parsed = parseTrace(readFileSync(TRACE_FILE, 'utf8'), 'traces/bench-rtt-10min.csv');
+  if ('errors' in parsed) throw new Error(parsed.errors.map((e) => e.message).join('; '));
+  const rows = parsed.rows.filter((r) => r.tS < TRACE_S);
+  say(`\nTrace replay of traces/bench-rtt-10min.csv on dy1-dy3/0: ${TRACE_S} s (${rows.length} rows); pings every 100 ms`);
+  const count = (TRACE_S + 1) * 10;
+  const pinging = new NetnsExec('fb-dy1').run(['ping', '-n', '-D', '-i', '0.1', '-W', '2', '-c', String(count), findNode(inventory, 'dy3').overlayAddress], {
+    allowFailure: true,
+    timeoutMs: (TRACE_S + 30) * 1000,
+  });
+  const replayed = await replayLinkTrace({ fleet, rows, speed: 1, loop: false });
+  const replies = [...(await pinging).stdout.matchAll(/^\[(\d+\.\d+)\] .*icmp_seq=\d+ ttl=\d+ time=([\d.]+) ms$/gm)].map((m) => ({
+    second: Math.floor((Number(m[1]) * 1000 - Number(m[2]) - replayed.appliedAt) / 1000),
+    rttMs: Number(m[2]),
+  }));
+  const valueAt = (s: number) => rows.filter((row) => row.tS <= s).at(-1)!.value;
+  const seconds = Array.from({ length: TRACE_S }, (_, s) => {
+    const rtts = replies.filter((r) => r.second === s).map((r) => r.rttMs);
+    return rtts.length > 0 ? { s, expected: valueAt(s), measured: median(rtts), error: median(rtts) - valueAt(s) } : undefined;
+  });
+  const probed = seconds.filter((x) => x !== undefined);
+  const inside = probed.filter((x) => within(x.measured, x.expected, 0.02, 1)).length;
+  const worst = [...probed].sort((x, y) => Math.abs(y.error) - Math.abs(x.error)).slice(0, 5);
+  say(
+    `  ${probed.length}/${TRACE_S} seconds probed (${replies.length} replies of ${count}); ${inside} within max(1 ms, 2 %) of the trace ` +
+      `(${fmt((100 * inside) / Math.max(1, probed.length), 1)} %, ${mark(inside === TRACE_S)}); median error ${fmt(median(probed.map((x) => x.error)))} ms, ` +
+      `p99 |error| ${fmt(quantile(probed.map((x) => Math.abs(x.error)), 0.99))} ms`,
+  );
+  say(`  worst seconds: ${worst.map((x) => `t=${x.s} s ${fmt(x.measured, 1)} vs ${x.expected} ms`).join(', ')}`);
+  say(`  rows applied late by p50 ${fmt(replayed.latenessMs.p50, 0)} ms, p99 ${fmt(replayed.latenessMs.p99, 0)} ms, max ${fmt(replayed.latenessMs.max, 0)} ms (${mark(replayed.latenessMs.p99 <= 50)})`);
+  await changeLinkConditions({ fleet, target: { link: 'dy1-dy3/0' }, change: { reset: true } });
+}
+
 /** How long a network event takes from its request to applied, over 50 events. */
 async function eventLateness(): Promise<void> {
   const late: number[] = [];
@@ -140,6 +186,7 @@ async function main(): Promise<void> {
     await loss();
     await jitter();
     await ramp();
+    await traceReplay();
     await eventLateness();
   } finally {
     await fleetDown();

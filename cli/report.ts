@@ -98,8 +98,8 @@ export function registerReportCommands(program: Command): void {
         say(`no runs under ${store.root}`);
         return;
       }
-      const header = ['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS'];
-      const rows = runs.map((r) => [r.runId, r.scenario, r.status, new Date(r.startedAt).toISOString().slice(0, 19).replace('T', ' '), String(r.cellIds.length)]);
+      const header = ['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS', 'LOSS SEED'];
+      const rows = runs.map((r) => [r.runId, r.scenario, r.status, new Date(r.startedAt).toISOString().slice(0, 19).replace('T', ' '), String(r.cellIds.length), r.lossSeed === undefined ? '-' : String(r.lossSeed)]);
       say(columns([header, ...rows]));
     });
 }

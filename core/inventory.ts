@@ -5,6 +5,7 @@
  * The JSON schema for it is `core/inventory.schema.json`; `validateInventory` checks both.
  */
 
+import type { PathChange } from './overlay-path';
 import type { TincTimers } from './failover';
 import type { Direction, DirectionOverride } from './link-conditions';
 import type { DistanceModel, Position } from './site-motion';
@@ -130,6 +131,11 @@ export interface OverlaySettings {
    * Results carry it: the stack's latency and CPU figures depend on it.
    */
   networkCpus?: string;
+  /**
+   * The path each pair's packets took when the inventory was taken (a run's start on the local
+   * fleet; a run's phases record each change after). Absent: not read (VM fleets, Pulumi stacks).
+   */
+  paths?: PathChange[];
 }
 
 export function linkId(a: string, b: string, type: number): string {

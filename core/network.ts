@@ -42,6 +42,8 @@ export interface NetworkSettings {
   partitioned?: string[];
   /** Where moved nodes stand now (a `move` event's end): the next move starts here, not at the topology's position. */
   positions?: Record<string, Position>;
+  /** The seed the links' loss and jitter draws last started from (a run's cell reset); given again when a restarted shaper is set up. */
+  lossSeed?: number;
 }
 
 export interface OneWayCut {

@@ -15,6 +15,7 @@ import type { TelemetrySample } from './telemetry';
 import type { CellVerdict, PhaseVerdict, RttProbe } from './verdict';
 import type { ResizeTiming } from './database';
 import type { RttMatrix, TrafficMatrix } from './network';
+import type { PathChange } from './overlay-path';
 
 export interface RunRecord {
   runId: string;
@@ -37,6 +38,12 @@ export interface RunRecord {
   versions: Record<string, string>;
   inventory: Inventory;
   cellIds: string[];
+  /**
+   * The seed every link's loss and jitter draws started from at each cell's start (the scenario's
+   * `lossSeed`, or picked for the run): give it as the scenario's lossSeed to repeat the drops.
+   * The local fleet's emulator draws from it; netem on VMs draws its own. Absent in older runs.
+   */
+  lossSeed?: number;
 }
 
 export interface PhaseRecord {
@@ -49,6 +56,8 @@ export interface PhaseRecord {
   telemetry?: TelemetrySample[];
   /** In-run RTT probes, a few node pairs a second. */
   probes?: RttProbe[];
+  /** The local overlay's path for every pair at the phase's start, then each change (after network changes). */
+  paths?: PathChange[];
   /** Whether the tool stayed out of the way, judged from the two above and the samples. */
   verdict?: PhaseVerdict;
   /** YCSB's final summary for the phase (summed over windows/clients where it was split). */

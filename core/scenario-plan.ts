@@ -103,7 +103,7 @@ export function planScenario(file: ScenarioFile, lookup: FleetLookup, options: P
       where.length === cells.length || cells.length === 1 ? error : new InputError(error.field, `${error.problem} (in cell${where.length > 1 ? 's' : ''} ${where.join(', ')})`),
     ),
   );
-  return { scenario: file.name, experiment: file.experiment, timeScale, cells: plans };
+  return { scenario: file.name, experiment: file.experiment, timeScale, ...(file.lossSeed === undefined ? {} : { lossSeed: file.lossSeed }), cells: plans };
 }
 
 /** `flush`, `load`, `run`, or with the index where a kind repeats (`run2`), or the run phase's label. */

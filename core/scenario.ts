@@ -89,6 +89,8 @@ export interface ScenarioFile extends CellOverrides {
   reference?: Record<string, string | number>;
   /** Multiplies every interval (offsets, durations); 0.1 rehearses a 6000 s run in 600 s. */
   timeScale?: number;
+  /** Starts every link's loss and jitter draws at each cell's start; a run without one picks one and records it. */
+  lossSeed?: number;
   /** Removed (each client runs as one process for its whole phase); rejected with that message. */
   windowSeconds?: unknown;
   phases: PhaseSpec[];
@@ -135,6 +137,8 @@ export interface CellPlan {
   latencyScale?: number;
   bandwidthScale?: number;
   phases: PlannedPhase[];
+  /** Every link's loss and jitter draws start from this seed when the cell resets the network (the run's seed). */
+  lossSeed?: number;
   /** The cell this one is normalized by (itself for a reference cell); absent without a reference. */
   referenceCellId?: string;
 }
@@ -143,6 +147,8 @@ export interface RunPlan {
   scenario: string;
   experiment: string;
   timeScale: number;
+  /** The scenario's lossSeed; absent: the run picks one (prepareRun) and gives it to every cell. */
+  lossSeed?: number;
   /** Reference cells come before the cells normalized by them. */
   cells: CellPlan[];
 }

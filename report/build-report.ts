@@ -22,7 +22,7 @@ import { cellLabel, varyingAxes } from './matrix';
 import { reportQuestion } from './question';
 import { normalizeCells } from '../core/cell-summary';
 import { runReference, type Reference } from '../core/cell-reference';
-import { cellSummaryTable, removalTable, resizeTable, type Table } from './tables';
+import { cellSummaryTable, pathChangeTable, removalTable, resizeTable, type Table } from './tables';
 
 /** Per-second timelines beyond this many cells would bury the report; the tables cover the rest. */
 export const MAX_TIMELINES = 24;
@@ -102,7 +102,7 @@ export function buildReport(run: RunRecord, recorded: CellRecord[]): ReportModel
   const candidates = [...overview, ...timelineFigures(timelines, axes)].map((f): [Figure, string | undefined] => [f, undrawable(f)]);
   const figures = candidates.filter(([, problem]) => problem === undefined).map(([f]) => f);
   const leftOut = candidates.filter((c): c is [Figure, string] => c[1] !== undefined);
-  const tables = [cellSummaryTable(cells, axes), resizeTable(cells, axes), removalTable(cells, axes)].filter((t): t is Table => t !== undefined);
+  const tables = [cellSummaryTable(cells, axes), resizeTable(cells, axes), removalTable(cells, axes), pathChangeTable(cells, axes)].filter((t): t is Table => t !== undefined);
   const validity = validityBanner(cells, (cell) => cellLabel(cell, axes));
   return { run, question: reportQuestion(contents), figures, tables, notes: coverageNotes(run, contents, timelines.length, leftOut), cells, validity };
 }

@@ -4,6 +4,7 @@
  * from disk with no network and cannot silently depend on it.
  */
 import type { RunRecord } from '../core/run-record';
+import { formatPath, pairName } from '../core/overlay-path';
 import type { ReportModel } from './build-report';
 import type { Table } from './tables';
 import type { RenderedFigure } from './vega';
@@ -128,6 +129,11 @@ function duration(run: RunRecord): string {
   return s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min` : s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
+/** The seed a re-run gives as its scenario's `lossSeed` to repeat the drops, where the shaper draws from it. */
+function lossSeedEntry(seed: number, shaping: string): [string, string] {
+  return ['loss seed', shaping === 'emulator' ? `${seed} (scenario lossSeed repeats the drops)` : `${seed} (unused: netem on VMs draws its own)`];
+}
+
 function aside(run: RunRecord): string {
   const inventory = run.inventory;
   const sites = new Map<string, string[]>();
@@ -138,6 +144,7 @@ function aside(run: RunRecord): string {
     ['links', String(inventory.links.length)],
     ['client', inventory.clientNode],
     ['shaping', inventory.shaping],
+    ...(run.lossSeed === undefined ? [] : [lossSeedEntry(run.lossSeed, inventory.shaping)]),
     ...[...sites].map(([site, nodes]): [string, string] => [`site ${site}`, nodes.join(', ')]),
   ];
   return `<aside>
@@ -147,6 +154,7 @@ function aside(run: RunRecord): string {
   ${definitionList(Object.entries(run.versions), 'Not recorded.')}
   <h2>Fleet</h2>
   ${definitionList(fleet, '')}
+  ${inventory.overlay?.paths ? `<h2>Overlay paths at the start</h2>\n  ${definitionList(inventory.overlay.paths.map((p): [string, string] => [pairName(p), formatPath(p)]), '', true)}` : ''}
   <h2>Scenario settings</h2>
   <details><summary>as run</summary><pre>${escapeHtml(JSON.stringify(run.settings, null, 2))}</pre></details>
 </aside>`;

@@ -1,6 +1,7 @@
 /**
  * The report's tables: per cell (throughput, error percentage, seconds with no successful
- * operation, average latency per operation type), per resize, and per link cut.
+ * operation, average latency per operation type), per resize, per link cut, and per change of a
+ * pair's overlay path.
  */
 import { verdictText } from './validity';
 import type { CellRecord } from '../core/run-record';
@@ -8,6 +9,8 @@ import { removalEffects } from './figures/link-removal';
 import { formatBytes, formatNumber, sentence } from './figures/figure';
 import { cellLabel, scaleLabel } from './matrix';
 import { SETTLE_RULE, settleTimes } from '../core/cell-summary';
+import { cellTimeline } from '../core/cell-timeline';
+import { formatPath, pairName } from '../core/overlay-path';
 
 export interface Table {
   id: string;
@@ -121,6 +124,35 @@ export function removalTable(cells: CellRecord[], axes: string[]): Table | undef
     heading: 'Per link cut: the mean round-trip time between data nodes and the throughput in the windows before and after it (up to 60 s, or to the neighbouring cut).',
     columns,
     numeric: columns.map((_, i) => i >= 2),
+    rows,
+  };
+}
+
+/**
+ * Each change of a pair's overlay path during a phase, on the cell's time axis: from the path it
+ * had (at the phase's start, or after its previous change) to the new one. The paths at a run's
+ * start are in its inventory.
+ */
+export function pathChangeTable(cells: CellRecord[], axes: string[]): Table | undefined {
+  const rows = cells.flatMap((cell) => {
+    const { originMs } = cellTimeline(cell.phases);
+    return cell.phases.flatMap((phase) => {
+      const was = new Map<string, string>();
+      return (phase.paths ?? []).flatMap((change) => {
+        const pair = pairName(change);
+        const before = was.get(pair);
+        was.set(pair, formatPath(change));
+        return before === undefined ? [] : [[cellLabel(cell, axes), phase.name, formatNumber((change.time - originMs) / 1000, 1), pair, before, formatPath(change)]];
+      });
+    });
+  });
+  if (rows.length === 0) return undefined;
+  const columns = ['Cell', 'Phase', 'At (s)', 'Pair', 'From', 'To'];
+  return {
+    id: 'path-changes',
+    heading: 'Per change of a pair’s overlay path: the hops its packets took before and after, with the link of each hop (read from tinc after each network change until the paths held; `?`: no meta connection at that moment).',
+    columns,
+    numeric: columns.map((_, i) => i === 2),
     rows,
   };
 }

@@ -5,6 +5,7 @@
  * that type (and the policies name them too).
  */
 import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time';
 import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { DatabaseActivities, LoadActivities, NetworkActivities, ResultsActivities } from '../activities/contracts';
 import type { ScenarioActivities } from '../activities/scenario';
@@ -102,6 +103,14 @@ const EVENT_TIMING: Record<EventDuration, ActivityOptions> = {
   quick: { startToCloseTimeout: '1 min', retry: retrying(5, '5s') },
 };
 
+/** Past a span's own length, what its activity may take to finish (a last shaping change, a slow host). */
+const SPAN_MARGIN_MS = 5 * 60_000;
+
 export function eventOptions(action: EventAction, summary: string): ActivityOptions {
-  return { summary, ...abandonOnCancel, ...EVENT_TIMING[eventKindOf(action).duration] };
+  const kind = eventKindOf(action);
+  const timing = EVENT_TIMING[kind.duration];
+  // A 40-minute replay must not meet the 30-minute resize timeout: a retry would play it again from the start.
+  const spanMs = kind.lastsS ? kind.lastsS(action as never) * 1000 + SPAN_MARGIN_MS : 0;
+  const startToCloseTimeout = Math.max(spanMs, msToNumber(timing.startToCloseTimeout!));
+  return { summary, ...abandonOnCancel, ...timing, startToCloseTimeout };
 }

@@ -61,7 +61,7 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
   let clusterFacts: CellRecord['cluster'];
   try {
     ctx.report({ step: 'reset network' });
-    await network.resetNetwork({ fleet });
+    await network.resetNetwork({ fleet, ...(cell.lossSeed === undefined ? {} : { lossSeed: cell.lossSeed }) });
     if (cell.latencyScale !== undefined) await network.applyLatencyEpoch({ fleet, scale: cell.latencyScale });
     if (cell.bandwidthScale !== undefined) await network.applyBandwidthEpoch({ fleet, scale: cell.bandwidthScale });
     // A cell forms its own cluster: one left on this fleet by a run that died first would clash.

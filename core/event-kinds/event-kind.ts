@@ -129,6 +129,8 @@ export interface EventKindModule<Key extends string = string, Item = unknown, Ac
 
   lane: EventLane;
   duration: EventDuration;
+  /** For a kind that runs for a span (a ramp, a replay): its seconds on the run's clock, so its activity's timeout outlasts it. */
+  lastsS?(action: Action): number;
   /** The activity that applies it; none for an event the workflow itself carries out (client ramps). */
   apply(action: Action, target: EventTarget): ActivityCall | undefined;
   /** What the recorded event says, from the activity's result (undefined when nothing was called). */

@@ -36,6 +36,7 @@ export const flap = defineEventKind({
   plan: (a) => `link ${a.link} down and up every ${a.periodS} s for ${a.forS} s, then left up`,
   lane: 'network',
   duration: 'resize',
+  lastsS: (a) => a.forS,
   apply: (a, { fleet }) => ({ activity: 'flapLink', input: { fleet, link: a.link, periodS: a.periodS, forS: a.forS } }),
   outcome: (a, result) => {
     const r = result as { appliedAt: number; completedAt: number; flips: number };

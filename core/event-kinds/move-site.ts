@@ -133,6 +133,7 @@ export const moveSite = defineEventKind({
   lane: 'network',
   // It runs for its whole duration and heartbeats, like a resize.
   duration: 'resize',
+  lastsS: (a) => a.overS,
   apply: (a, { fleet }) => ({
     activity: 'moveSite',
     input: { fleet, node: a.node, waypoints: a.waypoints, overS: a.overS, steps: a.steps, ...(a.msPerKm !== undefined ? { msPerKm: a.msPerKm } : {}) },

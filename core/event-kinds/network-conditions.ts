@@ -190,6 +190,7 @@ export const rampConditions = defineEventKind({
   lane: 'network',
   // It runs for its whole duration and heartbeats, like a resize.
   duration: 'resize',
+  lastsS: (a) => a.overS,
   apply: (a, { fleet }) => ({ activity: 'rampLinkConditions', input: { fleet, target: a.target, change: a.change, overS: a.overS, steps: a.steps } }),
   outcome: (a, result) => {
     const r = result as { appliedAt: number; completedAt: number; links: number };

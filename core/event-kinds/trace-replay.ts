@@ -77,6 +77,8 @@ export const traceReplay = defineEventKind({
   lane: 'network',
   // It runs for its whole length and heartbeats, like a ramp.
   duration: 'resize',
+  // A loop plays until its phase ends; the time scale stretches or shrinks either.
+  lastsS: (a) => (a.loop && a.untilS !== undefined ? a.untilS : passS(a)) * a.timeScale,
   apply: (a, { fleet }) => ({
     activity: 'replayLinkTrace',
     input: { fleet, rows: a.rows, speed: a.speed / a.timeScale, loop: a.loop, ...(a.untilS !== undefined && { untilS: a.untilS * a.timeScale }) },

@@ -8,34 +8,18 @@
  */
 import { readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { REFERENCE_SETTINGS, conditionsOf, isCutAnyWay, type NetworkSettings } from '../../core/network';
+import { isCutAnyWay, type NetworkSettings } from '../../core/network';
+import { rankLinks, shouldReconnect } from '../../core/overlay-path';
 import { netnsArgv, runHost } from '../../platform/command';
 import { writePrivate } from '../../platform/files';
 import { nextHops, tincRoute } from '../../services/probes/route';
 import { NetnsExec } from '../../services/exec/transports';
 import { TINC_PORT, endsFrom, namespaceOf, type FleetPlan, type PlannedLink } from './plan';
 import { fleetPaths, readState } from './state';
+import type { OverlayPath } from '../../core/overlay-path';
 
-/**
- * A switch costs the pair a reconnect (a few round trips on the way round, or lost packets where
- * there is none): not worth it for less than this, and links of equal latency never flap.
- */
-const SWITCH_MARGIN_MS = 1;
+export { formatPath, type OverlayPath } from '../../core/overlay-path';
 
-/** A link's round trip now (both directions' emulated delays). */
-export function roundTripMs(link: PlannedLink, settings: NetworkSettings = REFERENCE_SETTINGS): number {
-  const { ab, ba } = conditionsOf(link, settings);
-  return ab.delayMs + ba.delayMs;
-}
-
-/** Links best first: those carrying packets both ways, then the shortest round trip, then by type. */
-export function rankLinks(links: PlannedLink[], settings: NetworkSettings = REFERENCE_SETTINGS): PlannedLink[] {
-  const key = (l: PlannedLink) => [isCutAnyWay(settings, l.id) ? 1 : 0, roundTripMs(l, settings), l.type];
-  return [...links].sort((x, y) => {
-    const [kx, ky] = [key(x), key(y)];
-    return kx[0] - ky[0] || kx[1] - ky[1] || kx[2] - ky[2];
-  });
-}
 
 /** The node of a pair that dials (tinc.conf `ConnectTo`): the one listed first in the topology. */
 export function dialerOf(plan: FleetPlan, a: string, b: string): string {
@@ -101,12 +85,7 @@ export async function steerOverlay(settings: NetworkSettings, before: NetworkSet
   const candidates = [...pairLinks(plan, settings)].filter(([, links]) => (links.length > 1 && writeAddresses(links)) || links.some(restored));
   if (candidates.length === 0) return [];
   const inUse = await metaConnectionLinks(plan);
-  const move = candidates.filter(([key, links]) => {
-    const best = links[0];
-    if (isCutAnyWay(settings, best.id)) return false;
-    const now = inUse.get(key);
-    return !now || (!isCutAnyWay(settings, now.id) && roundTripMs(now, settings) - roundTripMs(best, settings) > SWITCH_MARGIN_MS);
-  });
+  const move = candidates.filter(([key, links]) => shouldReconnect(links, inUse.get(key), settings));
   const byDialer = new Map<string, PlannedLink[][]>();
   for (const [, links] of move) {
     const dialer = dialerOf(plan, links[0].a, links[0].b);
@@ -147,15 +126,6 @@ function writeAddresses(links: PlannedLink[]): boolean {
   return changed;
 }
 
-/** The way one node's packets take to another: the nodes in turn and the link between each two. */
-export interface OverlayPath {
-  from: string;
-  to: string;
-  hops: string[];
-  /** Link id between hops i and i+1; `?` where the pair has no meta connection right now. */
-  links: string[];
-}
-
 /**
  * The path each pair's packets take now (from the node listed first to the other), as tinc
  * forwards them: its next hops, and the link of each hop's meta connection. Unreachable: no hops.
@@ -177,10 +147,4 @@ export async function overlayPaths(plan: FleetPlan): Promise<OverlayPath[]> {
     }
   }
   return paths;
-}
-
-/** `pa =pa-pc/1=> pc`, or `unreachable`. */
-export function formatPath(path: OverlayPath): string {
-  if (path.hops.length === 0) return 'unreachable';
-  return path.hops.map((hop, i) => (i === 0 ? hop : `=${path.links[i - 1]}=> ${hop}`)).join(' ');
 }

@@ -40,6 +40,7 @@ export function buildInventory(plan: FleetPlan, resolved: ResolvedFleet): Invent
     })),
     clientNode: plan.clientNode,
     shaping: 'tc',
+    ...(plan.distance ? { distance: plan.distance } : {}),
   };
 }
 
@@ -49,6 +50,8 @@ function inventoryNode(plan: FleetPlan, n: PlannedNode, resolved: ResolvedFleet)
   return {
     name: n.name,
     site: n.site,
+    ...(n.tags ? { tags: n.tags } : {}),
+    ...(n.position ? { position: n.position } : {}),
     cloud: n.cloud,
     role: n.role,
     overlayAddress: n.overlayAddress,

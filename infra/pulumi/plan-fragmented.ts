@@ -38,6 +38,8 @@ export function planFragmented(s: FragmentedSettings): FragmentedPlan {
       size: s.siteSize[place.cloud],
       diskGB: s.diskGB,
       hasPublicAddress: true,
+      ...(n.tags?.length ? { tags: n.tags } : {}),
+      ...(n.position ? { position: n.position } : {}),
       wireguard: nodeTypes.map((t) => ({
         type: t,
         name: `wg${t}`,
@@ -59,6 +61,7 @@ export function planFragmented(s: FragmentedSettings): FragmentedPlan {
     clientNode: client,
     sshUser: s.sshUser,
     routedPrefixes: {},
+    ...(topology.distance ? { distance: topology.distance } : {}),
     azureSubnets,
     wireguardPorts: [s.wireguardPort + (types[0] ?? 0), s.wireguardPort + (types[types.length - 1] ?? 0)],
   };

@@ -5,7 +5,7 @@
  * (public nodes); a WireGuard tunnel between the brokers carries each side's networks.
  */
 import { loadTopology } from '../../core/load-topology';
-import { linkConditionsOf } from '../../core/topology';
+import { linkConditionsOf, type Topology } from '../../core/topology';
 import { PRIVATE_SITE } from './catalog';
 import { hostAddress } from './cidr';
 import type { FleetPlan, PlannedLink, PlannedNode } from './plan';
@@ -40,7 +40,13 @@ export function planHybrid(s: HybridSettings): HybridPlan {
   const region = s.region.name;
   const openstack = { cloud: 'openstack' as const, site: PRIVATE_SITE, hasPublicAddress: false, wireguard: [] };
   const azure = { cloud: 'azure' as const, site: region, location: s.region.azureLocation, hasPublicAddress: false, wireguard: [] };
-  const node = (n: Omit<PlannedNode, 'overlayAddress'>): PlannedNode => ({ ...n, overlayAddress: n.privateAddress });
+  // The region's topology names the same nodes: their tags and positions, where it gives them, go with them.
+  const topology = loadTopology(`hybrid-${region}`);
+  const written = (name: string) => {
+    const t = topology.nodes.find((x) => x.name === name);
+    return { ...(t?.tags?.length ? { tags: t.tags } : {}), ...(t?.position ? { position: t.position } : {}) };
+  };
+  const node = (n: Omit<PlannedNode, 'overlayAddress'>): PlannedNode => ({ ...n, ...written(n.name), overlayAddress: n.privateAddress });
   const tunnel = (address: number) => [{ type: 0, name: 'wg0', address: hostAddress(c.tunnel, address), listenPort: s.wireguardPort }];
 
   const nodes: PlannedNode[] = [
@@ -60,11 +66,12 @@ export function planHybrid(s: HybridSettings): HybridPlan {
   return {
     name: s.stack,
     nodes,
-    links: [{ a: HYBRID_NODES.consumer, b: HYBRID_NODES.donor, type: 0, ...tunnelReference(region) }],
+    links: [{ a: HYBRID_NODES.consumer, b: HYBRID_NODES.donor, type: 0, ...tunnelReference(topology) }],
     clientNode: HYBRID_NODES.client,
     sshUser: s.sshUser,
     jumpHost: HYBRID_NODES.manager,
     routedPrefixes: { [HYBRID_NODES.consumer]: openstackPrefixes, [HYBRID_NODES.donor]: azurePrefixes },
+    ...(topology.distance ? { distance: topology.distance } : {}),
     consumerSharedAddress: hostAddress(c.openstackShared, HOST.broker),
     donorAddress: hostAddress(c.azureBroker, HOST.broker),
     openstackPrefixes,
@@ -76,10 +83,9 @@ export function planHybrid(s: HybridSettings): HybridPlan {
  * The tunnel's reference latency and bandwidth: the private-to-public figures of the local
  * topology for the same region, so the emulated and the real hybrid fleets share one reference.
  */
-function tunnelReference(region: string): Omit<PlannedLink, 'a' | 'b' | 'type'> {
-  const topology = loadTopology(`hybrid-${region}`);
+function tunnelReference(topology: Topology): Omit<PlannedLink, 'a' | 'b' | 'type'> {
   const link = topology.links.find((l) => l.a === HYBRID_NODES.client && l.b === publicNodeName(1));
-  if (!link) throw new Error(`topology hybrid-${region} has no ${HYBRID_NODES.client}-${publicNodeName(1)} link to take the tunnel's reference from`);
+  if (!link) throw new Error(`topology ${topology.name} has no ${HYBRID_NODES.client}-${publicNodeName(1)} link to take the tunnel's reference from`);
   return { ...linkConditionsOf(link), ...(link.estimated ? { estimated: true } : {}) };
 }
 

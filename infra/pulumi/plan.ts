@@ -5,6 +5,7 @@
  * public addresses and public keys come from the clouds and the key resources.
  */
 import type { InventoryLink, NodeRole, WireguardInterface } from '../../core/inventory';
+import type { DistanceModel, Position } from '../../core/site-motion';
 import type { VmCloud, VmSize } from './catalog';
 
 /** A WireGuard interface before its key exists. */
@@ -25,6 +26,9 @@ export interface PlannedNode {
   diskGB?: number;
   hasPublicAddress: boolean;
   wireguard: PlannedInterface[];
+  /** The topology's tags and position of the node, where it gave them: events address them, moves start there. */
+  tags?: string[];
+  position?: Position;
 }
 
 /** A link before its ends' endpoints are known. */
@@ -40,6 +44,8 @@ export interface FleetPlan {
   jumpHost?: string;
   /** Networks reached through a node's WireGuard tunnel besides the node itself (its AllowedIPs). */
   routedPrefixes: Record<string, string[]>;
+  /** The topology's distance model, where it gave one: moves follow it. */
+  distance?: Partial<DistanceModel>;
 }
 
 export function plannedNode(plan: FleetPlan, name: string): PlannedNode {

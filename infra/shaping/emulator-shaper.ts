@@ -63,6 +63,11 @@ export class EmulatorShaper implements LinkShaper {
     await this.client.restore(link.id, direction);
   }
 
+  async seedDraws(links: InventoryLink[], seed: number): Promise<void> {
+    // fb-wan mixes each direction's link id and name into the seed, so one seed keeps the links' drops independent.
+    if (links.length > 0) await this.client.setMany(links.map((link) => ({ link: link.id, dir: 'both' as const, seed })));
+  }
+
   async clear(): Promise<void> {
     const stats = await this.client.stats();
     await Promise.all(stats.filter((s) => s.cut).map((s) => this.client.restore(s.id)));

@@ -13,6 +13,7 @@ import { statePaths } from '../../platform/paths';
 import { fleetPaths, readState } from '../local/state';
 import { relayBytesPerPayloadByte } from '../local/overlay-cost';
 import { steerOverlay } from '../local/overlay-paths';
+import { steerVmOverlay } from './vm-overlay';
 import { EmulatorShaper } from './emulator-shaper';
 import type { LinkShaper } from './shaper';
 import { DIRECTIONS, type Direction, type DirectionOverride, type LinkConditions } from '../../core/link-conditions';
@@ -140,18 +141,25 @@ export class FleetNetwork {
     return conditionsOf(this.link(id), this.settings());
   }
 
-  /** Every link back to its reference values and none cut. */
-  async reset(): Promise<NetworkSettings> {
+  /**
+   * Every link back to its reference values and none cut; with a seed, every direction's loss and
+   * jitter draws start again from it (a cell's start), so the same packets meet the same drops.
+   */
+  async reset(lossSeed?: number): Promise<NetworkSettings> {
     const settings = this.settings();
     await Promise.all(settings.cut.map((id) => this.shaper.restore(this.link(id))));
     await Promise.all((settings.oneWayCuts ?? []).map((c) => this.shaper.restore(this.link(c.link), c.direction)));
-    return this.applyScales({ ...REFERENCE_SETTINGS });
+    const reference = await this.applyScales({ ...REFERENCE_SETTINGS, ...(lossSeed === undefined ? {} : { lossSeed: checkLossSeed(lossSeed) }) });
+    if (lossSeed !== undefined) await this.shaper.seedDraws(this.inventory.links, lossSeed);
+    return reference;
   }
 
   /** The current settings applied again, cuts included: for a shaper that lost its state (a restarted emulator). */
   async reapply(): Promise<NetworkSettings> {
     const settings = this.settings();
     await this.applyScales(settings);
+    // A restarted emulator picked new seeds: the run's seed again (its draws restart, repeatably so).
+    if (settings.lossSeed !== undefined) await this.shaper.seedDraws(this.inventory.links, settings.lossSeed);
     await Promise.all(settings.cut.map((id) => this.shaper.cut(this.link(id))));
     await Promise.all((settings.oneWayCuts ?? []).map((c) => this.shaper.cut(this.link(c.link), c.direction)));
     return settings;
@@ -179,9 +187,11 @@ export class FleetNetwork {
   private async save(settings: NetworkSettings): Promise<NetworkSettings> {
     const before = this.settings();
     writePrivate(this.file, JSON.stringify(settings, null, 2));
-    // The local overlay picks among a pair's direct links by the order of tinc's addresses: that
-    // order follows the network as it is now, or a pair stays on a link a change made the slower.
-    if (this.inventory.source === 'local' && readState()?.plan.name === this.inventory.name) await steerOverlay(settings, before);
+    // The overlay picks among a pair's direct links by the order of tinc's addresses: that order
+    // follows the network as it is now, or a pair stays on a link a change made the slower.
+    if (this.inventory.source === 'local') {
+      if (readState()?.plan.name === this.inventory.name) await steerOverlay(settings, before);
+    } else if (this.inventory.shaping === 'tc') await steerVmOverlay(this.inventory, settings, before);
     return settings;
   }
 }
@@ -191,4 +201,13 @@ function checkScale(scale: number): number {
     throw new InputError('scale', `must be a number above 0 (e.g. 0.2 for a fifth of the reference), got ${scale}`);
   }
   return scale;
+}
+
+export const MAX_LOSS_SEED = Number.MAX_SAFE_INTEGER;
+
+function checkLossSeed(seed: number): number {
+  if (!Number.isSafeInteger(seed) || seed < 0) {
+    throw new InputError('lossSeed', `must be a whole number from 0 to ${MAX_LOSS_SEED} (a run's record gives the one it used), got ${seed}`);
+  }
+  return seed;
 }

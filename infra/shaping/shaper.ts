@@ -22,6 +22,8 @@ export interface LinkShaper {
   /** Drops every packet on the link in one direction, or both ways when none is given, until restored. */
   cut(link: InventoryLink, direction?: Direction): Promise<void>;
   restore(link: InventoryLink, direction?: Direction): Promise<void>;
+  /** Restarts every direction's loss and jitter draws of these links from `seed` (each direction mixes in its own name). */
+  seedDraws(links: InventoryLink[], seed: number): Promise<void>;
   /** Removes every shape and every cut. */
   clear(): Promise<void>;
 }

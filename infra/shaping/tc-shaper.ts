@@ -5,7 +5,7 @@
  */
 import type { ExecResult, NodeExec } from '../../core/exec';
 import { findNode, type Inventory, type InventoryLink } from '../../core/inventory';
-import { execFor } from '../../services/exec/transports';
+import { execFor, rootArgv } from '../../services/exec/transports';
 import { DIRECTIONS, type Direction, type DirectionConditions, type LinkConditions } from '../../core/link-conditions';
 import type { LinkShaper, ShapeItem } from './shaper';
 import {
@@ -108,6 +108,10 @@ export class TcShaper implements LinkShaper {
     return direction ? [ends[DIRECTIONS.indexOf(direction)]] : ends;
   }
 
+  /** netem draws its loss from the kernel's own generator: iproute2 before 6.5 (Debian 12's 6.1) has no
+   *  `seed` for it, so a VM fleet's drops are not repeatable and the run's seed applies to the emulator only. */
+  async seedDraws(): Promise<void> {}
+
   async clear(): Promise<void> {
     this.ready.clear();
     await Promise.all(
@@ -171,8 +175,6 @@ export class TcShaper implements LinkShaper {
   }
 
   private run(node: string, argv: string[], allowFailure = false, input?: string): Promise<ExecResult> {
-    const target = findNode(this.inventory, node).exec;
-    const asRoot = target.transport === 'ssh' && target.user !== 'root' ? ['sudo', '-n', ...argv] : argv;
-    return this.execOf(node).run(asRoot, { allowFailure, input });
+    return this.execOf(node).run(rootArgv(findNode(this.inventory, node).exec, argv), { allowFailure, input });
   }
 }

@@ -65,6 +65,11 @@ export function hostArgvFor(target: ExecTarget, argv: string[]): string[] {
   return target.transport === 'netns' ? netnsArgv(target.namespace, argv) : new SshExec(target).sshArgv(argv);
 }
 
+/** `argv` as root on the target: through `sudo -n` for an SSH user other than root (VM images log in as a user). */
+export function rootArgv(target: ExecTarget, argv: string[]): string[] {
+  return target.transport === 'ssh' && target.user !== 'root' ? ['sudo', '-n', ...argv] : argv;
+}
+
 export function execFor(target: ExecTarget): NodeExec {
   return target.transport === 'netns' ? new NetnsExec(target.namespace) : new SshExec(target);
 }

@@ -1,8 +1,9 @@
 /**
  * The measurer measured: while a phase's workload runs, the monitor stores beside its samples, on
  * the same clock, the host's telemetry every second (CPU per role, host idle, memory, bytes per
- * link) and in-run RTT probes of a few node pairs a second, and supervises the fleet's daemons
- * and the database's members. It runs until stopped; everything it measured is stored by then.
+ * link) and in-run RTT probes of a few node pairs a second, the local overlay's path per pair
+ * after each network change (path-watch.ts), and supervises the fleet's daemons and the
+ * database's members. It runs until stopped; everything it measured is stored by then.
  * The monitorPhase activity (activities/monitor.ts) runs it until the workflow cancels it.
  */
 import { findNode, type Inventory } from '../../core/inventory';
@@ -20,6 +21,7 @@ import type { FleetProcess } from '../../infra/local/state';
 import type { DatabaseAdapter } from '../../core/database';
 import { adapterFor } from '../databases/registry';
 import { startHostTelemetry } from '../telemetry/host-telemetry';
+import { pathWatch } from './path-watch';
 
 const DEFAULT_PROBES_PER_SECOND = 2;
 /** One echo, given up after this long: a lost probe is a result (null), not an error. */
@@ -147,6 +149,7 @@ export async function startPhaseMonitor(input: MonitorInput, onSecond: (progress
   const probes = prober(inventory, new FleetNetwork(inventory), input.nodes, input.probesPerSecond ?? DEFAULT_PROBES_PER_SECOND, (done) =>
     store.appendStream(runId, cellId, phaseIndex, 'probes', done),
   );
+  const paths = pathWatch(inventory, (changes) => store.appendStream(runId, cellId, phaseIndex, 'paths', changes));
   const storeFault = (fault: RecordedEvent) => store.appendStream(runId, cellId, phaseIndex, 'faults', [fault]);
   const origin = input.originMs ?? Date.now();
   const daemons = inventory.source === 'local' ? supervisor(origin, storeFault) : undefined;
@@ -160,11 +163,16 @@ export async function startPhaseMonitor(input: MonitorInput, onSecond: (progress
     : undefined;
   let probing = false;
   let supervising = false;
+  let watchingPaths = false;
   const timer = setInterval(() => {
     onSecond({ telemetrySeconds, probes: probes.count });
     if (supervise && !supervising) {
       supervising = true;
       void keep(supervise()).finally(() => (supervising = false));
+    }
+    if (paths && !watchingPaths) {
+      watchingPaths = true;
+      void keep(paths.tick()).finally(() => (watchingPaths = false));
     }
     // A probe still waiting for its reply (a cut link) is not doubled up by the next second's.
     if (probing) return;

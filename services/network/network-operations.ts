@@ -138,8 +138,9 @@ export async function flapLink(input: { fleet: FleetRef; link: string; periodS: 
   return { appliedAt, completedAt: Date.now(), flips };
 }
 
-export async function resetNetwork(input: { fleet: FleetRef }): Promise<{ appliedAt: number }> {
-  await (await network(input.fleet)).reset();
+/** With a lossSeed (a cell's start), every link's loss and jitter draws start again from it. */
+export async function resetNetwork(input: { fleet: FleetRef; lossSeed?: number }): Promise<{ appliedAt: number }> {
+  await (await network(input.fleet)).reset(input.lossSeed);
   return { appliedAt: Date.now() };
 }
 

@@ -51,6 +51,8 @@ export interface OneWayResult {
   lossPercent: number;
   /** Datagrams that arrived after one sent later than them. */
   reordered: number;
+  /** The sequence numbers (0 .. sent-1) that arrived, in arrival order: the others were lost. */
+  received: number[];
 }
 
 export interface OneWayOptions {
@@ -71,7 +73,7 @@ export function parseOneWay(stdout: string, sent: number): OneWayResult {
     if (seq < highest) reordered++;
     highest = Math.max(highest, seq);
   }
-  return { sent, delaysMs: rows.map((r) => r.ms), sentAtMs: rows.map((r) => r.sentAtMs), lossPercent: sent === 0 ? 0 : (100 * (sent - rows.length)) / sent, reordered };
+  return { sent, delaysMs: rows.map((r) => r.ms), sentAtMs: rows.map((r) => r.sentAtMs), lossPercent: sent === 0 ? 0 : (100 * (sent - rows.length)) / sent, reordered, received: rows.map((r) => r.seq) };
 }
 
 /** Measures from namespace `from` to namespace `to` (both of this host). */

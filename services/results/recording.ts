@@ -12,6 +12,7 @@ import type { RecordedEvent } from '../../core/events';
 import type { CellRecord, CellSummary, PhaseRecord, RunRecord } from '../../core/run-record';
 import { latestPerSecond, totalsFromSamples, type Sample } from '../../core/samples';
 import type { TelemetrySample } from '../../core/telemetry';
+import type { PathChange } from '../../core/overlay-path';
 import { phaseVerdict, type RttProbe } from '../../core/verdict';
 import { ResultsStore, checkPathSegment } from './results-store';
 
@@ -47,9 +48,10 @@ async function withStreams(results: ResultsStore, runId: string, cellId: string,
   const telemetry = await results.readStream<TelemetrySample>(runId, cellId, phaseIndex, 'telemetry');
   const probes = await results.readStream<RttProbe>(runId, cellId, phaseIndex, 'probes');
   const faults = await results.readStream<RecordedEvent>(runId, cellId, phaseIndex, 'faults');
+  const paths = await results.readStream<PathChange>(runId, cellId, phaseIndex, 'paths');
   const samples = latestPerSecond([...streamed, ...phase.samples]);
   const events = [...phase.events, ...faults].sort((x, y) => x.requestedAt - y.requestedAt);
-  const joined: PhaseRecord = { ...phase, samples, events };
+  const joined: PhaseRecord = { ...phase, samples, events, ...(paths.length > 0 ? { paths } : {}) };
   if (samples.length > 0) joined.totals = phase.totals ?? totalsFromSamples(samples);
   // A phase that was monitored is judged; a setup phase (flush, load) never is.
   if (telemetry.length > 0 || probes.length > 0) {

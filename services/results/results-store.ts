@@ -12,8 +12,8 @@ import { InputError, storageErrorOf } from '../../core/errors';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { latestPerSecond, type Sample } from '../../core/samples';
 
-/** What a phase streams while it runs: load samples, host telemetry, in-run RTT probes. */
-export type PhaseStream = 'samples' | 'telemetry' | 'probes' | 'faults';
+/** What a phase streams while it runs: load samples, host telemetry, in-run RTT probes, faults, overlay paths. */
+export type PhaseStream = 'samples' | 'telemetry' | 'probes' | 'faults' | 'paths';
 
 /** $FRAGBENCH_RESULTS_DIR, or ./results in the working directory. */
 export function defaultResultsDir(): string {

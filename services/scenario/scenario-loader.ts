@@ -13,6 +13,7 @@ import { fleetKey, fleetSpecs, planScenario, type PlanOptions } from '../../core
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
 import { withTraceRows } from '../../core/scenario-traces';
 import { runHost } from '../../platform/command';
+import { withCurrentPaths } from '../monitor/path-watch';
 import { loadFleet, projectPath, type FleetMode, type LoadedFleet } from './scenario-fleet';
 
 export interface LoadedScenario {
@@ -97,12 +98,20 @@ function nonDefaultSettings(plan: RunPlan): Record<string, string> {
   return settings;
 }
 
+/** A seed of 53 bits, the most a JSON number carries exactly (the emulator takes the same range). */
+function randomLossSeed(): number {
+  return Math.floor(Math.random() * 2 ** 53);
+}
+
 export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
   if ((input.scenario === undefined) === (input.scenarioFile === undefined)) {
     throw new InputError('scenario', 'give exactly one of `scenario` (the scenario as JSON) or `scenarioFile` (a path such as scenarios/quickstart.yaml)');
   }
   const value = input.scenario ?? readScenarioFile(input.scenarioFile!);
-  const { file, plan, fleets } = await loadScenario(value, 'running', input.options);
+  const { file, plan: planned, fleets } = await loadScenario(value, 'running', input.options);
+  // One seed for the run, given to every cell: a re-run with the recorded seed repeats the drops.
+  const lossSeed = planned.lossSeed ?? randomLossSeed();
+  const plan: RunPlan = { ...planned, lossSeed, cells: planned.cells.map((cell) => ({ ...cell, lossSeed })) };
   const record: RunRecord = {
     runId: input.runId,
     scenario: plan.scenario,
@@ -113,8 +122,9 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
     nonDefaultSettings: nonDefaultSettings(plan),
     versions: await hostVersions(),
     // A run record keeps one inventory: the first fleet's (a matrix over fleets names the others in settings).
-    inventory: fleets[0].inventory as Inventory,
+    inventory: await withCurrentPaths(fleets[0].inventory as Inventory),
     cellIds: plan.cells.map((c) => c.cellId),
+    lossSeed,
   };
   return { plan, record };
 }

@@ -31,14 +31,14 @@ test('runs: an empty results directory says where it looked', async () => {
 describe('on a copy of a stored run', () => {
   beforeAll(() => cpSync(FIXTURE, runDir, { recursive: true }));
 
-  test('runs: one row with its id, scenario, status and cell count', async () => {
+  test('runs: one row with its id, scenario, status, cell count and loss seed (none recorded by this older run)', async () => {
     const result = await fragbench(['runs'], env);
     expect(result.code).toBe(0);
     const [header, ...rows] = result.stdout.trim().split('\n');
-    expect(header.split(/\s{2,}/)).toEqual(['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS']);
+    expect(header.split(/\s{2,}/)).toEqual(['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS', 'LOSS SEED']);
     expect(rows).toHaveLength(1);
-    const [id, scenario, status, , cells] = rows[0].split(/\s{2,}/);
-    expect([id, scenario, status, Number(cells)]).toEqual([RUN, fixtureRun.scenario, fixtureRun.status, fixtureRun.cellIds.length]);
+    const [id, scenario, status, , cells, seed] = rows[0].split(/\s{2,}/);
+    expect([id, scenario, status, Number(cells), seed]).toEqual([RUN, fixtureRun.scenario, fixtureRun.status, fixtureRun.cellIds.length, '-']);
   });
 
   test('report: writes the HTML report in the run directory and prints its path (by id, and by path)', async () => {

@@ -10,6 +10,12 @@ import { join } from 'path';
 import type { Inventory } from '../../core/inventory';
 import { validateInventory } from '../../core/validate-inventory';
 import { loadTopology } from '../../core/load-topology';
+import { checkScenarioShape } from '../../core/scenario-schema';
+import { planScenario } from '../../core/scenario-plan';
+import { inputProblems } from '../support/input-problems';
+import { CommandRecorder } from '../support/recording-exec';
+import { steerVmOverlay } from '../../infra/shaping/vm-overlay';
+import { REFERENCE_SETTINGS, type NetworkSettings } from '../../core/network';
 import { buildFleet } from '../../infra/pulumi/fleet';
 import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import type { FragmentedSettings } from '../../infra/pulumi/settings';
@@ -168,5 +174,99 @@ describe('several connection types per pair, and a site in Azure', () => {
         ['Udp', '51820-51821', '*'],
       ].sort(),
     );
+  });
+});
+
+describe('positions, tags and the distance model reach the inventory, so moves validate against the stack', () => {
+  let b: Built;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fb-infra-'));
+    const file = join(dir, 'afloat.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: afloat',
+        'client: gamma',
+        'distance: { msPerKm: 0.02, baseMs: 2 }',
+        'nodes:',
+        '  - { name: alpha, site: sydney, tags: [ship], position: { lat: -33.87, lon: 151.21 } }',
+        '  - { name: beta, site: singapore, position: { lat: 1.35, lon: 103.82 } }',
+        '  - { name: gamma, site: virginia, position: { lat: 38.9, lon: -77.04 } }',
+        'links:',
+        '  - { a: alpha, b: beta, bandwidthMbps: 100 }',
+        '  - { a: alpha, b: gamma, latencyMs: 200, bandwidthMbps: 100 }',
+        '  - { a: alpha, b: gamma, type: 1, latencyMs: 150, bandwidthMbps: 100 }',
+        '  - { a: beta, b: gamma, latencyMs: 220, bandwidthMbps: 100 }',
+      ].join('\n'),
+    );
+    b = await build('afloat', { topology: file });
+  }, BUILD_TIMEOUT_MS);
+
+  test('each positioned node keeps its position and tags; the stack keeps the distance model', () => {
+    const node = (name: string) => b.inventory.nodes.find((n) => n.name === name)!;
+    expect(node('alpha')).toMatchObject({ tags: ['ship'], position: { lat: -33.87, lon: 151.21 } });
+    expect(node('beta').position).toEqual({ lat: 1.35, lon: 103.82 });
+    expect(b.inventory.distance).toEqual({ msPerKm: 0.02, baseMs: 2 });
+    // Sydney - Singapore is about 6,300 km: 2 + 0.02 x km.
+    const estimated = b.inventory.links.find((l) => l.id === 'alpha-beta/0')!;
+    expect(estimated.estimated).toBe(true);
+    expect(estimated.latencyMs).toBeGreaterThan(120);
+    expect(estimated.latencyMs).toBeLessThan(135);
+    expect(() => validateInventory(b.inventory)).not.toThrow();
+  });
+
+  test('a move plans against the stack’s inventory, and is refused by one without positions (as before they reached it)', () => {
+    const scenario = checkScenarioShape({
+      name: 'sail',
+      experiment: 'A ship moving away',
+      fleet: { pulumiStack: 'afloat' },
+      database: { name: 'cassandra', nodes: ['alpha', 'beta'] },
+      phases: [{ phase: 'run', duration: 100, events: [{ at: 10, move: { node: 'alpha', to: { lat: -20, lon: 120 }, over: 60 } }] }],
+    });
+    const on = (view: typeof b.inventory) => () => ({ ref: { kind: 'pulumi' as const, stack: 'afloat' }, view });
+    const [phase] = planScenario(scenario, on(b.inventory)).cells[0].phases;
+    expect(phase.kind === 'run' && phase.events[0].action).toMatchObject({ kind: 'site-move', node: 'alpha' });
+    const unplaced = { ...b.inventory, nodes: b.inventory.nodes.map(({ position: _position, ...n }) => n) };
+    expect(inputProblems(() => planScenario(scenario, on(unplaced))).map((e) => e.message).join('\n')).toMatch(/^phases\[0\]\.events\[0\]\.move: .*no position/);
+  });
+
+  const mesh = (node: string, type: number) => b.inventory.nodes.find((n) => n.name === node)!.wireguard.find((w) => w.type === type)!.address;
+
+  test('a host file lists the peer’s addresses fastest link first, whatever the types’ order', () => {
+    const files = filesOfScript(b.cloud.named(TYPES.command, 'alpha-mesh').inputs.stdin);
+    const addresses = (file: string) => files[file].split('\n').filter((l) => l.startsWith('Address = '));
+    // alpha-gamma/1 (150 ms) before alpha-gamma/0 (200 ms).
+    expect(addresses('/etc/tinc/fb/hosts/gamma')).toEqual([`Address = ${mesh('gamma', 1)}`, `Address = ${mesh('gamma', 0)}`]);
+  });
+
+  test('steering over SSH: a reordered pair gets its Address lines rewritten on both ends, and reconnects where its link is no longer the fastest', async () => {
+    let connectedVia = mesh('gamma', 1);
+    const recorder = new CommandRecorder((node, argv) => (argv.join(' ').includes('ss -Htn') && node === 'alpha' ? `0 0 ${mesh('alpha', 1)}:40000 ${connectedVia}:655\n` : ''));
+    const execOf = (node: string) => recorder.execFor(b.inventory.nodes.find((n) => n.name === node)!);
+    const slower: NetworkSettings = { ...REFERENCE_SETTINGS, overrides: { 'alpha-gamma/1': { ab: { delayMs: 150 }, ba: { delayMs: 150 } } } };
+
+    expect(await steerVmOverlay(b.inventory, slower, REFERENCE_SETTINGS, execOf)).toEqual(['alpha-gamma']);
+    const f = (peer: string) => `'/etc/tinc/fb/hosts/${peer}'`;
+    const rewrite = (peer: string, first: string, second: string) =>
+      `sh -c { printf '%s\\n' 'Address = ${first}' 'Address = ${second}'; grep -v '^Address = ' ${f(peer)}; } > ${f(peer)}.fb-new && mv ${f(peer)}.fb-new ${f(peer)} && touch -r /etc/tinc/fb/tinc.conf ${f(peer)}`;
+    expect(recorder.lines()).toEqual([
+      `alpha: ${rewrite('gamma', mesh('gamma', 0), mesh('gamma', 1))}`,
+      `gamma: ${rewrite('alpha', mesh('alpha', 0), mesh('alpha', 1))}`,
+      `alpha: sh -c ss -Htn state established '( dport = :655 or sport = :655 )'`,
+      `alpha: sh -c touch -r /etc/tinc/fb/tinc.conf ${f('beta')} && touch -d "@$(( $(date +%s) + 2 ))" ${f('gamma')} && tincd -n fb -kHUP`,
+    ]);
+    expect(recorder.calls.every((c) => c.argv[0] === 'sudo' && c.argv[1] === '-n')).toBe(b.inventory.nodes[0].exec.transport === 'ssh' && b.inventory.nodes[0].exec.user !== 'root');
+
+    // Nothing reordered, nothing restored: not one command.
+    recorder.clear();
+    expect(await steerVmOverlay(b.inventory, slower, slower, execOf)).toEqual([]);
+    expect(recorder.calls).toEqual([]);
+
+    // The fastest link cut while the pair is on it: the files put it last, and tinc is left to notice (no HUP).
+    connectedVia = mesh('gamma', 0);
+    const cut: NetworkSettings = { ...slower, cut: ['alpha-gamma/0'] };
+    expect(await steerVmOverlay(b.inventory, cut, slower, execOf)).toEqual([]);
+    expect(recorder.lines().filter((l) => l.includes('kHUP'))).toEqual([]);
+    expect(recorder.lines()[0]).toBe(`alpha: ${rewrite('gamma', mesh('gamma', 1), mesh('gamma', 0))}`);
   });
 });

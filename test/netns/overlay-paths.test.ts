@@ -7,14 +7,24 @@
  * fewest-hops rule leaves unused while a direct link is up.
  */
 import type { Topology } from '../../core/topology';
-import { changeLinkConditions, cutLink, restoreLink } from '../../services/network/network-operations';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { changeLinkConditions, cutLink, resetNetwork, restoreLink } from '../../services/network/network-operations';
+import { startPhaseMonitor } from '../../services/monitor/phase-monitor';
+import { recordCell, recordRunStart } from '../../services/results/recording';
+import { ResultsStore } from '../../services/results/results-store';
+import { prepareRun } from '../../services/scenario/scenario-loader';
+import { buildReport } from '../../report/build-report';
+import { renderHtml } from '../../report/html';
 import { NetnsExec } from '../../services/exec/transports';
 import { ping } from '../../services/probes/ping';
 import { median } from '../../services/probes/quantile';
 import { findNode } from '../../core/inventory';
 import { fleetStatus } from '../../infra/local/status';
 import { formatPath } from '../../infra/local/overlay-paths';
-import { waitFor } from '../../platform/wait';
+import { sleep, waitFor } from '../../platform/wait';
 import { useLocalFleet } from '../support/local-fleet';
 
 jest.setTimeout(120_000);
@@ -85,4 +95,46 @@ test('a pair joined by two links uses the faster that is up, and settles within 
   await msUntilRtt(18, SETTLE_AFTER_CUT_MS);
   expect(await pathNow()).toBe('op1 =op1-op2/0=> op2 =op2-op3/0=> op3');
   console.log(`settled after the cut in ${afterCut} ms, the restore in ${afterRestore} ms, the latency change in ${afterChange} ms`);
+});
+
+test('a phase records each pair’s path at its start and each change after a cut; the run’s inventory and report show them', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fb-paths-run-'));
+  try {
+    await resetNetwork({ fleet });
+    await msUntilRtt(28, SETTLE_AFTER_CUT_MS + SETTLE_AFTER_CHANGE_MS);
+    const topologyFile = path.join(dir, 'paths.yaml');
+    writeFileSync(topologyFile, stringify(TRIANGLE));
+    const scenario = { name: 'fb-paths', experiment: 'A cut the overlay routes around', fleet: { local: topologyFile }, database: { name: 'cassandra', nodes: ['op3'] }, phases: [{ phase: 'run', duration: 20 }] };
+    const { record } = await prepareRun({ runId: 'fb-paths-run', scenario });
+    expect(record.inventory.overlay?.paths?.map((p) => `${p.from}-${p.to}: ${formatPath(p)}`)).toContain('op1-op3: op1 =op1-op3/1=> op3');
+    const store = new ResultsStore(path.join(dir, 'results'));
+    process.env.FRAGBENCH_RESULTS_DIR = store.root;
+    await recordRunStart(store, record);
+
+    const monitor = await startPhaseMonitor({ fleet, sink: { runId: record.runId, cellId: 'c1', phaseIndex: 0 }, nodes: ['op2', 'op3'], probesPerSecond: 1 }, () => undefined);
+    await sleep(1500);
+    await cutLink({ fleet, link: 'op1-op3/1' });
+    await msUntilRtt(42, SETTLE_AFTER_CUT_MS);
+    // The watch reads the paths once a second: the change is in the stream by the next one.
+    await sleep(2000);
+    monitor.stop();
+
+    await recordCell(store, record.runId, { cellId: 'c1', coordinates: {}, phases: [{ name: 'run', samples: [], events: [], rtt: [], traffic: [], resizes: [] }] });
+    const cell = await store.readCell(record.runId, 'c1');
+    const op13 = (cell.phases[0].paths ?? []).filter((p) => p.from === 'op1' && p.to === 'op3').map(formatPath);
+    expect(op13[0]).toBe('op1 =op1-op3/1=> op3');
+    expect(op13.at(-1)).toBe('op1 =op1-op3/0=> op3');
+
+    const html = renderHtml(buildReport(await store.readRun(record.runId), [cell]), new Map());
+    const table = html.slice(html.indexOf('<section id="table-path-changes">'));
+    // Straight to the other link, or through a moment without a meta connection (`?`) or the way round.
+    expect(table).toMatch(/<td>op1-op3<\/td><td>op1 =op1-op3\/1=&gt; op3<\/td><td>[^<]+<\/td><\/tr>/);
+    expect(table).toContain('<td>op1 =op1-op3/0=&gt; op3</td></tr>');
+    expect(html).toContain('<dt>op1-op3</dt><dd>op1 =op1-op3/1=&gt; op3</dd>');
+    console.log(`op1-op3's paths as the phase recorded them: ${op13.join(' | ')}`);
+  } finally {
+    delete process.env.FRAGBENCH_RESULTS_DIR;
+    await restoreLink({ fleet, link: 'op1-op3/1' }).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

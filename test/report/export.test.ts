@@ -103,10 +103,10 @@ describe('CLI: runs, export, report', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
 
-  it('lists runs with id, scenario, status, start and cells', () => {
+  it('lists runs with id, scenario, status, start, cells and loss seed', () => {
     const [header, row] = fragbench('runs').trim().split('\n');
-    expect(header.split(/\s{2,}/)).toEqual(['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS']);
-    expect(row.split(/\s{2,}/)).toEqual(['exp', 'unit', 'completed', '2025-01-01 11:59:50', '2']);
+    expect(header.split(/\s{2,}/)).toEqual(['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS', 'LOSS SEED']);
+    expect(row.split(/\s{2,}/)).toEqual(['exp', 'unit', 'completed', '2025-01-01 11:59:50', '2', '-']);
   }, 30_000);
 
   it('exports CSV beside the run by default and to --out with the events file beside it', () => {

@@ -20,4 +20,13 @@ describe('report page', () => {
     expect(html).not.toContain('<b>bold</b>');
     expect(html).toMatch(/<p class="figure-warning">Drawing this figure: nope-encoding is dropped/);
   });
+
+  it('shows the loss seed a re-run gives to repeat the drops, and says where it was not used', () => {
+    const cells = [cell('c1', { database: 'redis' }, [phase('run', okSeries([5, 6, 7]))])];
+    const seeded = runRecord('r1', cells, { lossSeed: 9007199254740991 });
+    expect(renderHtml(buildReport(seeded, cells), new Map())).toContain('<dt>loss seed</dt><dd>9007199254740991 (scenario lossSeed repeats the drops)</dd>');
+    const onVms = runRecord('r2', cells, { lossSeed: 5, inventory: { ...seeded.inventory, shaping: 'tc' } });
+    expect(renderHtml(buildReport(onVms, cells), new Map())).toContain('<dd>5 (unused: netem on VMs draws its own)</dd>');
+    expect(renderHtml(buildReport(runRecord('r3', cells), cells), new Map())).not.toContain('loss seed');
+  });
 });

@@ -57,6 +57,10 @@ describe('malformed scenarios are rejected with the path of the bad field', () =
     ['the client as a data node', `${BASE.replace('pune, singapore', 'pune, client')}phases: [{ phase: load }]`, /^database\.nodes\[2\]: "client" is not a data node of fleet fhc-4/],
     ['no database', `${BASE.replace('name: redis, ', '')}phases: [{ phase: load }]`, /^database\.name: is required/],
     ['two fleet kinds', `${BASE.replace('{ local: fhc-4 }', '{ local: fhc-4, pulumiStack: x }')}phases: [{ phase: load }]`, /^fleet: needs exactly one of/],
+    ['a loss seed that is not a whole number', `${BASE}lossSeed: 1.5\nphases: [{ phase: load }]`, /^lossSeed: must be integer \(got 1\.5\): a whole number from 0 to 9007199254740991/],
+    ['a negative loss seed', `${BASE}lossSeed: -3\nphases: [{ phase: load }]`, /^lossSeed: must be >= 0 \(got -3\)/],
+    ['a loss seed past 2^53', `${BASE}lossSeed: 9007199254740992\nphases: [{ phase: load }]`, /^lossSeed: must be <= 9007199254740991/],
+    ['a loss seed given as text', `${BASE}lossSeed: "42"\nphases: [{ phase: load }]`, /^lossSeed: must be integer \(got "42"\)/],
     ['a reference outside the matrix', `${BASE}matrix: { latencyScale: [0.2, 1] }\nreference: { latencyScale: 0.5 }\nphases: [{ phase: load }]`, /^reference\.latencyScale: 0\.5 is not one of matrix\.latencyScale$/],
     ['a scalar in an unknown dimension', `${BASE}matrix: { layout: [a, b] }\nphases: [{ phase: load }]`, /^matrix\.layout\[0\]: "layout" is not one of database, workload/],
     ['a bad workload in the matrix', `${BASE}matrix: { workload: [a, z] }\nphases: [{ phase: load }]`, /^matrix\.workload\[1\]: must be one of: a, b, c, d, e, f$/],
@@ -124,6 +128,11 @@ describe('planning', () => {
   test('membership carries from one run phase to the next', () => {
     const yaml = `${BASE}phases:\n  - { phase: run, duration: 50, events: [{ at: 5, remove: pune }] }\n  - { phase: run, duration: 50, events: [{ at: 5, remove: pune }] }`;
     expect(problems(yaml)).toEqual([expect.stringMatching(/^phases\[1\]\.events\[0\]\.remove: "pune" is not in the cluster/)]);
+  });
+
+  test('a loss seed is carried to the plan as written (the run picks one when none is given)', () => {
+    expect(plan(`${BASE}lossSeed: 9007199254740991\nphases: [{ phase: load }]`).lossSeed).toBe(9007199254740991);
+    expect(plan(`${BASE}phases: [{ phase: load }]`).lossSeed).toBeUndefined();
   });
 
   test('a run phase with neither duration nor operations runs the YCSB operation count', () => {

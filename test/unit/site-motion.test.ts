@@ -180,6 +180,7 @@ class RecordingShaper implements LinkShaper {
   }
   async cut() {}
   async restore() {}
+  async seedDraws() {}
   async clear() {}
 }
 

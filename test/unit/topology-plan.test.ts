@@ -5,7 +5,7 @@ import { emulatorConfig } from '../../infra/local/emulator';
 import { localInventory } from '../../infra/local/inventory';
 import { carriesDataOverTcp, tincFiles } from '../../infra/local/tinc';
 import { wireguardConfig } from '../../infra/local/wireguard';
-import { rankLinks } from '../../infra/local/overlay-paths';
+import { rankLinks } from '../../core/overlay-path';
 import { REFERENCE_SETTINGS, type NetworkSettings } from '../../core/network';
 import { loadTopology } from '../../core/load-topology';
 import { smallTopology as topology } from '../support/small-topology';

@@ -14,6 +14,7 @@ import { parseTrace, replaySchedule, traceTargetProblems, type ReplayReport, typ
 import { eventInjector, type EventTargets } from '../../activities/scenario';
 import type { ReplayAction } from '../../core/event-kinds/trace-replay';
 import { traceReplay } from '../../core/event-kinds/trace-replay';
+import { eventOptions } from '../../workflows/activities';
 import { loadTopology } from '../../core/load-topology';
 import type { LinkConditions } from '../../core/link-conditions';
 import { topologyView } from '../../services/scenario/scenario-fleet';
@@ -187,6 +188,14 @@ ${events}`),
     ]);
   });
 
+  test('the activity of a replay longer than the resize timeout (30 min) outlasts it, so no retry plays it again from the start', () => {
+    const looped = replayOf('      - { at: 30, replay: { file: traces/ok.csv, loop: true } }');
+    // A 40-minute phase's loop, at real time and rehearsed at a tenth.
+    expect(eventOptions({ ...looped, untilS: 2400 }, 'replay').startToCloseTimeout).toBe(2400_000 + 300_000);
+    expect(eventOptions({ ...looped, untilS: 2400, timeScale: 0.1 }, 'replay').startToCloseTimeout).toBe(30 * 60_000);
+    expect(eventOptions(replayOf('      - { at: 30, replay: { file: traces/ok.csv } }'), 'replay').startToCloseTimeout).toBe(30 * 60_000);
+  });
+
   test('bad rows, unknown targets and missing files are refused before the run, with the line', () => {
     expect(problems('      - { at: 0, replay: { file: traces/bad.csv } }')).toEqual(['phases[0].events[0].replay.file: traces/bad.csv line 4: value 101 for lossPercent must be 0..100']);
     expect(problems('      - { at: 0, replay: { file: traces/unknown.csv } }')).toEqual([
@@ -252,6 +261,7 @@ describe('the replay schedule and its pacing', () => {
       },
       cut: async () => {},
       restore: async () => {},
+      seedDraws: async () => {},
       clear: async () => {},
     };
     return { calls, shaper };

@@ -1,9 +1,11 @@
 /**
  * tinc 1.0 configuration for one node of the overlay (network `fb`), rendered from the inventory:
- * the node connects to its mesh neighbours and reaches them at their WireGuard addresses, so the
- * overlay routes around a removed link over the links that remain.
+ * the node connects to its mesh neighbours and reaches them at their WireGuard addresses, fastest
+ * link first (the fleet's network steering keeps that order as conditions change:
+ * infra/shaping/vm-overlay.ts), so the overlay routes around a removed link over the links that remain.
  */
 import type { InventoryNode } from '../../../core/inventory';
+import { rankLinks } from '../../../core/overlay-path';
 import { parseCidr } from '../cidr';
 import type { FileSpec } from './files-script';
 import type { MeshView } from './wireguard';
@@ -57,10 +59,10 @@ export function tincFiles(args: TincArgs): Record<string, FileSpec> {
 /** The `tinc@fb` unit Debian and Ubuntu ship. */
 export const TINC_SERVICE = `tinc@${TINC_NETWORK}`;
 
-/** Neighbours and the connection types this node shares with each. */
+/** Neighbours and the connection types this node shares with each, fastest link first (tinc dials the first Address that answers). */
 function neighboursOf(mesh: MeshView, node: string): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  for (const l of mesh.links) {
+  for (const l of rankLinks(mesh.links)) {
     if (l.a !== node && l.b !== node) continue;
     const other = l.a === node ? l.b : l.a;
     out.set(other, [...(out.get(other) ?? []), l.type]);
@@ -72,7 +74,7 @@ function neighboursOf(mesh: MeshView, node: string): Map<string, number[]> {
 function hostEntry(node: InventoryNode, types: number[], publicKeys: Record<string, string>): string {
   const key = publicKeys[node.name];
   if (!key) throw new Error(`no tinc public key for "${node.name}"`);
-  const addresses = node.wireguard.filter((w) => types.includes(w.type)).map((w) => `Address = ${w.address}`);
+  const addresses = types.flatMap((t) => node.wireguard.filter((w) => w.type === t)).map((w) => `Address = ${w.address}`);
   return lines(`Subnet = ${node.overlayAddress}/32`, ...addresses, '', key.trimEnd());
 }
 
