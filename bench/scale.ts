@@ -25,6 +25,7 @@ import { startHostTelemetry } from '../services/telemetry/host-telemetry';
 import { readPidStat } from '../services/telemetry/process-table';
 import type { Inventory, InventoryLink } from '../core/inventory';
 import type { TelemetrySample } from '../core/telemetry';
+import { MAX_NODES } from '../core/topology';
 import { phaseVerdict, type PhaseVerdict, type RttProbe } from '../core/verdict';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { networkCpus } from '../infra/local/network-cpus';
@@ -219,8 +220,17 @@ async function main(): Promise<void> {
     say('');
     sayRtt('probes only', quiet.result);
     sayRtt('with the workload', busy.result);
-    sayVerdict('probes only', phaseVerdict({ phase: 'probes', telemetry: quiet.telemetry, probes: asProbes(quiet.result), samples: [] }));
-    sayVerdict('with the workload', phaseVerdict({ phase: 'loaded', telemetry: busy.telemetry, probes: asProbes(busy.result), samples: [] }));
+    const quietVerdict = phaseVerdict({ phase: 'probes', telemetry: quiet.telemetry, probes: asProbes(quiet.result), samples: [] });
+    const busyVerdict = phaseVerdict({ phase: 'loaded', telemetry: busy.telemetry, probes: asProbes(busy.result), samples: [] });
+    sayVerdict('probes only', quietVerdict);
+    sayVerdict('with the workload', busyVerdict);
+    // The measurer's own share: what the probes and the sampler cost, and whether the host was
+    // free enough while they measured (host-bound: other work competed with the daemons).
+    const errorShiftMs = median(busy.result.map(errorMs)) - median(quiet.result.map(errorMs));
+    say(
+      `measurer: the probes add ${fmt(probing.stackPercent - idle.stackPercent, 1)} % of a core to the daemons, telemetry ${fmt(probing.samplerPercent, 1)} %; ` +
+        `the workload moved the median pair error by ${fmt(errorShiftMs)} ms; verdict ${quietVerdict.verdict} while probing, ${busyVerdict.verdict} under the workload`,
+    );
 
     const mem = await memory();
     const totalMb = sum(STACK.map((k) => mem[k].mb));
@@ -241,7 +251,7 @@ async function main(): Promise<void> {
         `(${fmt(idle.stackPercent, 1)} % for ${links} links: ~${fmt(100 / perLinkIdle, 0)} links before idle upkeep alone fills the core); ` +
         `${fmt(perMbps, 2)} % of a core per Mbit/s carried (${fmt(perMbps * 10, 1)} ms of CPU per Mbit); ` +
         `headroom under this workload ${fmt(headroom, 0)} % of a core, ~${fmt(headroom / perMbps, 0)} Mbit/s more across the fleet; ` +
-        `loaded ${fmt(loaded.stackPercent / links, 3)} % of a core per link`,
+        `loaded ${fmt(loaded.stackPercent / links, 3)} % of a core per link; the address plan allows ${MAX_NODES} nodes`,
     );
     if (busy.result.length === 0 || goodputMbps <= 0) throw new Error('the loaded window measured nothing');
   } finally {
