@@ -29,7 +29,9 @@ import { MAX_NODES } from '../core/topology';
 import { phaseVerdict, type PhaseVerdict, type RttProbe } from '../core/verdict';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { networkCpus } from '../infra/local/network-cpus';
+import { overlayPaths } from '../infra/local/overlay-paths';
 import { readState, type ProcessKind } from '../infra/local/state';
+import { closedConnections } from '../infra/local/tinc';
 import { runHost } from '../platform/command';
 import { sleep } from '../platform/wait';
 import { option, SHORT } from './args';
@@ -138,6 +140,49 @@ function sayVerdict(label: string, v: PhaseVerdict): void {
   );
 }
 
+/** Meta connections every tincd has closed so far. */
+function metaConnectionsClosed(inventory: Inventory): number {
+  return sum(inventory.nodes.map((n) => closedConnections(n.name)));
+}
+
+/**
+ * Probed pairs the overlay does not carry over their own fibre link right now (over another
+ * type, or through other sites): such a pair measures tinc's path, not the emulator's link.
+ */
+async function offFibre(probed: Inventory): Promise<string[]> {
+  const key = (a: string, b: string) => [a, b].sort().join('~');
+  const paths = new Map((await overlayPaths(readState()!.plan)).map((p) => [key(p.from, p.to), p]));
+  return probed.links
+    .filter((l) => {
+      const path = paths.get(key(l.a, l.b));
+      return !path || path.hops.length !== 2 || path.links[0] !== l.id;
+    })
+    .map((l) => l.id);
+}
+
+interface OverlayMotion {
+  /** Meta connections closed during the window. */
+  closed: number;
+  /** Probed pairs off their fibre at its end. */
+  off: string[];
+}
+
+/** One round of pings over every probed pair, and whether the overlay held still meanwhile (tinc's reconnects and path changes). */
+async function probeRound(inventory: Inventory, probed: Inventory): Promise<{ pairs: PairRtt[]; overlay: OverlayMotion }> {
+  const before = metaConnectionsClosed(inventory);
+  const pairs = await rttPairs(probed, 1, PINGS, PING_INTERVAL_S);
+  const closed = metaConnectionsClosed(inventory) - before;
+  return { pairs, overlay: { closed, off: await offFibre(probed) } };
+}
+
+function sayOverlay(label: string, o: OverlayMotion, probed: Inventory): void {
+  const listed = o.off.slice(0, 6).join(', ') + (o.off.length > 6 ? ', ...' : '');
+  say(
+    `overlay ${label}: ${o.closed} tinc meta connections closed during the window; ` +
+      `${o.off.length}/${probed.links.length} probed pairs off their fibre at its end${o.off.length ? ` (${listed})` : ''}`,
+  );
+}
+
 // ---- the fleet ---------------------------------------------------------------------------
 
 /** Pairs with a direct link, one per pair (its fibre, type 0, the pair's fastest): all, or a spread sample. */
@@ -198,7 +243,8 @@ async function main(): Promise<void> {
     sayUse('idle', idle, links);
 
     const probed = probedInventory(inventory);
-    const quiet = await observed(inventory, () => rttPairs(probed, 1, PINGS, PING_INTERVAL_S));
+    const probe = () => probeRound(inventory, probed);
+    const quiet = await observed(inventory, probe);
     const probing = hostUse(quiet.telemetry);
     sayUse('probes only', probing, links);
 
@@ -206,7 +252,7 @@ async function main(): Promise<void> {
     const flowsStarted = Date.now();
     const carried = Promise.all(flows.map((l) => measureBandwidth({ fleet, from: l.a, to: l.b, seconds: FLOW_S, bitrateMbps: FLOW_MBPS })));
     await sleep(FLOW_RAMP_MS);
-    const busy = await observed(inventory, () => rttPairs(probed, 1, PINGS, PING_INTERVAL_S));
+    const busy = await observed(inventory, probe);
     const probesOutlastedFlows = Date.now() > flowsStarted + FLOW_S * 1000;
     const loaded = hostUse(busy.telemetry);
     const goodputMbps = sum((await carried).map((r) => r.mbps));
@@ -218,15 +264,17 @@ async function main(): Promise<void> {
     );
 
     say('');
-    sayRtt('probes only', quiet.result);
-    sayRtt('with the workload', busy.result);
-    const quietVerdict = phaseVerdict({ phase: 'probes', telemetry: quiet.telemetry, probes: asProbes(quiet.result), samples: [] });
-    const busyVerdict = phaseVerdict({ phase: 'loaded', telemetry: busy.telemetry, probes: asProbes(busy.result), samples: [] });
+    sayRtt('probes only', quiet.result.pairs);
+    sayRtt('with the workload', busy.result.pairs);
+    sayOverlay('probes only', quiet.result.overlay, probed);
+    sayOverlay('with the workload', busy.result.overlay, probed);
+    const quietVerdict = phaseVerdict({ phase: 'probes', telemetry: quiet.telemetry, probes: asProbes(quiet.result.pairs), samples: [] });
+    const busyVerdict = phaseVerdict({ phase: 'loaded', telemetry: busy.telemetry, probes: asProbes(busy.result.pairs), samples: [] });
     sayVerdict('probes only', quietVerdict);
     sayVerdict('with the workload', busyVerdict);
     // The measurer's own share: what the probes and the sampler cost, and whether the host was
     // free enough while they measured (host-bound: other work competed with the daemons).
-    const errorShiftMs = median(busy.result.map(errorMs)) - median(quiet.result.map(errorMs));
+    const errorShiftMs = median(busy.result.pairs.map(errorMs)) - median(quiet.result.pairs.map(errorMs));
     say(
       `measurer: the probes add ${fmt(probing.stackPercent - idle.stackPercent, 1)} % of a core to the daemons, telemetry ${fmt(probing.samplerPercent, 1)} %; ` +
         `the workload moved the median pair error by ${fmt(errorShiftMs)} ms; verdict ${quietVerdict.verdict} while probing, ${busyVerdict.verdict} under the workload`,
@@ -253,7 +301,7 @@ async function main(): Promise<void> {
         `headroom under this workload ${fmt(headroom, 0)} % of a core, ~${fmt(headroom / perMbps, 0)} Mbit/s more across the fleet; ` +
         `loaded ${fmt(loaded.stackPercent / links, 3)} % of a core per link; the address plan allows ${MAX_NODES} nodes`,
     );
-    if (busy.result.length === 0 || goodputMbps <= 0) throw new Error('the loaded window measured nothing');
+    if (busy.result.pairs.length === 0 || goodputMbps <= 0) throw new Error('the loaded window measured nothing');
   } finally {
     const down = await fleetDown();
     if (down.removed) say(`fleet down ${TOPOLOGY}: ${fmt(down.seconds, 1)} s`);
