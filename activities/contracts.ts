@@ -53,7 +53,7 @@ export interface NetworkActivities {
   resetNetwork(input: { fleet: FleetRef; lossSeed?: number }): Promise<{ appliedAt: number }>;
   /** Ping between the given nodes (all data nodes when omitted) over the overlay. */
   measureRtt(input: { fleet: FleetRef; nodes?: string[]; count: number }): Promise<RttMatrix>;
-  measureBandwidth(input: { fleet: FleetRef; from: string; to: string; seconds: number }): Promise<{ mbps: number }>;
+  measureBandwidth(input: { fleet: FleetRef; from: string; to: string; seconds: number; bitrateMbps?: number }): Promise<{ mbps: number }>;
   /** Cumulative bytes per node pair from the WireGuard transfer counters. */
   readTraffic(input: { fleet: FleetRef }): Promise<TrafficMatrix>;
   /** The nodes a packet from `from` to `to` passes through on the overlay, ends included. */

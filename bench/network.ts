@@ -5,7 +5,8 @@
  * soon they are back on their fastest link after the restore and the path they take before, in
  * and after the cut, and fleet up/down times, and failover under the topology failover profiles (a custom one; tinc's
  * defaults in full mode only: over a minute). Removes the fleet at the end, also on error.
- * Needs root and no fleet up.
+ * Needs root and no fleet up. The same figures at scale (fhc-32, 244 links, with a workload
+ * running) are `npm run bench:scale` (bench/scale.ts).
  * `--short` (CI): 10 pings per pair at scale 0.2 only, 3 s iperf3 runs, one failover try each.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -13,6 +13,8 @@ export interface PairRtt {
   configuredMs: number;
   medianMs: number;
   p99Ms: number;
+  /** Every reply's RTT, ms. */
+  samplesMs: number[];
 }
 
 /** Every unordered pair with a direct link, pinged from a to b; configured = reference RTT x scale. */
@@ -32,6 +34,7 @@ export async function rttPairs(inventory: Inventory, scale: number, pings: numbe
             configuredMs: link.latencyMs * scale,
             medianMs: median(result.samplesMs),
             p99Ms: quantile(result.samplesMs, 0.99),
+            samplesMs: result.samplesMs,
           };
         }),
       )),

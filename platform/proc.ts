@@ -39,6 +39,8 @@ export interface PidStat {
   stime: number;
   /** Ticks after boot the process started: with pid, tells a recycled PID from the old process. */
   startTime: number;
+  /** Resident set size, pages (the page size is the host's: `getconf PAGESIZE`). */
+  rssPages: number;
 }
 
 /**
@@ -50,7 +52,7 @@ export function parsePidStat(text: string): PidStat {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) throw new Error(`not a /proc/<pid>/stat line: ${text.slice(0, 80)}`);
-  // rest[0] is field 3 (state); utime, stime and starttime are fields 14, 15 and 22.
+  // rest[0] is field 3 (state); utime, stime, starttime and rss are fields 14, 15, 22 and 24.
   const rest = text.slice(close + 2).trim().split(' ');
   const field = (n: number) => Number(rest[n - 3]);
   return {
@@ -61,6 +63,7 @@ export function parsePidStat(text: string): PidStat {
     utime: field(14),
     stime: field(15),
     startTime: field(22),
+    rssPages: field(24),
   };
 }
 

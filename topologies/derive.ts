@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isMap, isSeq } from 'yaml';
 import type { Topology, TopologyLink, TopologyNode } from '../core/topology';
-import { DEFAULT_DISTANCE_MODEL } from '../core/site-motion';
+import { DEFAULT_DISTANCE_MODEL, haversineKm, type Position } from '../core/site-motion';
 
 const HERE = __dirname;
 
@@ -138,6 +138,83 @@ function pairs<T>(items: T[]): [T, T][] {
   return items.flatMap((a, i) => items.slice(i + 1).map((b): [T, T] => [a, b]));
 }
 
+// --------------------------------------------------------------------------------- at scale
+
+interface Sites32 {
+  source: string;
+  reachKm: number;
+  severalLinksKm: number;
+  fibreMbps: number;
+  backupTypes: { type: number; name: string; rttFactor: number; extraMs: number; bandwidthMbps: number }[];
+  sites: { name: string; lat: number; lon: number; near?: string }[];
+}
+
+/**
+ * fhc-32: the 8 datacenters and 24 edge sites around them (reference/sites-32.json), each pair
+ * within reach linked. Datacenter pairs keep their measured figures whatever the distance; every
+ * other fibre link takes its RTT from the distance model; close pairs also get slower, thinner
+ * backup links, derived from their fibre so that the fibre stays each pair's fastest link.
+ */
+function fhc32(): Topology {
+  const datacenters = readReference<Datacenters>('datacenters-8.json');
+  const ref = readReference<Sites32>('sites-32.json');
+  const at = new Map(ref.sites.map((s): [string, Position] => [s.name, { lat: s.lat, lon: s.lon }]));
+  const measured = (a: string, b: string) => datacenters.links.find((l) => (l.a === a && l.b === b) || (l.a === b && l.b === a));
+  const nodes: TopologyNode[] = ref.sites.map((s) => ({
+    name: s.name,
+    site: s.name,
+    position: at.get(s.name)!,
+    ...(s.near ? { tags: ['edge'], note: `edge site of ${s.near}` } : { tags: ['datacenter'] }),
+  }));
+  nodes.push({ name: CLIENT, site: CLIENT_BESIDE, position: { ...at.get(CLIENT_BESIDE)! }, note: `the load client, in ${CLIENT_BESIDE}'s datacenter` });
+  const links: TopologyLink[] = [];
+  for (const [a, b] of pairs(ref.sites)) {
+    const km = haversineKm(at.get(a.name)!, at.get(b.name)!);
+    const reference = measured(a.name, b.name);
+    const inReach = reference !== undefined || km <= ref.reachKm || a.near === b.name || b.near === a.name;
+    if (!inReach) continue;
+    const fibre: TopologyLink = reference
+      ? { a: a.name, b: b.name, latencyMs: reference.latencyMs, bandwidthMbps: reference.downloadMbps }
+      : { a: a.name, b: b.name, latencyMs: distanceRttMs(km), bandwidthMbps: ref.fibreMbps, estimated: true, note: `fibre, ${Math.round(km)} km: RTT from distance, bandwidth assumed` };
+    links.push(fibre);
+    if (km > ref.severalLinksKm) continue;
+    for (const t of ref.backupTypes) {
+      links.push({
+        a: a.name,
+        b: b.name,
+        type: t.type,
+        latencyMs: round1(fibre.latencyMs! * t.rttFactor + t.extraMs),
+        bandwidthMbps: t.bandwidthMbps,
+        estimated: true,
+        note: `${t.name} backup: illustrative, derived from the pair's fibre`,
+      });
+    }
+  }
+  // The client sees every site the way Singapore does (its fibre links), plus a LAN hop to Singapore.
+  for (const l of links.filter((l) => (l.type ?? 0) === 0 && (l.a === CLIENT_BESIDE || l.b === CLIENT_BESIDE))) {
+    const other = l.a === CLIENT_BESIDE ? l.b : l.a;
+    links.push({ a: CLIENT, b: other, latencyMs: l.latencyMs, bandwidthMbps: l.bandwidthMbps, ...(l.estimated ? { estimated: true } : {}), note: `${CLIENT_BESIDE}'s figures` });
+  }
+  links.push({ a: CLIENT, b: CLIENT_BESIDE, ...CLIENT_LAN, estimated: true, note: 'same datacenter: assumed LAN latency and bandwidth, not measured' });
+  const backups = ref.backupTypes.map((t) => `${t.name} (type ${t.type})`).join(' and ');
+  return {
+    name: 'fhc-32',
+    description:
+      `Scale: the 8 datacenters of fhc-8dc and 24 edge sites (3 near each), plus a client beside ${CLIENT_BESIDE}. ` +
+      `Linked: the 28 datacenter pairs (measured), each edge site to its datacenter, and every other pair within ${ref.reachKm} km (fibre, RTT from distance); ` +
+      `pairs within ${ref.severalLinksKm} km also have ${backups} backup links.`,
+    source: `topologies/reference/datacenters-8.json: ${datacenters.source}; topologies/reference/sites-32.json: ${ref.source}`,
+    client: CLIENT,
+    nodes,
+    links,
+  };
+}
+
+/** RTT of a fibre path of `km` by the distance model (base + ms/km), rounded to 0.1 ms. */
+function distanceRttMs(km: number): number {
+  return round1(DEFAULT_DISTANCE_MODEL.baseMs + km * DEFAULT_DISTANCE_MODEL.msPerKm);
+}
+
 // ------------------------------------------------------------------------------------ output
 
 export function builtInTopologyDefinitions(): Topology[] {
@@ -146,6 +223,7 @@ export function builtInTopologyDefinitions(): Topology[] {
     fragmented('fhc-8dc', ref.sites, 'Fragmented hybrid cloud: the 8 datacenters of the reference table, plus a client node beside Singapore.'),
     fragmented('fhc-4', FHC4_SITES, 'Quick runs: 4 of the 8 datacenters (Singapore and a near, a middle and a far site from it), plus a client beside Singapore.'),
     ...readReference<HybridRegions>('hybrid-regions.json').regions.map((r) => hybrid(r.name)),
+    fhc32(),
   ];
 }
 

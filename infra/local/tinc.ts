@@ -123,10 +123,18 @@ function peerAddresses(plan: FleetPlan, node: string): Map<string, string[]> {
   return peers;
 }
 
+function tincLog(node: string): string {
+  return existsSync(fleetPaths.log(`tinc-${node}`)) ? readFileSync(fleetPaths.log(`tinc-${node}`), 'utf8') : '';
+}
+
 /** Peers this node's tincd has had a meta connection activated with, from its log. */
 export function activatedPeers(node: string): Set<string> {
-  const log = existsSync(fleetPaths.log(`tinc-${node}`)) ? readFileSync(fleetPaths.log(`tinc-${node}`), 'utf8') : '';
-  return new Set([...log.matchAll(/Connection with (\S+) \(.*\) activated/g)].map((m) => m[1]));
+  return new Set([...tincLog(node).matchAll(/Connection with (\S+) \(.*\) activated/g)].map((m) => m[1]));
+}
+
+/** Meta connections this node's tincd has closed so far (a peer that stopped answering, a reconnect), from its log. */
+export function closedConnections(node: string): number {
+  return [...tincLog(node).matchAll(/^.*Closing connection with /gm)].length;
 }
 
 /** Resolves once every tincd has a meta connection to every peer it has a link to. */

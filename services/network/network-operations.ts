@@ -164,8 +164,9 @@ export async function measureRtt(input: { fleet: FleetRef; nodes?: string[]; cou
   };
 }
 
-export async function measureBandwidth(input: { fleet: FleetRef; from: string; to: string; seconds: number }): Promise<{ mbps: number }> {
+export async function measureBandwidth(input: { fleet: FleetRef; from: string; to: string; seconds: number; bitrateMbps?: number }): Promise<{ mbps: number }> {
   checkPositive(input.seconds, 'seconds', '10');
+  if (input.bitrateMbps !== undefined) checkPositive(input.bitrateMbps, 'bitrateMbps', '10');
   const inventory = await loadInventory(input.fleet);
   checkNode(inventory, input.from, 'from');
   checkNode(inventory, input.to, 'to');
@@ -177,6 +178,7 @@ export async function measureBandwidth(input: { fleet: FleetRef; from: string; t
     receiverAddress: findNode(inventory, input.to).overlayAddress,
     port: iperfPort(inventory.nodes.findIndex((n) => n.name === input.from)),
     seconds: input.seconds,
+    bitrateMbps: input.bitrateMbps,
   });
   return { mbps };
 }

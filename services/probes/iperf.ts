@@ -13,9 +13,10 @@ export function iperfServerArgv(bindAddress: string, port: number): string[] {
   return ['iperf3', '-s', '-1', '-B', bindAddress, '-p', String(port)];
 }
 
-/** `-O 1` leaves TCP's slow start out of the figure. */
-export function iperfClientArgv(serverAddress: string, port: number, seconds: number): string[] {
-  return ['iperf3', '-c', serverAddress, '-p', String(port), '-t', String(seconds), '-O', '1', '-J'];
+/** `-O 1` leaves TCP's slow start out of the figure; `bitrateMbps` paces the flow (default: as fast as it goes). */
+export function iperfClientArgv(serverAddress: string, port: number, seconds: number, bitrateMbps?: number): string[] {
+  const pace = bitrateMbps === undefined ? [] : ['-b', `${bitrateMbps}M`];
+  return ['iperf3', '-c', serverAddress, '-p', String(port), '-t', String(seconds), '-O', '1', ...pace, '-J'];
 }
 
 /** Received throughput in Mbit/s from iperf3's JSON report. */
@@ -43,12 +44,13 @@ export async function measureThroughput(opts: {
   receiverAddress: string;
   port: number;
   seconds: number;
+  bitrateMbps?: number;
 }): Promise<number> {
-  const { sender, receiver, receiverAddress, port, seconds } = opts;
+  const { sender, receiver, receiverAddress, port, seconds, bitrateMbps } = opts;
   const pid = await receiver.spawnDetached(iperfServerArgv(receiverAddress, port), '/dev/null');
   try {
     await waitForListener(receiver, port);
-    const { stdout } = await sender.run(iperfClientArgv(receiverAddress, port, seconds), {
+    const { stdout } = await sender.run(iperfClientArgv(receiverAddress, port, seconds, bitrateMbps), {
       allowFailure: true,
       timeoutMs: (seconds + 30) * 1000,
     });

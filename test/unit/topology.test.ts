@@ -5,7 +5,9 @@ import { stringify } from 'yaml';
 import { InputError, InputErrors } from '../../core/errors';
 import { builtInTopologies, loadTopology } from '../../core/load-topology';
 import { validateTopology } from '../../core/validate-topology';
-import type { Topology } from '../../core/topology';
+import { linkType, type Topology } from '../../core/topology';
+import { haversineKm } from '../../core/site-motion';
+import { planFleet } from '../../infra/local/plan';
 import { builtInTopologyDefinitions, estimatedRttMs, topologyFilePath, topologyYaml } from '../../topologies/derive';
 
 const reference = JSON.parse(readFileSync(join(__dirname, '../../topologies/reference/datacenters-8.json'), 'utf8')) as {
@@ -88,7 +90,7 @@ describe('topology validation', () => {
 
 describe('built-in topologies', () => {
   test('every built-in topology loads and validates', () => {
-    expect(builtInTopologies()).toEqual(expect.arrayContaining(['fhc-8dc', 'fhc-4', 'hybrid-sydney', 'hybrid-mumbai', 'hybrid-virginia']));
+    expect(builtInTopologies()).toEqual(expect.arrayContaining(['fhc-8dc', 'fhc-4', 'hybrid-sydney', 'hybrid-mumbai', 'hybrid-virginia', 'fhc-32']));
     for (const name of builtInTopologies()) expect(loadTopology(name).name).toBe(name);
   });
 
@@ -111,6 +113,38 @@ describe('built-in topologies', () => {
     }
     expect(fhc.links.find((l) => l.a === 'client' && l.b === 'singapore')).toMatchObject({ latencyMs: 1, estimated: true });
     expect(fhc.links).toHaveLength(28 + 8);
+  });
+
+  test('fhc-32: 32 positioned sites and a client, measured datacenter pairs, every edge site linked to its datacenter, the rest within reach and estimated', () => {
+    const sites32 = JSON.parse(readFileSync(join(__dirname, '../../topologies/reference/sites-32.json'), 'utf8')) as {
+      reachKm: number;
+      sites: { name: string; lat: number; lon: number; near?: string }[];
+    };
+    const fhc = loadTopology('fhc-32');
+    expect(() => validateTopology(fhc)).not.toThrow();
+    expect(fhc.nodes).toHaveLength(33);
+    expect(fhc.nodes.every((n) => n.position)).toBe(true);
+    expect(fhc.client).toBe('client');
+    const linksOf = (a: string, b: string) => fhc.links.filter((l) => (l.a === a && l.b === b) || (l.a === b && l.b === a));
+    for (const ref of reference.links) {
+      expect(linksOf(ref.a, ref.b)).toContainEqual(expect.objectContaining({ latencyMs: ref.latencyMs, bandwidthMbps: ref.downloadMbps }));
+    }
+    const at = new Map(sites32.sites.map((s) => [s.name, s]));
+    for (const edge of sites32.sites.filter((s) => s.near)) expect(linksOf(edge.name, edge.near!).length).toBeGreaterThan(0);
+    for (const l of fhc.links.filter((l) => l.a !== 'client' && l.b !== 'client')) {
+      const measured = reference.links.some((r) => (r.a === l.a && r.b === l.b) || (r.a === l.b && r.b === l.a));
+      const homeLink = at.get(l.a)!.near === l.b || at.get(l.b)!.near === l.a;
+      if (!measured && !homeLink) expect(haversineKm(at.get(l.a)!, at.get(l.b)!)).toBeLessThanOrEqual(sites32.reachKm);
+      if (!measured || linkType(l) > 0) expect(l.estimated).toBe(true);
+    }
+    // The fibre (type 0) is each pair's fastest link: probes and the overlay measure it.
+    for (const fibre of fhc.links.filter((l) => linkType(l) === 0)) {
+      for (const other of linksOf(fibre.a, fibre.b)) expect(other.latencyMs!).toBeGreaterThanOrEqual(fibre.latencyMs!);
+    }
+    expect(new Set(fhc.links.map(linkType))).toEqual(new Set([0, 1, 2]));
+    // Interface names fit Linux's 15 characters and every node gets an address.
+    const plan = planFleet(fhc);
+    expect(Math.max(...plan.nodes.flatMap((n) => n.interfaces.map((i) => i.name.length)))).toBeLessThanOrEqual(15);
   });
 
   test('hybrid latencies: Virginia measured, Sydney and Mumbai estimated from distance and labelled', () => {
