@@ -38,7 +38,10 @@ unit=\${unit%.service}
 start() {
   case "$unit" in
     wg-quick@*) WG_QUICK_USERSPACE_IMPLEMENTATION=boringtun-cli WG_SUDO=true wg-quick up "\${unit#wg-quick@}" ;;
-    tinc@*) tincd -n "\${unit#tinc@}" ;;
+    # As systemd would: the unit's drop-in ExecStart when there is one (%i the instance), in the
+    # background since it runs tincd in the foreground (-D).
+    tinc@*) cmd=$(cat /etc/systemd/system/"$unit".service.d/*.conf 2>/dev/null | sed -n 's/^ExecStart=\\(..*\\)$/\\1/p' | tail -n 1 | sed "s/%i/\${unit#tinc@}/g")
+      if [ -n "$cmd" ]; then setsid $cmd </dev/null >/dev/null 2>&1 & else tincd -n "\${unit#tinc@}"; fi ;;
     *) if [ -x "/etc/init.d/$unit" ]; then "/etc/init.d/$unit" start; else echo "systemctl: unit $unit not found" >&2; exit 5; fi ;;
   esac
 }

@@ -10,7 +10,7 @@ import { InputError } from '../../core/errors';
 import { dataNodes, findNode, type Inventory } from '../../core/inventory';
 import type { NodeExec } from '../../core/exec';
 import { loadInventory } from '../inventory/inventory-loader';
-import { execFor } from '../exec/transports';
+import { execFor, rootArgv } from '../exec/transports';
 import { ping } from '../probes/ping';
 import { iperfPort, measureThroughput } from '../probes/iperf';
 import { linkBytes } from '../probes/traffic';
@@ -25,9 +25,8 @@ import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../
 import type { ConditionEventInput } from '../../core/link-selection';
 import { fleetPaths } from '../../infra/local/state';
 import { tincPidFile } from '../../infra/local/tinc';
+import { VM_TINC_FILES } from '../../infra/pulumi/render/tinc';
 
-/** Where tincd keeps its PID and log on VMs: `tincd -n fragbench --logfile` defaults. */
-const VM_TINC_FILES: TincFiles = { pidFile: '/run/tinc.fragbench.pid', logFile: '/var/log/tinc.fragbench.log' };
 /** Pings running at once while measuring a matrix (each is one short-lived process). */
 const PING_CONCURRENCY = 16;
 
@@ -204,7 +203,8 @@ export async function overlayRoute(input: { fleet: FleetRef; from: string; to: s
   const exec = execOf(inventory);
   const files = (node: string): TincFiles =>
     inventory.source === 'local' ? { pidFile: tincPidFile(node), logFile: fleetPaths.log(`tinc-${node}`) } : VM_TINC_FILES;
-  const hops = await tincRoute(input.from, input.to, (node) => nextHops(exec(node), files(node)), inventory.nodes.length);
+  const asRoot = (node: string) => (argv: string[]) => rootArgv(findNode(inventory, node).exec, argv);
+  const hops = await tincRoute(input.from, input.to, (node) => nextHops(exec(node), files(node), asRoot(node)), inventory.nodes.length);
   return { hops };
 }
 

@@ -25,15 +25,19 @@ export function parseNextHops(log: string): Map<string, string> {
   return hops;
 }
 
-/** Asks one tincd for its node dump and returns its next hop per destination. */
-export async function nextHops(exec: NodeExec, files: TincFiles): Promise<Map<string, string>> {
-  const size = Number((await exec.run(['stat', '-c', '%s', files.logFile])).stdout.trim());
-  const pid = (await exec.run(['cat', files.pidFile])).stdout.trim();
-  await exec.run(['kill', '-USR2', pid]);
+/**
+ * Asks one tincd for its node dump and returns its next hop per destination. `asRoot` makes a
+ * command run as root on the node (tincd's files and signals are root's; on a VM that is sudo).
+ */
+export async function nextHops(exec: NodeExec, files: TincFiles, asRoot: (argv: string[]) => string[] = (argv) => argv): Promise<Map<string, string>> {
+  const run = (argv: string[]) => exec.run(asRoot(argv));
+  const size = Number((await run(['stat', '-c', '%s', files.logFile])).stdout.trim());
+  const pid = (await run(['cat', files.pidFile])).stdout.trim();
+  await run(['kill', '-USR2', pid]);
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     // Only what was logged after the signal: an older dump may describe an older graph.
-    const { stdout } = await exec.run(['tail', '-c', `+${size + 1}`, files.logFile]);
+    const { stdout } = await run(['tail', '-c', `+${size + 1}`, files.logFile]);
     if (stdout.includes('End of nodes.')) return parseNextHops(stdout);
     await sleep(50);
   }

@@ -17,6 +17,7 @@ import { operatorSshPath, vmFleetDown } from '../../infra/vmlocal/fleet';
 import { NO_NETEM, vmStackUp, type VmStack } from '../../infra/vmlocal/stack';
 import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluster';
 import { SshExec } from '../../services/exec/transports';
+import { overlayRoute } from '../../services/network/network-operations';
 import { smallTopology } from '../support/small-topology';
 
 jest.setTimeout(180_000);
@@ -71,6 +72,14 @@ test('cloud-init\'s packages came from the local repository, and the mesh runs a
   expect((await alpha.run(['sudo', '-n', 'ls', '/etc/tinc/fb/hosts'])).stdout.split('\n')).toEqual(['alpha', 'beta', 'cl', '']);
   for (const type of [0, 3]) expect(await replies('alpha', wgAddress('beta', type))).toBe(3);
   expect(await replies('alpha', findNode(inventory, 'gamma').overlayAddress)).toBe(3);
+});
+
+test("the overlay route probe reads tinc's node dump on the VMs, from the log the unit's drop-in gives tincd", async () => {
+  const path = join(dir, 'inventory.json');
+  writeFileSync(path, JSON.stringify(inventory));
+  const { hops } = await overlayRoute({ fleet: { kind: 'file', path }, from: 'alpha', to: 'gamma' });
+  expect(hops[0]).toBe('alpha');
+  expect(hops[hops.length - 1]).toBe('gamma');
 });
 
 test('the tc back end caps a link with htb and cuts it with a u32 filter into its dropping class; delay is left to the emulator', async () => {

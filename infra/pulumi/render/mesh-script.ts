@@ -23,6 +23,8 @@ export interface MeshScriptArgs {
 export function meshStartCommands(node: PlannedNode): string[] {
   return [
     ...node.wireguard.flatMap((w) => [`systemctl enable wg-quick@${w.name}`, `systemctl restart wg-quick@${w.name}`]),
+    // The tinc unit's drop-in (its log file) is new or changed.
+    'systemctl daemon-reload',
     `systemctl enable ${TINC_SERVICE}`,
     `systemctl restart ${TINC_SERVICE}`,
   ];

@@ -12,6 +12,14 @@ import type { MeshView } from './wireguard';
 
 export const TINC_NETWORK = 'fb';
 const DIR = `/etc/tinc/${TINC_NETWORK}`;
+/**
+ * Where tincd keeps its PID and log on a VM. The shipped `tinc@` unit runs `tincd -n %i -D`, which
+ * logs to the journal; the overlay route probe (services/probes/route.ts) reads tinc's node dump
+ * from a file, so a drop-in gives tincd one.
+ */
+/** The `tinc@fb` unit Debian and Ubuntu ship. */
+export const TINC_SERVICE = `tinc@${TINC_NETWORK}`;
+export const VM_TINC_FILES = { pidFile: `/run/tinc.${TINC_NETWORK}.pid`, logFile: `/var/log/tinc.${TINC_NETWORK}.log` };
 /** Seconds between keepalive pings and how long a silent peer is kept: what bounds failover time. */
 const PING = { interval: 10, timeout: 5 };
 
@@ -49,6 +57,10 @@ export function tincFiles(args: TincArgs): Record<string, FileSpec> {
     },
     [`${DIR}/tinc-down`]: { mode: '755', content: lines('#!/bin/sh', 'ip link set "$INTERFACE" down') },
     [hostFile(self.name)]: { mode: '644', content: hostEntry(self, self.wireguard.map((w) => w.type), args.publicKeys) },
+    [`/etc/systemd/system/${TINC_SERVICE}.service.d/fragbench-log.conf`]: {
+      mode: '644',
+      content: lines('[Service]', 'ExecStart=', `ExecStart=/usr/sbin/tincd -n ${TINC_NETWORK} -D --pidfile=${VM_TINC_FILES.pidFile} --logfile=${VM_TINC_FILES.logFile}`),
+    },
   };
   for (const [name, types] of neighbours) {
     files[hostFile(name)] = { mode: '644', content: hostEntry(nodeNamed(args.mesh, name), types, args.publicKeys) };
@@ -56,8 +68,6 @@ export function tincFiles(args: TincArgs): Record<string, FileSpec> {
   return files;
 }
 
-/** The `tinc@fb` unit Debian and Ubuntu ship. */
-export const TINC_SERVICE = `tinc@${TINC_NETWORK}`;
 
 /** Neighbours and the connection types this node shares with each, fastest link first (tinc dials the first Address that answers). */
 function neighboursOf(mesh: MeshView, node: string): Map<string, number[]> {
