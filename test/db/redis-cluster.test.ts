@@ -117,8 +117,8 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
   const masterAddress = (name: string) => `${node(name).overlayAddress}:6379`;
 
   /** Starts the resize in a child process and SIGKILLs it once `partWay` holds for the node's slot count. */
-  function killPartWay(kind: 'add' | 'remove', name: string, partWay: (slots: number) => boolean): Promise<number> {
-    return killResizePartWay({ inventory: lan.fleet.inventory, database: 'redis', kind, node: name }, async () => {
+  function killPartWay(kind: 'add' | 'remove', name: string, partWay: (slots: number) => boolean, pauseBefore?: string): Promise<number> {
+    return killResizePartWay({ inventory: lan.fleet.inventory, database: 'redis', kind, node: name, pauseBefore }, async () => {
       const slots = (await slotsByMaster()).get(masterAddress(name));
       return slots !== undefined && partWay(slots) ? slots : undefined;
     });
@@ -168,7 +168,7 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
   });
 
   test('add killed once the node joined, before the rebalance: the rebalance runs', async () => {
-    expect(await killPartWay('add', 'tla2', (slots) => slots === 0)).toBe(0);
+    expect(await killPartWay('add', 'tla2', (slots) => slots === 0, 'rebalance')).toBe(0);
     expect((await slotsByMaster()).get(masterAddress('tla2'))).toBe(0);
     expect(await redisCli()).toEqual([]);
     expectOrdered(await lan.adapter.addNode(node('tla2')));
@@ -178,7 +178,7 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
   });
 
   test('remove killed once the node gave all its slots away, before del-node: it leaves', async () => {
-    expect(await killPartWay('remove', 'tla2', (slots) => slots === 0)).toBe(0);
+    expect(await killPartWay('remove', 'tla2', (slots) => slots === 0, 'del-node')).toBe(0);
     expect(await redisCli()).toEqual([]);
     expectOrdered(await lan.adapter.removeNode(node('tla2')));
     expect((await slotsByMaster()).has(masterAddress('tla2'))).toBe(false);

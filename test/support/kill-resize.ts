@@ -15,13 +15,13 @@ import { sleep } from '../../platform/wait';
  * not yet); resolves with that, once the child is gone. `partWay` is asked every 20 ms.
  */
 export async function killResizePartWay<T>(
-  resize: { inventory: Inventory; database: DatabaseName; kind: 'add' | 'remove'; node: string },
+  resize: { inventory: Inventory; database: DatabaseName; kind: 'add' | 'remove'; node: string; pauseBefore?: string },
   partWay: () => Promise<T | undefined>,
 ): Promise<T> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fb-resize-'));
   const file = path.join(dir, 'inventory.json');
   writeFileSync(file, JSON.stringify(resize.inventory));
-  const argv = ['-r', 'tsx/cjs', path.join(__dirname, 'resize-in-child.ts'), file, resize.database, resize.kind, resize.node];
+  const argv = ['-r', 'tsx/cjs', path.join(__dirname, 'resize-in-child.ts'), file, resize.database, resize.kind, resize.node, ...(resize.pauseBefore ? [resize.pauseBefore] : [])];
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
