@@ -116,12 +116,17 @@ export function builtRootfsRecord(): { seconds?: number; packages: number; built
   return readJson(doneFile(rootfsStamp()));
 }
 
+/** Runs a command inside the image (chroot), apt never asking. */
+function inImage(rootfs: string) {
+  return (...argv: string[]) => runHost(['chroot', rootfs, ...argv], { timeoutMs: DEBOOTSTRAP_TIMEOUT_MS, env: { DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
 /**
  * The repository's packages, as apt inside the image resolves them (recommends included, as the
  * cloud scripts' `apt-get install` does): exactly what a node overlaying this image lacks.
  */
 async function downloadClosure(rootfs: string, repository: string): Promise<number> {
-  const chroot = (...argv: string[]) => runHost(['chroot', rootfs, ...argv], { timeoutMs: DEBOOTSTRAP_TIMEOUT_MS, env: { DEBIAN_FRONTEND: 'noninteractive' } });
+  const chroot = inImage(rootfs);
   await chroot('apt-get', 'update', '-qq');
   await chroot('apt-get', 'install', '-y', '-qq', '--download-only', ...ROOTFS_SPEC.repository);
   const archives = join(rootfs, 'var/cache/apt/archives');
@@ -146,7 +151,7 @@ async function installKernelStandIn(building: string, rootfs: string): Promise<v
     ].join('\n'),
   );
   await runHost(['dpkg-deb', '--build', '--root-owner-group', pkg, join(rootfs, 'tmp/fragbench-vm-kernel.deb')]);
-  await runHost(['chroot', rootfs, 'dpkg', '-i', '/tmp/fragbench-vm-kernel.deb']);
+  await inImage(rootfs)('dpkg', '-i', '/tmp/fragbench-vm-kernel.deb');
   rmSync(join(rootfs, 'tmp/fragbench-vm-kernel.deb'));
   rmSync(pkg, { recursive: true });
 }
@@ -159,7 +164,7 @@ async function indexRepository(repository: string): Promise<void> {
 
 /** What cloud-init and the image builders do on a cloud image, done once here. */
 async function configureImage(rootfs: string): Promise<void> {
-  const chroot = (...argv: string[]) => runHost(['chroot', rootfs, ...argv]);
+  const chroot = inImage(rootfs);
   // The cloud user: passwordless sudo, as cloud-init's default user gets. '*' rather than a locked
   // '!' password: sshd without PAM refuses a locked account even for key logins.
   await chroot('useradd', '--create-home', '--shell', '/bin/bash', SSH_USER);

@@ -216,14 +216,16 @@ export abstract class ClusterAdapter<
   }
 
   /**
-   * Asks the cluster to take a started member (`join`); when it refuses, the member is stopped.
-   * Returns when the cluster accepted it, with the member recorded in the state.
+   * Asks the cluster to take a started member (`join`); when it refuses, the member is stopped and
+   * the resize forgotten (the cluster is as it was, so another may start). Returns when the cluster
+   * accepted it, with the member recorded in the state.
    */
   protected async admit(state: S, member: M, join: () => Promise<unknown>): Promise<number> {
     try {
       await join();
     } catch (err) {
       await this.stopMember(member, state);
+      this.forgetResize(state);
       throw err;
     }
     const acceptedAt = Date.now();

@@ -230,12 +230,7 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     } else {
       const voting = others.length < MAX_VOTING;
       const spec = { host: host(member), ...(voting ? {} : { votes: 0, priority: 0 }) };
-      try {
-        this.noteAccepted(state, resize, await this.admit(state, member, () => this.checkOk(primary, `rs.add(${JSON.stringify(spec)})`, 'rs.add')));
-      } catch (err) {
-        this.forgetResize(state);
-        throw err;
-      }
+      this.noteAccepted(state, resize, await this.admit(state, member, () => this.checkOk(primary, `rs.add(${JSON.stringify(spec)})`, 'rs.add')));
     }
     // Completed once the newcomer finished its initial sync and serves as a secondary.
     await this.waitHealthy(primary, state.members, SYNC_TIMEOUT_MS);

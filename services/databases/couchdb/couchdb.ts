@@ -238,12 +238,7 @@ export class CouchDbAdapter extends ClusterAdapter<CouchState> implements Databa
     if (configured) {
       this.recordMember(state, member);
     } else {
-      try {
-        await this.admit(state, member, () => this.request(via, 'PUT', `/_node/_local/_nodes/${couchName(node.overlayAddress)}`, { body: {} }));
-      } catch (err) {
-        this.forgetResize(state);
-        throw err;
-      }
+      await this.admit(state, member, () => this.request(via, 'PUT', `/_node/_local/_nodes/${couchName(node.overlayAddress)}`, { body: {} }));
     }
     this.noteAccepted(state, resize);
     await this.waitMembership(via, state.members);

@@ -290,12 +290,7 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     // An interrupted attempt's ndbd, still starting or started, is awaited rather than started again.
     const [running] = resumed ? await this.shell(node).findOurs(this.serverMarker(newcomer)) : [];
     const member = running !== undefined ? { ...newcomer, pid: running } : await this.startDataNode(state, node, []);
-    try {
-      this.noteAccepted(state, resize, await this.admit(state, member, () => this.waitStarted(state, [member])));
-    } catch (err) {
-      this.forgetResize(state);
-      throw err;
-    }
+    this.noteAccepted(state, resize, await this.admit(state, member, () => this.waitStarted(state, [member])));
     const show = await this.ndbShow(state);
     const seen = (m: DataNodeMember) => show.find((s) => s.id === m.nodeId && s.kind === 'ndbd' && s.connected);
     // In a group already: an attempt that died after CREATE NODEGROUP. In none: with the others in none.

@@ -231,7 +231,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
         });
         this.noteAccepted(state, resize, acceptedAt);
       } catch (err) {
-        // Refused before the cluster took the node (which admit then stopped): nothing to finish.
+        // The newcomer could not start (a refused join is admit's to forget): nothing to finish.
         this.forgetResize(state);
         throw err;
       }

@@ -178,12 +178,7 @@ export class RiakAdapter extends ClusterAdapter<RiakState> implements DatabaseAd
       taken: status !== undefined,
     });
     if (status === undefined) {
-      try {
-        await this.admit(state, member, () => this.admin(node.name, clusterCommand('join', riakName(via.address))));
-      } catch (err) {
-        this.forgetResize(state);
-        throw err;
-      }
+      await this.admit(state, member, () => this.admin(node.name, clusterCommand('join', riakName(via.address))));
       status = 'joining';
     } else {
       // An attempt that died after staging the join (joining) or committing it (valid).
