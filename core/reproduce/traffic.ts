@@ -4,7 +4,7 @@
  * by an operation count, so the figure compared across scales is bytes per operation.
  */
 import { epochPhases, type Reproduction } from './experiment';
-import { epochParts, LATENCY_WORKLOADS } from './latency';
+import { EPOCH_CASSANDRA, epochParts, LATENCY_WORKLOADS } from './latency';
 
 const SCALES = [0.2, 1.0];
 const SECONDS = 20;
@@ -16,10 +16,10 @@ export const traffic: Reproduction = {
   source: 'SPEC.md §4.2',
   publishedSetup: "the latency epochs' fleet (8 data nodes, client at Singapore); bytes per node pair per workload and latency scale for 100,000 operations, normalized to 5X",
   scaling: {
-    sites: 'fhc-8dc; Redis on all 8 sites, Cassandra on 3 (singapore, pune, seoul)',
+    sites: `fhc-8dc; Redis on all 8 sites, Cassandra on ${EPOCH_CASSANDRA.sites.length} (${EPOCH_CASSANDRA.sites.join(', ')})`,
     records: '1,000 records of 10 x 100 bytes',
     durations: `${SECONDS} s per workload (A, C, F, E) at scales 0.2 and 1.0; bytes per operation instead of bytes per 100,000 operations`,
-    threads: 'Redis 8, Cassandra 4, as the latency reproduction',
+    threads: `Redis 8, Cassandra ${EPOCH_CASSANDRA.threads}, as the latency reproduction`,
     why: 'The same load as the latency reproduction, which leaves the host mostly idle; counters are read between epochs, not during them.',
   },
   notRunHere: ['workloads B and D, scales 0.4 to 0.8: time budget', 'MongoDB and MySQL Cluster: not runnable on this host'],

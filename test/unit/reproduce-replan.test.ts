@@ -31,11 +31,11 @@ const cellsOf = (experiment: string, part: string) => {
 
 const HOST = 'host CPU ≥ 90 % in 30 % of seconds (threshold 10 %)';
 
-describe('each verdict kind on the latency reproduction’s Cassandra cell (3 nodes, 4 threads at 400 ops/s)', () => {
+describe('each verdict kind on the link-removal reproduction’s Cassandra cell (3 nodes, 2 threads at 60 ops/s)', () => {
   let ctx: ReplanContext;
   let base: CellSize;
   beforeAll(() => {
-    [{ context: ctx, base }] = cellsOf('latency', 'cassandra');
+    [{ context: ctx, base }] = cellsOf('link-removal', 'cassandra');
   });
 
   test('ok is kept', () => {
@@ -49,7 +49,7 @@ describe('each verdict kind on the latency reproduction’s Cassandra cell (3 no
         kind: 'replan',
         size: { nodes: ['singapore', 'pune'], loadHalvings: 0 },
         step: '3 → 2 Cassandra nodes (seoul left out)',
-        because: `${verdict} at 3 Cassandra nodes, 4 threads at 400 ops/s (${HOST})`,
+        because: `${verdict} at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})`,
       });
     }
   });
@@ -58,7 +58,7 @@ describe('each verdict kind on the latency reproduction’s Cassandra cell (3 no
     expect(replanDecision(ctx, base, 'client-bound', 'ycsb ≥ 95 % of one core in 40 % of seconds (threshold 10 %)', 0)).toMatchObject({
       kind: 'replan',
       size: { nodes: base.nodes, loadHalvings: 1 },
-      step: 'client load halved: 4 threads at 400 ops/s → 2 threads at 200 ops/s',
+      step: 'client load halved: 2 threads at 60 ops/s → 1 thread at 30 ops/s',
     });
   });
 
@@ -70,10 +70,10 @@ describe('each verdict kind on the latency reproduction’s Cassandra cell (3 no
     const atFloor = { nodes: ['singapore', 'pune'], loadHalvings: 0 };
     expect(replanDecision(ctx, atFloor, 'host-bound', HOST, 1)).toMatchObject({ kind: 'replan', size: { nodes: atFloor.nodes, loadHalvings: 1 } });
     const spent = replanDecision(ctx, { ...atFloor, loadHalvings: 1 }, 'host-bound', HOST, REPLAN_POLICY.maxReplans);
-    expect(spent).toEqual({ kind: 'not-reproducible', reason: `still host-bound at 2 Cassandra nodes, 2 threads at 200 ops/s (${HOST}) after 2 re-plans (at most 2)` });
-    const smallest = replanDecision(ctx, { ...atFloor, loadHalvings: 2 }, 'host-bound', undefined, 0);
+    expect(spent).toEqual({ kind: 'not-reproducible', reason: `still host-bound at 2 Cassandra nodes, 1 thread at 30 ops/s (${HOST}) after 2 re-plans (at most 2)` });
+    const smallest = replanDecision(ctx, { ...atFloor, loadHalvings: 1 }, 'host-bound', undefined, 0);
     expect(smallest.kind).toBe('not-reproducible');
-    expect((smallest as { reason: string }).reason).toMatch(/the smallest plan ran \(2 Cassandra nodes, 1 thread at 100 ops\/s: 2 Cassandra nodes is the floor \(a replica beyond/);
+    expect((smallest as { reason: string }).reason).toMatch(/the smallest plan ran \(2 Cassandra nodes, 1 thread at 30 ops\/s: 2 Cassandra nodes is the floor \(with one node beside the client/);
   });
 });
 
@@ -82,7 +82,7 @@ test('each experiment’s host-bound ladder: JVM nodes down to the stated floor,
     planned.flatMap((p) => p.reproduction.parts.map((part) => [`${p.reproduction.id}/${part.id}`, [...new Set(cellsOf(p.reproduction.id, part.id).map((c) => replanLadder(c.context, c.base).join(' | ')))]])),
   );
   const halved = (from: string, to: string) => `client load halved: ${from} → ${to}`;
-  expect(ladders['latency/cassandra']).toEqual([`3 → 2 Cassandra nodes (seoul left out) | ${halved('4 threads at 400 ops/s', '2 threads at 200 ops/s')}`]);
+  expect(ladders['latency/cassandra']).toEqual([halved('2 threads at 200 ops/s', '1 thread at 100 ops/s')]);
   expect(ladders['traffic/cassandra']).toEqual(ladders['latency/cassandra']);
   expect(ladders['latency/redis']).toEqual([`${halved('8 threads at 1200 ops/s', '4 threads at 600 ops/s')} | ${halved('4 threads at 600 ops/s', '2 threads at 300 ops/s')}`]);
   // A resize that adds a node keeps both at rest; seoul, which the events add, is never dropped.
@@ -136,13 +136,13 @@ test('a re-plan halves ramped clients too and leaves the reproduction as it was'
 });
 
 describe('the ledger across attempts: a resume runs only what is due', () => {
-  const at = { experiment: 'latency', part: 'cassandra', repetition: 1 };
-  const cell: Coordinates = { latencyScale: 0.2 };
+  const at = { experiment: 'link-removal', part: 'cassandra', repetition: 1 };
+  const cell: Coordinates = {};
   const run = (over: Partial<LedgerRun>): LedgerRun => ({ ...at, runId: 'r1', status: 'completed', finishedCells: [cell], startedAt: 1, ...over });
   const hostBound = { cell, verdict: 'host-bound' as const, why: HOST };
   let cells: ReturnType<typeof replanCells>;
   beforeAll(() => {
-    cells = cellsOf('latency', 'cassandra');
+    cells = cellsOf('link-removal', 'cassandra');
   });
   const progress = (ledger: Ledger) => cellProgress(ledger, at, cells)[0];
 
@@ -161,11 +161,11 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
     expect(progress(ledger).next).toEqual(due);
     ledger = withRun(ledger, run({ runId: 'r2', status: 'cancelled', finishedCells: [], attempt: 2, size: due.size }));
     expect(progress(ledger).next).toEqual(due);
-    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: due.size, replan: { step: due.replan.step, because: `host-bound at 3 Cassandra nodes, 4 threads at 400 ops/s (${HOST})` }, verdicts: [{ cell, verdict: 'ok' }] }));
+    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: due.size, replan: { step: due.replan.step, because: `host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})` }, verdicts: [{ cell, verdict: 'ok' }] }));
     const done = progress(ledger);
     expect(done.next).toBeUndefined();
     expect(done.attempts.map((a) => [a.attempt, a.runId])).toEqual([[1, 'r1'], [2, 'r2']]);
-    expect(planNote(done)).toBe(`re-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes, 4 threads at 400 ops/s (${HOST})`);
+    expect(planNote(done)).toBe(`re-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})`);
   });
 
   test('still host-bound at the smallest plan: no further attempt, and the note says not reproducible here', () => {
@@ -176,7 +176,7 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
     const p = progress(ledger);
     expect(p.next).toBeUndefined();
     expect(p.decision?.kind).toBe('not-reproducible');
-    expect(planNote(p)).toMatch(/^re-planned: 3 → 2, host-bound at 3; then halved, host-bound at 2; not reproducible here: still host-bound at 2 Cassandra nodes, 2 threads at 200 ops\/s .* after 2 re-plans/);
+    expect(planNote(p)).toMatch(/^re-planned: 3 → 2, host-bound at 3; then halved, host-bound at 2; not reproducible here: still host-bound at 2 Cassandra nodes, 1 thread at 30 ops\/s .* after 2 re-plans/);
   });
 
   test('a ledger from before re-planning (no verdicts) keeps its finished cells as final; unfinished cells stay due', () => {
