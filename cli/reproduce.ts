@@ -132,7 +132,9 @@ class ReproduceSession {
   private attemptsFor(scenario: ScenarioFile, cells: ReturnType<typeof replanCells>, stem: string, repetition: number, due: CellProgress[]): Attempted[] {
     const scenarios = paths(this.dir).scenarios;
     const cellIndex = (cell: Coordinates) => cells.findIndex((c) => JSON.stringify(c.coordinates) === JSON.stringify(cell)) + 1;
-    const firsts = due.filter((p) => p.next!.attempt === 1);
+    // A first attempt at a size other than the plan's (carried from an earlier repetition) runs as a re-plan does: its cell alone, at its size.
+    const atBase = (p: CellProgress) => p.next!.attempt === 1 && p.next!.replan === undefined;
+    const firsts = due.filter(atBase);
     const attempts: Attempted[] = [];
     if (firsts.length === cells.length) attempts.push({ scenario: { ...scenario, name: `${scenario.name}-r${repetition}` }, file: path.join(scenarios, `${stem}.json`), meta: {} });
     else {
@@ -140,7 +142,7 @@ class ReproduceSession {
         attempts.push({ scenario: { ...restrictToCell(scenario, p.cell), name: `${scenario.name}-r${repetition}` }, file: path.join(scenarios, `${stem}-cell${cellIndex(p.cell)}.json`), meta: {} });
       }
     }
-    for (const p of due.filter((x) => x.next!.attempt > 1)) {
+    for (const p of due.filter((x) => !atBase(x))) {
       const { attempt, size, replan } = p.next!;
       const base = cells.find((c) => JSON.stringify(c.coordinates) === JSON.stringify(p.cell))!.base;
       attempts.push({

@@ -199,12 +199,41 @@ export function cellProgress(
     }
     const attempts = [...byAttempt.values()].sort((a, b) => a.attempt - b.attempt);
     const last = attempts[attempts.length - 1];
-    if (!last) return { cell: coordinates, attempts, next: { attempt: 1, size: base } };
+    if (!last) return { cell: coordinates, attempts, next: { attempt: 1, ...startOfRepetition(ledger, at, coordinates, base, context) } };
     if (last.verdict === undefined) return { cell: coordinates, attempts };
     const decision = replanDecision(context, last.size, last.verdict, last.why, last.attempt - 1);
     if (decision.kind !== 'replan') return { cell: coordinates, attempts, decision };
     return { cell: coordinates, attempts, decision, next: { attempt: last.attempt + 1, size: decision.size, replan: { step: decision.step, because: decision.because } } };
   });
+}
+
+/**
+ * Where a repetition's first attempt at a cell starts: where the latest earlier repetition's
+ * attempts at it ended. The figures of every repetition then come from one plan (a median across
+ * 2 and 1 client threads would mean nothing), and a re-plan is not paid again in each repetition.
+ */
+function startOfRepetition(
+  ledger: Ledger,
+  at: { experiment: string; part: string; repetition: number },
+  coordinates: Coordinates,
+  base: CellSize,
+  context: ReplanContext,
+): { size: CellSize; replan?: { step: string; because: string } } {
+  for (let earlier = at.repetition - 1; earlier >= 1; earlier--) {
+    const ran = runsOf(ledger, at.experiment, at.part, earlier).filter((r) => r.finishedCells.some((c) => sameCell(c, coordinates)));
+    if (ran.length === 0) continue;
+    const ended = ran.reduce((a, b) => ((b.attempt ?? 1) > (a.attempt ?? 1) ? b : a));
+    const size = ended.size ?? base;
+    if (size.nodes.join() === base.nodes.join() && size.loadHalvings === base.loadHalvings) return { size: base };
+    return {
+      size,
+      replan: {
+        step: `started at ${sizeText(context.database, size, context.base)}, where repetition ${earlier} ended`,
+        because: 'every repetition runs the same plan',
+      },
+    };
+  }
+  return { size: base };
 }
 
 /**

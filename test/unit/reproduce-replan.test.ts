@@ -82,7 +82,8 @@ test('each experiment’s host-bound ladder: JVM nodes down to the stated floor,
     planned.flatMap((p) => p.reproduction.parts.map((part) => [`${p.reproduction.id}/${part.id}`, [...new Set(cellsOf(p.reproduction.id, part.id).map((c) => replanLadder(c.context, c.base).join(' | ')))]])),
   );
   const halved = (from: string, to: string) => `client load halved: ${from} → ${to}`;
-  expect(ladders['latency/cassandra']).toEqual([halved('2 threads at 200 ops/s', '1 thread at 100 ops/s')]);
+  // 2 nodes (its floor) and 1 thread from the start: no smaller plan is left.
+  expect(ladders['latency/cassandra']).toEqual(['']);
   expect(ladders['traffic/cassandra']).toEqual(ladders['latency/cassandra']);
   expect(ladders['latency/redis']).toEqual([`${halved('8 threads at 1200 ops/s', '4 threads at 600 ops/s')} | ${halved('4 threads at 600 ops/s', '2 threads at 300 ops/s')}`]);
   // A resize that adds a node keeps both at rest; seoul, which the events add, is never dropped.
@@ -177,6 +178,24 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
     expect(p.next).toBeUndefined();
     expect(p.decision?.kind).toBe('not-reproducible');
     expect(planNote(p)).toMatch(/^re-planned: 3 → 2, host-bound at 3; then halved, host-bound at 2; not reproducible here: still host-bound at 2 Cassandra nodes, 1 thread at 30 ops\/s .* after 2 re-plans/);
+  });
+
+  test('a later repetition starts where the earlier one ended, so every repetition runs one plan', () => {
+    const smaller = { nodes: ['singapore', 'pune'], loadHalvings: 0 };
+    let ledger = withRun(emptyLedger(0), run({ verdicts: [hostBound] }));
+    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: smaller, replan: { step: '3 → 2', because: 'host-bound at 3' }, verdicts: [{ cell, verdict: 'ok' }] }));
+    const second = { ...at, repetition: 2 };
+    expect(cellProgress(ledger, second, cells)[0].next).toEqual({
+      attempt: 1,
+      size: smaller,
+      replan: { step: 'started at 2 Cassandra nodes, 2 threads at 60 ops/s, where repetition 1 ended', because: 'every repetition runs the same plan' },
+    });
+    // Its own re-plans go on from there: host-bound at 2 nodes, the load is halved next.
+    ledger = withRun(ledger, run({ ...second, runId: 'r3', size: smaller, verdicts: [hostBound] }));
+    expect(cellProgress(ledger, second, cells)[0].next).toMatchObject({ attempt: 2, size: { nodes: smaller.nodes, loadHalvings: 1 } });
+    // A third repetition after one that ran as planned starts as planned.
+    const asPlanned = withRun(emptyLedger(0), run({ verdicts: [{ cell, verdict: 'ok' }] }));
+    expect(cellProgress(asPlanned, { ...at, repetition: 3 }, cells)[0].next).toEqual({ attempt: 1, size: cells[0].base });
   });
 
   test('a ledger from before re-planning (no verdicts) keeps its finished cells as final; unfinished cells stay due', () => {
