@@ -13,19 +13,19 @@ import type { CellRecord } from '../core/run-record';
 import { aggregate } from '../core/reproduce/aggregate';
 import { experimentSection, REPLAN_NOTE, type ExperimentComparison } from '../core/reproduce/comparison-text';
 import { writeComparisonHtml } from '../report/comparison-html';
-import { runFigures, type Figure } from '../core/reproduce/figures';
+import { runFigures, type Figure, type PhaseClient } from '../core/reproduce/figures';
 import { compareLatency, type PublishedLatency } from '../core/reproduce/latency-comparison';
 import { sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
 import type { PlannedReproduction } from './reproduce-plan';
 import published from '../core/reproduce/published-latency.json';
 
-/** The ycsb.target each phase of a recorded cell ran under, from the run's own record of its plan. */
-function ceilingsOf(plans: CellPlan[]) {
-  return (cell: CellRecord, phase: string) =>
+/** The client (ceiling and threads) each phase of a recorded cell ran with, from the run's own record of its plan. */
+function clientsOf(plans: CellPlan[]) {
+  return (cell: CellRecord, phase: string): PhaseClient | undefined =>
     plans
       .find((p) => JSON.stringify(p.coordinates) === JSON.stringify(cell.coordinates))
-      ?.phases.flatMap((p) => (p.kind === 'run' && p.name === phase ? [p.ycsb.target] : []))[0];
+      ?.phases.flatMap((p) => (p.kind === 'run' && p.name === phase ? [{ target: p.ycsb.target, threads: p.ycsb.threads }] : []))[0];
 }
 
 /** The figures one run recorded for one cell. */
@@ -33,7 +33,7 @@ async function figuresOfRun(store: ResultsStore, runId: string, cell: Coordinate
   if (!(await store.hasRun(runId))) return [];
   const run = await store.readRun(runId);
   const cells = (await store.readCells(run).catch(() => [] as CellRecord[])).filter((c) => sameCell(c.coordinates, cell));
-  return runFigures(cells, ceilingsOf((run.settings.cells as CellPlan[] | undefined) ?? []));
+  return runFigures(cells, clientsOf((run.settings.cells as CellPlan[] | undefined) ?? []));
 }
 
 /** One experiment's figures per repetition and the re-plans behind them. */

@@ -34,6 +34,14 @@ export interface Figure {
   hostBusyMedianPercent?: number;
   /** Which plan produced it: "as planned" or the re-plans (core/reproduce/replan.ts planNote). */
   plan?: string;
+  /** The phase's client threads (main client), where the run's plan records them. */
+  threads?: number;
+}
+
+/** A run phase's client as its plan recorded it: the ceiling (ycsb.target) and the threads. */
+export interface PhaseClient {
+  target?: number;
+  threads?: number;
 }
 
 export function figureKey(f: Pick<Figure, 'database' | 'cell' | 'phase' | 'measure'>): string {
@@ -58,8 +66,8 @@ function bytesOf(phase: PhaseRecord): number | undefined {
   return total(sorted[sorted.length - 1]) - total(sorted[0]);
 }
 
-/** `ceilings`: the phase's ycsb.target by phase name, where it had one. */
-export function runFigures(cells: CellRecord[], ceilings: (cell: CellRecord, phase: string) => number | undefined = () => undefined): Figure[] {
+/** `clientOf`: the phase's client as planned (its ceiling and threads), where the plan is known. */
+export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, phase: string) => PhaseClient | undefined = () => undefined): Figure[] {
   const figures: Figure[] = [];
   for (const cell of cells) {
     const database = cell.cluster?.database ?? String(cell.coordinates.database ?? '');
@@ -73,10 +81,11 @@ export function runFigures(cells: CellRecord[], ceilings: (cell: CellRecord, pha
       if (seconds.length === 0) continue;
       const throughput = seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length;
       const judged = phaseVerdict(phase);
-      const ceiling = ceilings(cell, phase.name);
+      const client = clientOf(cell, phase.name);
+      const ceiling = client?.target;
       const atCeiling = ceiling !== undefined && throughput >= CEILING_SHARE * ceiling && judged.verdict === 'ok';
       const verdict = atCeiling ? { ...judged, verdict: 'ceiling-bound' as const, why: `${throughput.toFixed(0)} ops/s is at least ${CEILING_SHARE * 100} % of its ceiling ${ceiling} ops/s` } : judged;
-      const base = { database, cell: place, phase: phase.name };
+      const base = { database, cell: place, phase: phase.name, ...(client?.threads !== undefined ? { threads: client.threads } : {}) };
       figures.push({ ...base, measure: 'throughput', unit: 'ops/s', value: throughput, ...verdict });
       const bytes = bytesOf(phase);
       const ops = phase.samples.reduce((n, s) => n + ycsbOk(s), 0);

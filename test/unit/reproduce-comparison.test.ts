@@ -76,6 +76,18 @@ test('the published table: ratios from our repetitions, workload B not run here,
   expect(table).toMatch(/\| redis A T\(0\.2\)\/T\(1\.0\) \| 5–5\.8 \| 5\.00 \[5\.00, 5\.00\] \| yes \| yes \|/);
 });
 
+test('throughputs of databases run with different client threads are compared per thread', () => {
+  const withThreads = (figures: Figure[]) => figures.map((f) => ({ ...f, threads: f.database === 'redis' ? 8 : 1 }));
+  const c = compareLatency(published as PublishedLatency, [withThreads(repetition(SENSITIVITY, BASE))]);
+  const row = c.orderings.find((o) => o.entry.startsWith('redis throughput > cassandra'))!;
+  // 100 ops/s on 8 threads is 12.5 per thread, below Cassandra's 50 on one.
+  expect(row).toMatchObject({ holds: false, heldIn: 0, judgedIn: 1 });
+  expect(row.shows).toMatch(/^per client thread \(redis 8, cassandra 1 threads\): A@0\.2: 62\.5 vs 131 ops\/s per thread; /);
+  // The same thread count: compared as measured.
+  const same = compareLatency(published as PublishedLatency, [repetition(SENSITIVITY, BASE).map((f) => ({ ...f, threads: 4 }))]);
+  expect(same.orderings.find((o) => o.entry.startsWith('redis throughput > cassandra'))!).toMatchObject({ holds: true, shows: expect.stringMatching(/^A@0\.2: 500 vs 131 ops\/s;/) });
+});
+
 test('orderings that do not hold in our figures say so, with the figures', () => {
   const flat: ByWorkload = { redis: { a: 0.2, c: 0.2, f: 0.2, e: 0.1 }, cassandra: { a: 0.6, c: 0.6, f: 0.6, e: 0.9 } };
   const c = compareLatency(published as PublishedLatency, [repetition(flat, BASE)]);
