@@ -266,7 +266,7 @@ test('a worker killed by SIGKILL mid-phase: no client left behind, and a new wor
   const workers: ChildProcess[] = [];
   try {
     workers.push(await startWorkerProcess(queue, log));
-    const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 45, events: [{ at: 3, cut: 'sydney-pune/0' }] }) }, queue);
+    const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 38, events: [{ at: 3, cut: 'sydney-pune/0' }] }) }, queue);
     // The cell's child workflow runs the client. Kill the worker once the client has stored seconds for a while.
     const cellRun = env.client.workflow.getHandle(`${handle.workflowId}.c1-lsf0.2`);
     await waitFor('the run phase\'s client', 180_000, async () => ((await scheduledActivities(cellRun, 'ycsbRun')) >= 1 ? true : undefined));
@@ -274,8 +274,9 @@ test('a worker killed by SIGKILL mid-phase: no client left behind, and a new wor
       const pids = await ycsbClients();
       return pids.length > 0 ? pids : undefined;
     });
-    await waitFor('12 s of live samples', 60_000, async () => ((await liveSample(env.client, cellRun.workflowId))?.okPerS ?? 0) > 0 ? true : undefined);
-    await new Promise((r) => setTimeout(r, 12_000));
+    await waitFor('live samples', 60_000, async () => ((await liveSample(env.client, cellRun.workflowId))?.okPerS ?? 0) > 0 ? true : undefined);
+    // Some stored seconds before the kill; the heartbeat timeout (10 s) and a new client still fit in the phase after it.
+    await new Promise((r) => setTimeout(r, 8_000));
 
     const killedAt = Date.now();
     workers[0].kill('SIGKILL');
@@ -308,7 +309,7 @@ test('a worker killed by SIGKILL mid-phase: no client left behind, and a new wor
     const seconds = run.samples.map((s) => s.elapsedS);
     expect(new Set(seconds).size).toBe(seconds.length);
     expect([...seconds].sort((a, b) => a - b)).toEqual(seconds);
-    expect(Math.max(...seconds)).toBeLessThanOrEqual(47);
+    expect(Math.max(...seconds)).toBeLessThanOrEqual(40);
     const lastBeforeKill = run.samples.filter((s) => s.time <= killedAt).at(-1)!;
     expect(killedAt - lastBeforeKill.time).toBeLessThanOrEqual(5_000);
     const restart = run.events.find((e) => e.kind === 'client-restart')!;
