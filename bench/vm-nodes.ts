@@ -1,9 +1,9 @@
 /**
  * What the VM-shaped local nodes (infra/vmlocal) cost in time, layer by layer: the image's build
  * (as its build recorded it: `scripts/build-vm-rootfs.ts` on a fresh machine), the nodes' start,
- * cloud-init's packages, the mesh scripts, and, outside the short mode, the Redis install by its
- * adapter and the YCSB client's Java and jars shipped to the client node; then the nodes' removal
- * and a check that nothing is left.
+ * cloud-init's packages, the mesh scripts, and, outside the short mode, the Redis and Cassandra
+ * installs by their adapters and the YCSB client's Java and jars shipped to the client node; then
+ * the nodes' removal and a check that nothing is left.
  *
  *   npx tsx bench/vm-nodes.ts [--short]
  */
@@ -18,6 +18,7 @@ import { VM_PREFIX } from '../infra/vmlocal/addresses';
 import { operatorSshPath, vmFleetDown } from '../infra/vmlocal/fleet';
 import { builtRootfsRecord } from '../infra/vmlocal/rootfs';
 import { vmStackUp } from '../infra/vmlocal/stack';
+import { CassandraAdapter } from '../services/databases/cassandra/cassandra';
 import { RedisClusterAdapter } from '../services/databases/redis/redis-cluster';
 import { ensureYcsbClient } from '../services/ycsb/client-install';
 import { ycsbHome } from '../services/ycsb/command';
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
     if (!opts.short) {
       const node = stack.inventory.nodes.find((x) => x.role === 'data') as InventoryNode;
       console.log(`Redis install on ${node.name} by its adapter: ${await seconds(() => new RedisClusterAdapter(stack.inventory).install(node))} s`);
+      const cassandra = () => new CassandraAdapter(stack.inventory).install(node);
+      console.log(`Cassandra install (its package and a JDK) on ${node.name} by its adapter: ${await seconds(cassandra)} s`);
       const client = findNode(stack.inventory, stack.inventory.clientNode).exec as Extract<InventoryNode['exec'], { transport: 'ssh' }>;
       console.log(`Java + YCSB client shipped to ${stack.inventory.clientNode}: ${await seconds(() => ensureYcsbClient(client, ycsbHome(client)))} s`);
     }

@@ -90,6 +90,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm install --no-audit --no-fund
 fi
 
+# In name order, which is also what depends on what: cassandra (the jars) before vm-rootfs, which
+# packages them into the VM-shaped nodes' local apt repository as the `cassandra` .deb.
 for build in scripts/build.d/*.sh; do
   [ -e "$build" ] || continue
   step "build: $(basename "$build" .sh)"

@@ -2,19 +2,24 @@
  * The root filesystem of the VM-shaped local nodes, built once and cached: a Debian minbase with
  * what a cloud image brings for SSH (sshd, sudo, a `ubuntu` user with passwordless sudo), plus a
  * local apt repository holding the packages the cloud install scripts ask for, with their
- * dependency closure as seen from that rootfs. Nodes overlay the rootfs; their apt sources name
- * the repository, served inside the fleet's own network (nodes never reach the internet).
+ * dependency closure as seen from that rootfs, and packages built here that stand in for vendors'
+ * packages Debian lacks (cassandra-deb.ts). Nodes overlay the rootfs; their apt sources name the
+ * repository, served inside the fleet's own network (nodes never reach the internet).
  *
  * Built at setup time (debootstrap and the downloads need the network), into
  * `.cache/vmlocal/<stamp>/`: the stamp hashes everything the build depends on, so a change of the
- * spec or of the files written into the image builds a new one beside the old.
+ * spec, of the files written into the image or of the Cassandra jars builds a new one beside the
+ * old. The jars come from scripts/build.d/cassandra.sh, which setup runs first.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { runHost } from '../../platform/command';
 import { readJson, writeJsonAtomic } from '../../platform/files';
+import { PACKAGE as CASSANDRA_PACKAGE } from '../../services/databases/cassandra/config';
 import { YCSB_JAVA_PACKAGE } from '../../services/ycsb/client-install';
+import { cassandraDeb, NO_CASSANDRA_JARS } from './cassandra-deb';
+import { buildDeb, debFileName, type LocalDeb } from './local-deb';
 import { NODE_FILES, SSH_USER } from './node-files';
 
 export const ROOTFS_SPEC = {
@@ -26,16 +31,24 @@ export const ROOTFS_SPEC = {
    */
   base: ['openssh-server', 'sudo', 'iproute2', 'iputils-ping', 'procps'],
   /**
-   * In the repository, for the cloud scripts to install: cloud-init's packages (render/cloud-init.ts),
-   * what vendor-apt.ts installs first, the Redis adapter's packages, the YCSB client's Java.
-   */
-  /**
    * A package in the image that stands for the VM's kernel having WireGuard, as Ubuntu's does:
    * without it, wireguard-tools' recommendation pulls a whole Debian kernel and initramfs into
    * every node. Here the host's userspace WireGuard (boringtun) does the module's work.
    */
   kernelProvides: 'wireguard-modules (= 1.0.20210914)',
-  repository: ['wireguard-tools', 'tinc', 'iperf3', 'curl', 'gnupg', 'ca-certificates', 'redis-server', 'redis-tools', YCSB_JAVA_PACKAGE],
+  /**
+   * In the repository, for the cloud scripts to install: cloud-init's packages (render/cloud-init.ts),
+   * what vendor-apt.ts installs first, the Redis adapter's packages, the YCSB client's Java, the
+   * Cassandra adapter's JDK (its `cassandra` package is built here: cassandra-deb.ts).
+   */
+  repository: ['wireguard-tools', 'tinc', 'iperf3', 'curl', 'gnupg', 'ca-certificates', 'redis-server', 'redis-tools', YCSB_JAVA_PACKAGE, CASSANDRA_PACKAGE.jdk],
+};
+
+const KERNEL_STAND_IN: LocalDeb = {
+  name: 'fragbench-vm-kernel',
+  version: '1.0',
+  provides: ROOTFS_SPEC.kernelProvides,
+  description: "the VM-shaped node's kernel features (WireGuard: the host's userspace one)",
 };
 
 /** The host's userspace WireGuard, copied in: this kernel has no WireGuard module (see infra/local/wireguard.ts). */
@@ -52,7 +65,10 @@ export interface RootfsPaths {
 }
 
 export function rootfsStamp(): string {
-  return createHash('sha256').update(JSON.stringify({ ROOTFS_SPEC, NODE_FILES, SSH_USER })).digest('hex').slice(0, 12);
+  // The packages built here by what they hold (installed paths, which name the jars' versions),
+  // not by where their files are on this host.
+  const localDebs = [KERNEL_STAND_IN, cassandraDeb()].map((deb) => deb && { ...deb, files: Object.keys(deb.files ?? {}) });
+  return createHash('sha256').update(JSON.stringify({ ROOTFS_SPEC, NODE_FILES, SSH_USER, localDebs })).digest('hex').slice(0, 12);
 }
 
 export function rootfsPaths(stamp = rootfsStamp()): RootfsPaths {
@@ -84,6 +100,8 @@ export async function buildRootfs(log: (line: string) => void = () => undefined)
   const paths = rootfsPaths();
   const done = readJson<{ packages: number }>(doneFile(paths.stamp));
   if (done) return { ...paths, seconds: 0, packages: done.packages };
+  const cassandra = cassandraDeb();
+  if (!cassandra) throw new Error(NO_CASSANDRA_JARS);
   const started = Date.now();
   const dir = join(CACHE_ROOT, paths.stamp);
   // A build killed half-way left an unfinished directory: start it again from nothing.
@@ -99,8 +117,8 @@ export async function buildRootfs(log: (line: string) => void = () => undefined)
     { timeoutMs: DEBOOTSTRAP_TIMEOUT_MS },
   );
   await installKernelStandIn(building, rootfs);
-  log(`downloading ${ROOTFS_SPEC.repository.join(' ')} with their dependencies`);
-  const packages = await downloadClosure(rootfs, repository);
+  log(`packaging ${cassandra.name} ${cassandra.version} (${Object.keys(cassandra.files ?? {}).length} jars); downloading ${ROOTFS_SPEC.repository.join(' ')} and its dependencies`);
+  const packages = await downloadClosure(rootfs, repository, await buildDeb(cassandra, building, repository));
   await indexRepository(repository);
   await configureImage(rootfs);
   renameSync(building, dir);
@@ -123,37 +141,30 @@ function inImage(rootfs: string) {
 
 /**
  * The repository's packages, as apt inside the image resolves them (recommends included, as the
- * cloud scripts' `apt-get install` does): exactly what a node overlaying this image lacks.
+ * cloud scripts' `apt-get install` does): exactly what a node overlaying this image lacks. The
+ * packages built here (`localDebs`, already in the repository) are resolved with them, so that
+ * what they depend on is there too. Returns how many packages the repository holds.
  */
-async function downloadClosure(rootfs: string, repository: string): Promise<number> {
+async function downloadClosure(rootfs: string, repository: string, ...localDebs: string[]): Promise<number> {
   const chroot = inImage(rootfs);
+  const staged = localDebs.map((deb) => {
+    const inside = `/tmp/${basename(deb)}`;
+    copyFileSync(deb, join(rootfs, inside));
+    return inside;
+  });
   await chroot('apt-get', 'update', '-qq');
-  await chroot('apt-get', 'install', '-y', '-qq', '--download-only', ...ROOTFS_SPEC.repository);
+  await chroot('apt-get', 'install', '-y', '-qq', '--download-only', ...ROOTFS_SPEC.repository, ...staged);
+  for (const inside of staged) rmSync(join(rootfs, inside));
   const archives = join(rootfs, 'var/cache/apt/archives');
   const debs = readdirSync(archives).filter((f) => f.endsWith('.deb'));
   for (const deb of debs) renameSync(join(archives, deb), join(repository, deb));
-  return debs.length;
+  return readdirSync(repository).filter((f) => f.endsWith('.deb')).length;
 }
 
 async function installKernelStandIn(building: string, rootfs: string): Promise<void> {
-  const pkg = join(building, 'kernel-stand-in');
-  mkdirSync(join(pkg, 'DEBIAN'), { recursive: true });
-  writeFileSync(
-    join(pkg, 'DEBIAN/control'),
-    [
-      'Package: fragbench-vm-kernel',
-      'Version: 1.0',
-      'Architecture: all',
-      'Maintainer: fragbench',
-      `Provides: ${ROOTFS_SPEC.kernelProvides}`,
-      "Description: the VM-shaped node's kernel features (WireGuard: the host's userspace one)",
-      '',
-    ].join('\n'),
-  );
-  await runHost(['dpkg-deb', '--build', '--root-owner-group', pkg, join(rootfs, 'tmp/fragbench-vm-kernel.deb')]);
-  await inImage(rootfs)('dpkg', '-i', '/tmp/fragbench-vm-kernel.deb');
-  rmSync(join(rootfs, 'tmp/fragbench-vm-kernel.deb'));
-  rmSync(pkg, { recursive: true });
+  const deb = await buildDeb(KERNEL_STAND_IN, building, join(rootfs, 'tmp'));
+  await inImage(rootfs)('dpkg', '-i', `/tmp/${debFileName(KERNEL_STAND_IN)}`);
+  rmSync(deb);
 }
 
 async function indexRepository(repository: string): Promise<void> {

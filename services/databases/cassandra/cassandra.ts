@@ -11,7 +11,7 @@
  * which a shrinking scenario (8 -> 2) needs.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../../core/database';
 import { InputError } from '../../../core/errors';
 import { CommandError } from '../../../core/exec';
@@ -27,10 +27,13 @@ import {
   cqlArgv,
   cqlSourcePath,
   logbackPath,
+  LOCAL_LIB,
   LOGBACK_XML,
   logPath,
   NATIVE_PORT,
   nodetoolArgv,
+  PACKAGE,
+  PACKAGE_CLASSPATH,
   RESTART_BOOTSTRAP_PROPERTY,
   serverArgv,
   speedUpProperties,
@@ -79,19 +82,14 @@ const START_TIMEOUT_MS = 180_000;
 const STREAM_TIMEOUT_MS = 60 * 60_000;
 const POLL_MS = 250;
 
-/** Local fleet: the jars scripts/build.d/cassandra.sh put in the project's cache. */
-const LOCAL_LIB = resolve(__dirname, '../../../.cache/cassandra/lib');
-/** VMs: the layout of Apache's Debian package. */
-const PACKAGE_CLASSPATH = '/usr/share/cassandra/*:/usr/share/cassandra/lib/*';
 const CQL_SOURCE = readFileSync(join(__dirname, 'Cql.java'), 'utf8');
 
 const CASSANDRA_REPOSITORY = {
   name: 'cassandra',
   keyUrl: 'https://downloads.apache.org/cassandra/KEYS',
   sourceLine: () => 'deb [signed-by={keyring}] https://debian.cassandra.apache.org 50x main',
-  // A JDK, not a JRE: the CQL tool runs through Java's source launcher, which needs the compiler.
-  packages: ['cassandra', 'openjdk-17-jdk-headless'],
-  disableServices: ['cassandra'],
+  packages: [PACKAGE.name, PACKAGE.jdk],
+  disableServices: [PACKAGE.name],
 };
 
 function readOptions(settings: ClusterSettings, clusterSize: number): CassandraOptions {

@@ -3,7 +3,7 @@
  * line. Cassandra runs from the jars of cassandra-all (Maven Central) without its launch scripts,
  * so the JVM flags the scripts would add are spelled out here.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface CassandraNodeConfig {
   clusterName: string;
@@ -18,6 +18,18 @@ export interface CassandraNodeConfig {
   /** Java class path of cassandra-all and its dependencies (`<dir>/*` entries). */
   classpath: string;
 }
+
+/** The local fleet runs the jars scripts/build.d/cassandra.sh put in the project's cache. */
+export const LOCAL_LIB = resolve(__dirname, '../../../.cache/cassandra/lib');
+
+/**
+ * VMs install Apache's Debian package, which puts the server's jar in `home` and its dependencies
+ * in `home`/lib; the adapter runs them with its own command line, not the package's scripts. A
+ * JDK beside it, not a JRE: the CQL tool runs through Java's source launcher, which needs the
+ * compiler.
+ */
+export const PACKAGE = { name: 'cassandra', jdk: 'openjdk-17-jdk-headless', home: '/usr/share/cassandra' };
+export const PACKAGE_CLASSPATH = `${PACKAGE.home}/*:${PACKAGE.home}/lib/*`;
 
 export const STORAGE_PORT = 7000;
 export const NATIVE_PORT = 9042;
