@@ -20,20 +20,23 @@ import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
 import type { PlannedReproduction } from './reproduce-plan';
 import published from '../core/reproduce/published-latency.json';
 
-/** The client (ceiling and threads) each phase of a recorded cell ran with, from the run's own record of its plan. */
-function clientsOf(plans: CellPlan[]) {
+/**
+ * The client each phase of a recorded cell ran with, from the run's own record of its plan: its
+ * threads, and its target as a ceiling unless the targets are the offered load.
+ */
+function clientsOf(plans: CellPlan[], targetsAreOfferedLoad: boolean) {
   return (cell: CellRecord, phase: string): PhaseClient | undefined =>
     plans
       .find((p) => JSON.stringify(p.coordinates) === JSON.stringify(cell.coordinates))
-      ?.phases.flatMap((p) => (p.kind === 'run' && p.name === phase ? [{ target: p.ycsb.target, threads: p.ycsb.threads }] : []))[0];
+      ?.phases.flatMap((p) => (p.kind === 'run' && p.name === phase ? [{ ...(targetsAreOfferedLoad ? {} : { target: p.ycsb.target }), threads: p.ycsb.threads }] : []))[0];
 }
 
 /** The figures one run recorded for one cell. */
-async function figuresOfRun(store: ResultsStore, runId: string, cell: Coordinates): Promise<Figure[]> {
+async function figuresOfRun(store: ResultsStore, runId: string, cell: Coordinates, targetsAreOfferedLoad: boolean): Promise<Figure[]> {
   if (!(await store.hasRun(runId))) return [];
   const run = await store.readRun(runId);
   const cells = (await store.readCells(run).catch(() => [] as CellRecord[])).filter((c) => sameCell(c.coordinates, cell));
-  return runFigures(cells, clientsOf((run.settings.cells as CellPlan[] | undefined) ?? []));
+  return runFigures(cells, clientsOf((run.settings.cells as CellPlan[] | undefined) ?? [], targetsAreOfferedLoad));
 }
 
 /** One experiment's figures per repetition and the re-plans behind them. */
@@ -61,7 +64,7 @@ async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: P
         const note = last ? planNote(progress) : 'unfinished';
         const runIds = last ? [last.runId] : runs.map((r) => r.runId).reverse();
         for (const runId of runIds) {
-          const found = await figuresOfRun(store, runId, progress.cell);
+          const found = await figuresOfRun(store, runId, progress.cell, planned.reproduction.targetsAreOfferedLoad === true);
           if (found.length === 0) continue;
           figures.push(...found.map((f) => ({ ...f, plan: note })));
           if (repetition === 1 && !result.firstRepetitionRuns.includes(runId)) result.firstRepetitionRuns.push(runId);

@@ -52,6 +52,11 @@ export interface Reproduction {
   /** Repetitions when `--repeat` is not given: 3 where the time budget allows. */
   defaultRepeat: number;
   parts: ReproductionPart[];
+  /**
+   * Set where the clients' targets are the load offered (an open-loop ramp), which the figure
+   * follows by design: a figure at its target is then the result, not a ceiling reached.
+   */
+  targetsAreOfferedLoad?: true;
 }
 
 /** The budgets the whole suite is planned against (issue 16). */

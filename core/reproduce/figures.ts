@@ -53,6 +53,15 @@ function ycsbOk(s: Sample): number {
   return s.okPerS - (s.ops['READ-MODIFY-WRITE']?.ok ?? 0);
 }
 
+/**
+ * A ramped client's phase (`ramp:c2`) ran inside its run phase (`ramp`), on the same host in the
+ * same seconds: it is judged by that phase's verdict.
+ */
+function judgedPhase(cell: CellRecord, phase: PhaseRecord): PhaseRecord {
+  const parent = phase.name.includes(':') ? cell.phases.find((p) => p.name === phase.name.slice(0, phase.name.indexOf(':'))) : undefined;
+  return !phase.verdict && parent?.verdict ? parent : phase;
+}
+
 function phaseVerdict(phase: PhaseRecord): Pick<Figure, 'verdict' | 'why' | 'hostBusyMedianPercent'> {
   if (!phase.verdict) return { verdict: 'unjudged', why: 'no telemetry was recorded for this phase' };
   const why = phase.verdict.reasons.map((r) => r.text).join('; ');
@@ -80,7 +89,7 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
       const seconds = latestPerSecond(phase.samples).slice(SKIPPED_FIRST_SECONDS);
       if (seconds.length === 0) continue;
       const throughput = seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length;
-      const judged = phaseVerdict(phase);
+      const judged = phaseVerdict(judgedPhase(cell, phase));
       const client = clientOf(cell, phase.name);
       const ceiling = client?.target;
       const atCeiling = ceiling !== undefined && throughput >= CEILING_SHARE * ceiling && judged.verdict === 'ok';

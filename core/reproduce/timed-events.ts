@@ -18,6 +18,7 @@ export const timedEvents: Reproduction = {
   },
   notRunHere: ['a ramp until the server is overloaded: on this host that is the host overloaded, which the verdict would flag'],
   defaultRepeat: 1,
+  targetsAreOfferedLoad: true,
   parts: [
     {
       id: 'cassandra',
