@@ -24,7 +24,7 @@ export interface Figure {
   /** The cell's coordinates other than the database, `k=v` joined, e.g. `layout=4_4`. */
   cell: string;
   phase: string;
-  measure: 'throughput' | 'bytes per operation' | 'accepted after' | 'completed after';
+  measure: 'throughput' | 'bytes per operation' | 'accepted after' | 'completed after' | RemovalMeasure;
   unit: string;
   value: number;
   verdict: FigureVerdict;
@@ -75,6 +75,40 @@ function bytesOf(phase: PhaseRecord): number | undefined {
   return total(sorted[sorted.length - 1]) - total(sorted[0]);
 }
 
+/** Around each link removal of a phase that also measured the all-pairs RTT (SPEC.md §4.5). */
+type RemovalMeasure = 'throughput before' | 'throughput after' | 'average ping before' | 'average ping after';
+
+/**
+ * Per link cut of a phase that measured RTTs around its cuts: the throughput from the previous
+ * cut (or the phase's start) to this one and from this one to the next (or the phase's end), as
+ * the published experiment's 60 s before and after each removal, and the all-pairs average ping
+ * measured last before the cut and first after it (before the next cut).
+ */
+function removalFigures(phase: PhaseRecord, base: Omit<Figure, 'measure' | 'unit' | 'value' | 'phase'>): Figure[] {
+  const cuts = phase.events.filter((e) => e.kind === 'link-cut').sort((a, b) => a.requestedAt - b.requestedAt);
+  const pings = phase.rtt.filter((m) => m.meanMs !== null).sort((a, b) => a.time - b.time);
+  if (cuts.length === 0 || pings.length === 0) return [];
+  const seconds = latestPerSecond(phase.samples).slice(SKIPPED_FIRST_SECONDS);
+  const meanBetween = (from: number, to: number) => {
+    const inside = seconds.filter((s) => s.time > from && s.time <= to);
+    return inside.length ? inside.reduce((n, s) => n + ycsbOk(s), 0) / inside.length : undefined;
+  };
+  const figures: Figure[] = [];
+  cuts.forEach((cut, i) => {
+    const [previous, next] = [cuts[i - 1]?.requestedAt ?? -Infinity, cuts[i + 1]?.requestedAt ?? Infinity];
+    const values: [RemovalMeasure, string, number | null | undefined][] = [
+      ['throughput before', 'ops/s', meanBetween(previous, cut.requestedAt)],
+      ['throughput after', 'ops/s', meanBetween(cut.requestedAt, next)],
+      ['average ping before', 'ms', pings.filter((m) => m.time > previous && m.time <= cut.requestedAt).at(-1)?.meanMs],
+      ['average ping after', 'ms', pings.find((m) => m.time > cut.requestedAt && m.time <= next)?.meanMs],
+    ];
+    for (const [measure, unit, value] of values) {
+      if (value !== undefined && value !== null) figures.push({ ...base, phase: `${phase.name} · ${cut.label}`, measure, unit, value });
+    }
+  });
+  return figures;
+}
+
 /** `clientOf`: the phase's client as planned (its ceiling and threads), where the plan is known. */
 export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, phase: string) => PhaseClient | undefined = () => undefined): Figure[] {
   const figures: Figure[] = [];
@@ -99,6 +133,7 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
       const bytes = bytesOf(phase);
       const ops = phase.samples.reduce((n, s) => n + ycsbOk(s), 0);
       if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });
+      figures.push(...removalFigures(phase, { database, cell: place, ...judged }));
     }
     const cellVerdict = cell.summary.verdict;
     const judged = cellVerdict

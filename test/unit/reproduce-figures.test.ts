@@ -1,7 +1,8 @@
 /**
  * A run's figures from its cell records (core/reproduce/figures.ts): a ramped client's phase is
  * judged by its run phase's verdict, and a phase at 90 % of its ceiling is flagged unless no
- * ceiling is passed (an experiment whose targets are the load offered).
+ * ceiling is passed (an experiment whose targets are the load offered); a phase that measured the
+ * all-pairs RTT around its link cuts gives throughput and average ping before and after each.
  */
 import { runFigures } from '../../core/reproduce/figures';
 import type { CellRecord, PhaseRecord } from '../../core/run-record';
@@ -22,7 +23,7 @@ const cell = (phases: PhaseRecord[]): CellRecord => ({
   cluster: { database: 'cassandra', version: '5.0.9', nonDefaultSettings: {} },
   coordinates: { latencyScale: 0.2 },
   phases,
-  summary: { throughputOpsPerS: 0, okOps: 0, failedOps: 0, errorPercent: 0, avgLatencyUs: {} },
+  summary: { throughputOpsPerS: 0, okOps: 0, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} },
 });
 
 test("a ramped client's phase takes its run phase's verdict; a phase of its own keeps its own", () => {
@@ -38,4 +39,23 @@ test('a phase at 90 % of its ceiling is flagged; with no ceiling passed (offered
   const records = [cell([phase('ramp', 60, judged('ok', 37))])];
   expect(runFigures(records, () => ({ target: 60, threads: 2 }))[0]).toMatchObject({ verdict: 'ceiling-bound', threads: 2 });
   expect(runFigures(records, () => ({ threads: 2 }))[0]).toMatchObject({ verdict: 'ok', value: 60, threads: 2 });
+});
+
+test('around each link cut: throughput from the previous cut to it and from it to the next, the last ping before and the first after', () => {
+  // 30 s at 40 ops/s, 30 s at 20 after the first cut (t=30 s), 40 after the second (t=60 s).
+  const samples: Sample[] = Array.from({ length: 90 }, (_, i) => ({ time: 1000 * (i + 1), elapsedS: i + 1, ops: {}, okPerS: i < 30 ? 40 : i < 60 ? 20 : 40, failedPerS: 0 }));
+  const cut = (at: number, label: string) => ({ kind: 'link-cut' as const, label, scheduledOffsetS: at, requestedAt: at * 1000 + 500, detail: {} });
+  const ping = (at: number, meanMs: number) => ({ time: at * 1000, pairs: [], meanMs });
+  const removals: PhaseRecord = { ...phase('removals', 0, judged('ok', 10)), samples, events: [cut(30, 'cut a-b/0'), cut(60, 'cut b-c/0')], rtt: [ping(20, 80), ping(25, 81), ping(40, 90), ping(70, 95)] };
+  const of = (label: string, measure: string) => runFigures([cell([removals])]).find((f) => f.phase === `removals · ${label}` && f.measure === measure)?.value;
+  expect(of('cut a-b/0', 'throughput before')).toBe(40);
+  expect(of('cut a-b/0', 'throughput after')).toBe(20);
+  expect(of('cut b-c/0', 'throughput before')).toBe(20);
+  expect(of('cut b-c/0', 'throughput after')).toBe(40);
+  expect(of('cut a-b/0', 'average ping before')).toBe(81);
+  expect(of('cut a-b/0', 'average ping after')).toBe(90);
+  expect(of('cut b-c/0', 'average ping before')).toBe(90);
+  expect(of('cut b-c/0', 'average ping after')).toBe(95);
+  // A phase with a cut but no ping around it gives none of these.
+  expect(runFigures([cell([{ ...removals, rtt: [] }])]).filter((f) => f.measure !== 'throughput')).toEqual([]);
 });
