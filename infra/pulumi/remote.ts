@@ -7,7 +7,7 @@ import { createHash } from 'crypto';
 import * as pulumi from '@pulumi/pulumi';
 import { remote } from '@pulumi/command';
 import { shellQuote } from '../../services/exec/transports';
-import { ROOT_SCRIPT_COMMAND, rootScriptInput } from './render/files-script';
+import { ROOT_SCRIPT_COMMAND, rootCommandLine, rootScriptInput } from './render/files-script';
 import { SSH_READY, retrySshLine, waitForSsh } from './ssh-ready';
 
 export interface SshHop {
@@ -72,7 +72,7 @@ export function remoteScript(name: string, args: RemoteScriptArgs, opts: pulumi.
       connection: { host: first.host, user: first.user, privateKey: args.sshPrivateKey },
       create: hop(ROOT_SCRIPT_COMMAND),
       stdin: pulumi.secret(pulumi.output(args.script).apply(rootScriptInput)),
-      ...(args.onDelete ? { delete: pulumi.output(args.onDelete).apply((d) => hop(`sudo sh -c ${shellQuote(d)}`)) } : {}),
+      ...(args.onDelete ? { delete: pulumi.output(args.onDelete).apply((d) => hop(rootCommandLine(d))) } : {}),
       triggers: [...vmIds, ...(args.triggers ?? [])],
     },
     { ...opts, dependsOn: [...dependencies(opts.dependsOn), ready] },

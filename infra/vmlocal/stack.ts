@@ -23,7 +23,7 @@ import { planFragmented, type FragmentedPlan } from '../pulumi/plan-fragmented';
 import { PACKAGES } from '../pulumi/render/cloud-init';
 import { ROOT_SCRIPT_COMMAND, rootScriptInput } from '../pulumi/render/files-script';
 import { meshScript } from '../pulumi/render/mesh-script';
-import { readSettings, type FragmentedSettings } from '../pulumi/settings';
+import { readSettings, type FragmentedSettings, type StackSettings } from '../pulumi/settings';
 import { JUMP_PUBLIC_ADDRESS, OPERATOR_ADDRESS } from './addresses';
 import { applyCloudInitPackages } from './cloud-init';
 import { vmFleetDown, vmFleetUp, type VmFleet } from './fleet';
@@ -44,23 +44,29 @@ export interface VmStack {
   seconds: { nodes: number; install: number; mesh: number };
 }
 
-/** The settings `pulumi up -s <stack>` would read for this topology, placed all in "OpenStack". */
-export function vmStackSettings(stack: string, topology: string): FragmentedSettings {
-  const config: Record<string, unknown> = {
-    kind: 'fragmented',
-    topology,
+/**
+ * The settings `pulumi up -s <stack>` would read from this config (Pulumi hands objects over as
+ * JSON text), with the operator's part a VM-shaped fleet has.
+ */
+export function vmSettings(stack: string, config: Record<string, unknown>): StackSettings {
+  const withOperator: Record<string, unknown> = {
     operatorCidr: `${OPERATOR_ADDRESS}/32`,
     // Checked for its form only: the fleet's operator key is made by `vmFleetUp`.
     sshPublicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPlaceholderOfTheVmShapedOperatorKey fragbench-vm-operator',
     sshUser: SSH_USER,
     openstack: { externalNetworkId: 'vm-shaped-local' },
-    cidrs: VM_STACK_CIDRS,
+    ...config,
   };
-  const settings = readSettings((key) => {
-    const value = config[key];
+  return readSettings((key) => {
+    const value = withOperator[key];
     if (value === undefined) return undefined;
     return typeof value === 'string' ? value : JSON.stringify(value);
   }, stack);
+}
+
+/** The settings `pulumi up -s <stack>` would read for this topology, placed all in "OpenStack". */
+export function vmStackSettings(stack: string, topology: string): FragmentedSettings {
+  const settings = vmSettings(stack, { kind: 'fragmented', topology, cidrs: VM_STACK_CIDRS });
   if (settings.kind !== 'fragmented') throw new Error('the VM-shaped stack is a fragmented one');
   return settings;
 }

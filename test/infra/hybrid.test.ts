@@ -175,8 +175,10 @@ describe('the WireGuard tunnel, in the published order', () => {
     expect(cmd.inputs.connection.host).toBe(node('dbroker').underlayAddress);
     const allowed = [`${consumer.wireguard[0].address}/32`, settings.cidrs.openstackBroker, settings.cidrs.openstackShared];
     expect(cmd.inputs.stdin).toContain(`wg set wg0 peer ${consumer.wireguard[0].publicKey} allowed-ips ${allowed.join(',')}`);
-    // It runs again when the consumer VM is replaced.
+    // It runs again when the consumer VM is replaced, the old authorisation removed first: its
+    // delete step, run after the new one's create, would take the new one's routes away.
     expect(cmd.inputs.triggers).toContain(cloud.named(TYPES.osInstance, 'consumer-broker').state.id);
+    expect(cmd.options.deleteBeforeReplace).toBe(true);
   });
 });
 

@@ -18,6 +18,7 @@ import { NO_NETEM, vmStackUp, type VmStack } from '../../infra/vmlocal/stack';
 import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluster';
 import { SshExec } from '../../services/exec/transports';
 import { overlayRoute } from '../../services/network/network-operations';
+import { pingReplies } from '../support/ping';
 import { smallTopology } from '../support/small-topology';
 
 jest.setTimeout(180_000);
@@ -45,11 +46,7 @@ const exec = (node: string) => new SshExec(findNode(inventory, node).exec as Ext
 const wgAddress = (node: string, type: number) => findNode(inventory, node).wireguard.find((w) => w.type === type)?.address as string;
 const link = (id: string) => inventory.links.find((l) => l.id === id) as InventoryLink;
 
-/** Replies to `count` pings from one node to an address (0.2 s apart, 1 s timeout each). */
-async function replies(from: string, address: string, count = 3): Promise<number> {
-  const { stdout } = await exec(from).run(['ping', '-n', '-q', '-c', String(count), '-i', '0.2', '-W', '1', address], { allowFailure: true });
-  return Number(/(\d+) received/.exec(stdout)?.[1] ?? 0);
-}
+const replies = (from: string, address: string) => pingReplies(exec(from), address);
 
 test('the inventory is the stack\'s: valid, every VM reached over SSH through the jump host', () => {
   expect(validateInventory(inventory)).toBe(inventory);

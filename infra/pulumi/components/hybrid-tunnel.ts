@@ -10,15 +10,21 @@ import { KeyPair } from '../keys/key-pair';
 import { wireguardKeyRing, type KeyRing } from '../keys/mesh-keys';
 import { interfaceKey, plannedNode } from '../plan';
 import { HYBRID_NODES, type HybridPlan } from '../plan-hybrid';
-import { writeFilesScript, type FileSpec } from '../render/files-script';
-import { peerRouteCommands, peerRouteRemovals, wireguardConfig, wireguardConfigPath, wireguardPeers } from '../render/wireguard';
+import { writeFilesScript } from '../render/files-script';
+import {
+  TUNNEL_INTERFACE as WG,
+  TUNNEL_TYPE,
+  authoriseScript,
+  consumerPeerOfDonor,
+  consumerTunnelScript,
+  deauthoriseCommand,
+  donorTunnelScript,
+  tunnelConfig as renderTunnelConfig,
+} from '../render/hybrid-tunnel-scripts';
 import { remoteScript, type SshTarget } from '../remote';
 import type { HybridSettings } from '../settings';
 
 const { consumer, donor } = HYBRID_NODES;
-const WG = 'wg0';
-const TUNNEL_TYPE = 0;
-const START_TUNNEL = [`systemctl enable wg-quick@${WG}`, `systemctl restart wg-quick@${WG}`];
 
 /**
  * The VM manager holds every key pair: the brokers' WireGuard keys and its own SSH key, which
@@ -97,7 +103,7 @@ function copyKeysToManager(t: Tunnel): pulumi.CustomResource {
 function configureDonor(t: Tunnel): pulumi.CustomResource {
   return remoteScript('donor-broker-wireguard', {
     stack: t.settings.stack, target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
-    script: tunnelConfig(t, donor, [consumer]).apply((conf) => writeFilesScript(tunnelConfigFile(conf), START_TUNNEL)),
+    script: tunnelConfig(t, donor, [consumer]).apply(donorTunnelScript),
   }, { ...t.parent, dependsOn: [t.donorVm.resource] });
 }
 
@@ -109,9 +115,7 @@ function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomRe
   return remoteScript('consumer-broker-wireguard', {
     stack: t.settings.stack,
     target: { host: plannedNode(t.plan, consumer).privateAddress, user: t.settings.sshUser, vmId: t.consumerVm.id, jump: t.managerTarget }, sshPrivateKey: t.sshPrivateKey,
-    script: pulumi.all([tunnelConfig(t, consumer, []), t.consumerSharedPort.macAddress]).apply(([conf, mac]) =>
-      writeFilesScript({ ...tunnelConfigFile(conf), ...sharedInterfaceNetplan(mac) }, ['netplan apply', ...START_TUNNEL]),
-    ),
+    script: pulumi.all([tunnelConfig(t, consumer, []), t.consumerSharedPort.macAddress]).apply(([conf, mac]) => consumerTunnelScript(conf, mac)),
   }, { ...t.parent, dependsOn: [t.consumerVm.resource, t.consumerSharedAttachment, ...after] });
 }
 
@@ -121,20 +125,16 @@ function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomRe
  * none), and the donor's config file is rewritten whole, so a restart or reboot keeps both.
  */
 function authoriseConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomResource {
-  const consumerPeer = t.inventory.apply((inventory) => {
-    const peerOfDonor = wireguardPeers(inventory, donor, TUNNEL_TYPE, t.plan.routedPrefixes).find((p) => p.node === consumer);
-    if (!peerOfDonor) throw new Error(`the inventory has no ${consumer}-${donor} link`);
-    return peerOfDonor;
-  });
+  const consumerPeer = t.inventory.apply((inventory) => consumerPeerOfDonor(inventory, t.plan.routedPrefixes));
   return remoteScript('authorise-consumer', {
     stack: t.settings.stack, target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
-    script: pulumi.all([consumerPeer, tunnelConfig(t, donor, [])]).apply(([p, conf]) =>
-      writeFilesScript(tunnelConfigFile(conf), [`wg set ${WG} peer ${p.publicKey} allowed-ips ${p.allowedIps.join(',')}`, ...peerRouteCommands(WG, p.allowedIps)]),
-    ),
-    onDelete: consumerPeer.apply((p) => [`wg set ${WG} peer ${p.publicKey} remove`, ...peerRouteRemovals(WG, p.allowedIps), `wg-quick save ${WG}`].join('\n')),
+    script: pulumi.all([consumerPeer, tunnelConfig(t, donor, [])]).apply(([p, conf]) => authoriseScript(p, conf)),
+    onDelete: consumerPeer.apply(deauthoriseCommand),
     // Runs again when the consumer VM is replaced (or its key rotated): the donor must learn the new one.
     triggers: [t.consumerVm.id, consumerPeer.publicKey],
-  }, { ...t.parent, dependsOn: after });
+    // The old authorisation goes first: its delete step takes away the routes to the consumer's
+    // networks, which the new one has just put back when Pulumi creates before it deletes.
+  }, { ...t.parent, dependsOn: after, deleteBeforeReplace: true });
 }
 
 function tunnelKey(t: Tunnel, node: string): KeyPair {
@@ -143,24 +143,6 @@ function tunnelKey(t: Tunnel, node: string): KeyPair {
 
 function tunnelConfig(t: Tunnel, node: string, without: string[]): pulumi.Output<string> {
   return pulumi.all([t.inventory, tunnelKey(t, node).privateKey]).apply(([inventory, privateKey]) =>
-    wireguardConfig({ mesh: inventory, node, type: TUNNEL_TYPE, privateKey, routedPrefixes: t.plan.routedPrefixes, without, forward: true }),
+    renderTunnelConfig(inventory, t.plan.routedPrefixes, node, privateKey, without),
   );
-}
-
-function tunnelConfigFile(conf: string): Record<string, FileSpec> {
-  return { [wireguardConfigPath(WG)]: { content: conf, mode: '600' } };
-}
-
-/** Netplan for the consumer broker's hot-plugged shared interface: an address, no default route. */
-function sharedInterfaceNetplan(mac: string): Record<string, FileSpec> {
-  const yaml = [
-    'network:',
-    '  version: 2',
-    '  ethernets:',
-    '    fbshared:',
-    `      match: { macaddress: "${mac}" }`,
-    '      dhcp4: true',
-    '      dhcp4-overrides: { use-routes: false, use-dns: false }',
-  ].join('\n');
-  return { '/etc/netplan/60-fragbench-shared.yaml': { content: yaml, mode: '600' } };
 }

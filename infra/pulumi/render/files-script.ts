@@ -34,6 +34,11 @@ export function writeFilesScript(files: Record<string, FileSpec>, then: string[]
 /** How a root script reaches a VM: on standard input of this command, run by the cloud user. */
 export const ROOT_SCRIPT_COMMAND = 'sudo sh -s';
 
+/** How a root command (a resource's delete step) reaches a VM: as the command line of the cloud user's shell. */
+export function rootCommandLine(command: string): string {
+  return `sudo sh -c ${shellQuote(command)}`;
+}
+
 /** The first boot may still be installing packages when the VM answers SSH. */
 const WAIT_FOR_BOOT = 'cloud-init status --wait >/dev/null 2>&1 || true';
 
