@@ -84,15 +84,11 @@ type RemovalMeasure = 'throughput before' | 'throughput after' | 'average ping b
  * the published experiment's 60 s before and after each removal, and the all-pairs average ping
  * measured last before the cut and first after it (before the next cut).
  */
-function removalFigures(phase: PhaseRecord, base: Omit<Figure, 'measure' | 'unit' | 'value' | 'phase'>): Figure[] {
+function removalFigures(phase: PhaseRecord, seconds: Sample[], base: Omit<Figure, 'measure' | 'unit' | 'value' | 'phase'>): Figure[] {
   const cuts = phase.events.filter((e) => e.kind === 'link-cut').sort((a, b) => a.requestedAt - b.requestedAt);
   const pings = phase.rtt.filter((m) => m.meanMs !== null).sort((a, b) => a.time - b.time);
   if (cuts.length === 0 || pings.length === 0) return [];
-  const seconds = latestPerSecond(phase.samples).slice(SKIPPED_FIRST_SECONDS);
-  const meanBetween = (from: number, to: number) => {
-    const inside = seconds.filter((s) => s.time > from && s.time <= to);
-    return inside.length ? inside.reduce((n, s) => n + ycsbOk(s), 0) / inside.length : undefined;
-  };
+  const meanBetween = (from: number, to: number) => meanThroughput(seconds.filter((s) => s.time > from && s.time <= to));
   const figures: Figure[] = [];
   cuts.forEach((cut, i) => {
     const [previous, next] = [cuts[i - 1]?.requestedAt ?? -Infinity, cuts[i + 1]?.requestedAt ?? Infinity];
@@ -109,6 +105,11 @@ function removalFigures(phase: PhaseRecord, base: Omit<Figure, 'measure' | 'unit
   return figures;
 }
 
+/** YCSB's mean operations per second over `seconds`; undefined for none. */
+function meanThroughput(seconds: Sample[]): number | undefined {
+  return seconds.length ? seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length : undefined;
+}
+
 /** `clientOf`: the phase's client as planned (its ceiling and threads), where the plan is known. */
 export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, phase: string) => PhaseClient | undefined = () => undefined): Figure[] {
   const figures: Figure[] = [];
@@ -121,8 +122,8 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
     for (const phase of cell.phases) {
       if (phase.warmup || phase.samples.length === 0 || SET_UP_PHASE.test(phase.name)) continue;
       const seconds = latestPerSecond(phase.samples).slice(SKIPPED_FIRST_SECONDS);
-      if (seconds.length === 0) continue;
-      const throughput = seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length;
+      const throughput = meanThroughput(seconds);
+      if (throughput === undefined) continue;
       const judged = phaseVerdict(judgedPhase(cell, phase));
       const client = clientOf(cell, phase.name);
       const ceiling = client?.target;
@@ -133,7 +134,7 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
       const bytes = bytesOf(phase);
       const ops = phase.samples.reduce((n, s) => n + ycsbOk(s), 0);
       if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });
-      figures.push(...removalFigures(phase, { database, cell: place, ...judged }));
+      figures.push(...removalFigures(phase, seconds, { database, cell: place, ...judged }));
     }
     const cellVerdict = cell.summary.verdict;
     const judged = cellVerdict
