@@ -13,6 +13,8 @@ import type { Position } from './site-motion';
 export interface RttMatrix {
   /** Epoch ms when the measurement finished. */
   time: number;
+  /** Epoch ms when its first ping went out (records written before it was kept have none). */
+  startedAt?: number;
   /** One entry per ordered pair measured; null rtt when every ping was lost. */
   pairs: { from: string; to: string; avgMs: number | null; lossPercent: number }[];
   /** Mean of avgMs over the pairs that answered. */

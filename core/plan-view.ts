@@ -53,7 +53,8 @@ export interface PlanView {
 /**
  * Set-up time per cell before its first run phase (cluster start, flush, load), from what this
  * host measured: Redis forms in ~4 s; a 3-node Cassandra in ~55 s (bench:db); loads run at a
- * few thousand records a second. Fleet up is ~6 s.
+ * few thousand records a second on a LAN, and no faster than their round trips allow on a WAN
+ * (insertWaitS). Fleet up is ~6 s.
  */
 const SETUP_S: Record<DatabaseName, number> = { redis: 10, cassandra: 60, mongodb: 60, mysql: 60, riak: 60, couchdb: 60 };
 const LOAD_RECORDS_PER_S = 2000;
@@ -85,8 +86,67 @@ function resizeLowerBoundS(cell: CellPlan, fleet: FleetView, node: string, delta
   return (slots * REDIS_ROUND_TRIPS_PER_SLOT * rtt) / 1000;
 }
 
-function setupS(cell: CellPlan): number {
-  const loads = cell.phases.filter((p) => p.kind === 'load').reduce((s, p) => s + (p.kind === 'load' ? p.ycsb.recordCount / LOAD_RECORDS_PER_S : 0), 0);
+/** RTT (ms, at latency scale 1) of the direct link between two nodes; undefined without one. */
+function linkRttMs(fleet: FleetView, a: string, b: string): number | undefined {
+  const direct = fleet.links.filter((l) => l.latencyMs !== undefined && ((l.a === a && l.b === b) || (l.a === b && l.b === a)));
+  return direct.length === 0 ? undefined : Math.min(...direct.map((l) => l.latencyMs!));
+}
+
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+/** Replica acknowledgements a Cassandra write waits for, from the cell's replication and consistency. */
+function cassandraAcks(cell: CellPlan): number {
+  const replicas = cell.settings.replication ?? Math.min(3, cell.nodes.length);
+  const consistency = String(cell.settings.options?.writeConsistency ?? 'QUORUM').toUpperCase();
+  if (consistency === 'ALL') return replicas;
+  if (consistency === 'ONE' || consistency === 'LOCAL_ONE' || consistency === 'ANY') return 1;
+  return Math.floor(replicas / 2) + 1;
+}
+
+/**
+ * Seconds one inserted record waits on the network at least, from the RTTs at the cell's latency
+ * scale (undefined where a link's RTT is unknown or the database has no model):
+ * - Redis: the record's node and the node of YCSB's scan index (a sorted set every insert adds
+ *   to), each a round trip from the client: twice the mean client-to-node RTT;
+ * - Cassandra: the driver sends to a replica, which waits for the rest of its quorum: averaged
+ *   over the nodes as coordinator, its RTT from the client plus the RTT to its nearest other
+ *   nodes that complete the quorum (the real replicas are among them, so this is a lower bound).
+ * Measured here (hybrid-virginia, 229.5 ms to the public nodes): Cassandra 1_2 with 2 threads
+ * loaded 1,000 records in 122 s (this model: 115 s), 1_1 in 186 s (172 s); Redis 1_2 with 10
+ * threads in 44 s (31 s).
+ */
+function insertWaitS(cell: CellPlan, fleet: FleetView): number | undefined {
+  const scale = cell.latencyScale ?? 1;
+  const rtt = (a: string, b: string) => linkRttMs(fleet, a, b);
+  const fromClient = cell.nodes.map((n) => rtt(cell.client, n));
+  if (fromClient.some((r) => r === undefined)) return undefined;
+  let waitMs: number;
+  if (cell.database === 'redis') {
+    waitMs = 2 * mean(fromClient as number[]);
+  } else if (cell.database === 'cassandra') {
+    const othersNeeded = cassandraAcks(cell) - 1;
+    const perCoordinator = cell.nodes.map((c, i) => {
+      const toOthers = cell.nodes.filter((n) => n !== c).map((n) => rtt(c, n));
+      if (toOthers.some((r) => r === undefined)) return undefined;
+      const nearest = (toOthers as number[]).sort((x, y) => x - y);
+      return fromClient[i]! + (othersNeeded > 0 ? (nearest[othersNeeded - 1] ?? 0) : 0);
+    });
+    if (perCoordinator.some((r) => r === undefined)) return undefined;
+    waitMs = mean(perCoordinator as number[]);
+  } else {
+    return undefined;
+  }
+  return (waitMs * scale) / 1000;
+}
+
+function loadS(cell: CellPlan, fleet: FleetView, ycsb: { recordCount: number; threads: number }): number {
+  const wait = insertWaitS(cell, fleet);
+  const byRoundTrips = wait === undefined ? 0 : (ycsb.recordCount * wait) / Math.max(1, ycsb.threads);
+  return Math.max(ycsb.recordCount / LOAD_RECORDS_PER_S, byRoundTrips);
+}
+
+function setupS(cell: CellPlan, fleet: FleetView): number {
+  const loads = cell.phases.reduce((s, p) => s + (p.kind === 'load' ? loadS(cell, fleet, p.ycsb) : 0), 0);
   return SETUP_S[cell.database] + loads;
 }
 
@@ -101,7 +161,7 @@ export function planView(plan: RunPlan, fleet: FleetView, cores: number): PlanVi
   let clock = FLEET_UP_S;
   for (const cell of plan.cells) {
     const startsAtS = clock;
-    clock += setupS(cell);
+    clock += setupS(cell, fleet);
     const phases: PhaseView[] = [];
     let members = cell.nodes.length;
     for (const phase of cell.phases) {

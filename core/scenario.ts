@@ -171,3 +171,9 @@ export const YCSB_DEFAULTS: Omit<YcsbSettings, 'workload'> & { workload: Workloa
 export function clientPhaseName(phase: string, client?: string): string {
   return client ? `${phase}:${client}` : phase;
 }
+
+/** The run phase a ramped client's phase ran inside (`run` for `run:extra`); undefined for a run phase. */
+export function runPhaseOf(phaseName: string): string | undefined {
+  const colon = phaseName.indexOf(':');
+  return colon > 0 ? phaseName.slice(0, colon) : undefined;
+}

@@ -23,6 +23,7 @@
  */
 import { sumOps, type Sample } from './samples';
 import { isDbRole, isYcsbRole, type TelemetrySample } from './telemetry';
+import { runPhaseOf } from './scenario';
 
 export type Verdict = 'ok' | 'host-bound' | 'client-bound' | 'network-off';
 
@@ -112,6 +113,20 @@ export interface PhaseVerdict {
   /** Checks that had no evidence to judge (`host`, `client`, `network`): `ok` does not vouch for them. */
   unchecked: string[];
   figures: PhaseFigures;
+  /** Copied from the run phase this phase ran inside (a ramped client's): counted there, not again. */
+  inheritedFrom?: string;
+}
+
+/**
+ * A ramped client's phase (`ramp:c2`) ran inside its run phase (`ramp`), on the same host in the
+ * same seconds, and has no telemetry of its own: it carries that phase's verdict, marked as copied.
+ */
+export function withRunPhaseVerdicts<P extends { name: string; verdict?: PhaseVerdict }>(phases: P[]): P[] {
+  return phases.map((phase) => {
+    const runPhase = runPhaseOf(phase.name);
+    const parent = runPhase === undefined || phase.verdict ? undefined : phases.find((p) => p.name === runPhase)?.verdict;
+    return parent ? { ...phase, verdict: { ...parent, phase: phase.name, inheritedFrom: runPhase } } : phase;
+  });
 }
 
 export function worstVerdict(verdicts: Verdict[]): Verdict {
@@ -201,7 +216,7 @@ export interface CellVerdict {
 
 /** The worst verdict of the measured phases; warm-up phases are left out (a JIT warming up is expected). */
 export function cellVerdict(phases: PhaseVerdict[]): CellVerdict {
-  const measured = phases.filter((p) => !p.warmup);
+  const measured = phases.filter((p) => !p.warmup && p.inheritedFrom === undefined);
   return {
     verdict: worstVerdict(measured.map((p) => p.verdict)),
     reasons: measured.flatMap((p) => p.reasons.map((r) => ({ ...r, ...(p.phase !== undefined ? { phase: p.phase } : {}) }))),

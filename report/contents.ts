@@ -9,6 +9,7 @@ import type { CellRecord } from '../core/run-record';
 import { categoryAxes } from './figures/by-category';
 import { scaleAxis } from '../core/cell-reference';
 import { cellTimeline, isDisturbance, isResize, isToolFault, measuredPhases } from '../core/cell-timeline';
+import { runPhaseOf } from '../core/scenario';
 
 export interface RunContents {
   cellCount: number;
@@ -30,8 +31,7 @@ export interface RunContents {
   sampledCells: number;
 }
 
-/** A ramped client records its own phase, named `<phase>:<client>` (clientPhaseName). */
-const isClientPhase = (name: string) => name.includes(':');
+const isClientPhase = (name: string) => runPhaseOf(name) !== undefined;
 
 export function hasSamples(cell: CellRecord): boolean {
   return cellTimeline(cell.phases).points.length > 0;

@@ -91,6 +91,14 @@ export function warmup(seconds: number, ycsb: YcsbSpec = {}): PhaseSpec {
   return { phase: 'run', label: 'warm-up', duration: seconds, warmup: true, ycsb };
 }
 
+/**
+ * A reproduction's load: set-up, not measured, so it runs 16 threads, that a WAN's round trips do
+ * not stretch it into minutes (1,000 Cassandra records over 229.5 ms links took 122 s and 186 s
+ * with a run's 2 threads), under a ceiling of 2,000 records a second, that a LAN load does not pin
+ * the host the next phase is judged on.
+ */
+export const LOAD_PHASE: PhaseSpec = { phase: 'load', ycsb: { threads: 16, target: 2000 } };
+
 /** YCSB settings every reproduction shares: the fragmented work's record shape, short timeouts, one retry. */
 export const REPRODUCTION_YCSB: YcsbSpec = { fieldCount: 10, fieldLength: 100, timeoutMs: 10_000, retries: 1 };
 /** The hybrid works' record shape: 10 fields of 8 bytes. */

@@ -7,7 +7,7 @@
  */
 import type { CellRecord, PhaseRecord } from '../run-record';
 import { latestPerSecond, type Sample } from '../samples';
-import type { Verdict } from '../verdict';
+import { withRunPhaseVerdicts, type Verdict } from '../verdict';
 
 /** Seconds left out at a phase's start: the JVM's first second and a latency change settling. */
 export const SKIPPED_FIRST_SECONDS = 2;
@@ -24,7 +24,7 @@ export interface Figure {
   /** The cell's coordinates other than the database, `k=v` joined, e.g. `layout=4_4`. */
   cell: string;
   phase: string;
-  measure: 'throughput' | 'bytes per operation' | 'accepted after' | 'completed after' | RemovalMeasure;
+  measure: 'throughput' | 'bytes per operation' | 'accepted after' | 'completed after' | RemovalMeasure | ProbeCostMeasure;
   unit: string;
   value: number;
   verdict: FigureVerdict;
@@ -51,15 +51,6 @@ export function figureKey(f: Pick<Figure, 'database' | 'cell' | 'phase' | 'measu
 /** YCSB's operations in a second: okPerS counts a read-modify-write as its read and its update. */
 function ycsbOk(s: Sample): number {
   return s.okPerS - (s.ops['READ-MODIFY-WRITE']?.ok ?? 0);
-}
-
-/**
- * A ramped client's phase (`ramp:c2`) ran inside its run phase (`ramp`), on the same host in the
- * same seconds: it is judged by that phase's verdict.
- */
-function judgedPhase(cell: CellRecord, phase: PhaseRecord): PhaseRecord {
-  const parent = phase.name.includes(':') ? cell.phases.find((p) => p.name === phase.name.slice(0, phase.name.indexOf(':'))) : undefined;
-  return !phase.verdict && parent?.verdict ? parent : phase;
 }
 
 function phaseVerdict(phase: PhaseRecord): Pick<Figure, 'verdict' | 'why' | 'hostBusyMedianPercent'> {
@@ -105,6 +96,26 @@ function removalFigures(phase: PhaseRecord, seconds: Sample[], base: Omit<Figure
   return figures;
 }
 
+/** The measurer measured: the load carried while the all-pairs pings ran, and between them. */
+type ProbeCostMeasure = 'throughput while pinging' | 'throughput between pings';
+
+/**
+ * A phase that pinged all pairs under load (link removal): its throughput in the seconds the pings
+ * ran against the seconds between them, so that the probes' own traffic and CPU show up if they
+ * moved the figures they are set beside. Records without the pings' start give none.
+ */
+function probeCostFigures(phase: PhaseRecord, seconds: Sample[], base: Omit<Figure, 'measure' | 'unit' | 'value'>): Figure[] {
+  const windows = phase.rtt.flatMap((m) => (m.startedAt === undefined ? [] : [[m.startedAt, m.time] as const]));
+  if (windows.length === 0) return [];
+  // A sample covers the second that ends at its time.
+  const pinging = (s: Sample) => windows.some(([from, to]) => s.time > from && s.time - 1000 < to);
+  const values: [ProbeCostMeasure, number | undefined][] = [
+    ['throughput while pinging', meanThroughput(seconds.filter(pinging))],
+    ['throughput between pings', meanThroughput(seconds.filter((s) => !pinging(s)))],
+  ];
+  return values.flatMap(([measure, value]) => (value === undefined ? [] : [{ ...base, measure, unit: 'ops/s', value }]));
+}
+
 /** YCSB's mean operations per second over `seconds`; undefined for none. */
 function meanThroughput(seconds: Sample[]): number | undefined {
   return seconds.length ? seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length : undefined;
@@ -119,12 +130,13 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
       .filter(([k]) => k !== 'database')
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
-    for (const phase of cell.phases) {
+    // Records written before sub-phases carried their run phase's verdict get it here.
+    for (const phase of withRunPhaseVerdicts(cell.phases)) {
       if (phase.warmup || phase.samples.length === 0 || SET_UP_PHASE.test(phase.name)) continue;
       const seconds = latestPerSecond(phase.samples).slice(SKIPPED_FIRST_SECONDS);
       const throughput = meanThroughput(seconds);
       if (throughput === undefined) continue;
-      const judged = phaseVerdict(judgedPhase(cell, phase));
+      const judged = phaseVerdict(phase);
       const client = clientOf(cell, phase.name);
       const ceiling = client?.target;
       const atCeiling = ceiling !== undefined && throughput >= CEILING_SHARE * ceiling && judged.verdict === 'ok';
@@ -135,6 +147,7 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
       const ops = phase.samples.reduce((n, s) => n + ycsbOk(s), 0);
       if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });
       figures.push(...removalFigures(phase, seconds, { database, cell: place, ...judged }));
+      figures.push(...probeCostFigures(phase, seconds, { ...base, ...judged }));
     }
     const cellVerdict = cell.summary.verdict;
     const judged = cellVerdict

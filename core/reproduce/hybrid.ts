@@ -7,7 +7,7 @@
  */
 import type { Workload } from '../ycsb';
 import type { MatrixValue, ScenarioFile } from '../scenario';
-import { HYBRID_YCSB, REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
+import { HYBRID_YCSB, LOAD_PHASE, REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
 
 const WORKLOADS: Workload[] = ['a', 'c'];
 const SECONDS = 20;
@@ -28,7 +28,7 @@ export function layout(privateNodes: number, publicNodes: number): MatrixValue {
 function phases(database: 'redis' | 'cassandra') {
   return [
     { phase: 'flush' as const },
-    { phase: 'load' as const },
+    LOAD_PHASE,
     ...(database === 'cassandra' ? [warmup(30)] : []),
     ...WORKLOADS.map((workload) => ({ phase: 'run' as const, label: workload, duration: SECONDS, ycsb: { workload } })),
   ];

@@ -5,7 +5,7 @@
  */
 import type { PhaseSpec } from '../scenario';
 import type { Workload } from '../ycsb';
-import { epochPhases, REPRODUCTION_YCSB, warmup, type Reproduction, type ReproductionPart } from './experiment';
+import { LOAD_PHASE, REPRODUCTION_YCSB, epochPhases, warmup, type Reproduction, type ReproductionPart } from './experiment';
 
 export const LATENCY_WORKLOADS: Workload[] = ['a', 'c', 'f', 'e'];
 export const LATENCY_SCALES = [0.2, 0.4, 1.0];
@@ -48,7 +48,7 @@ export function epochParts(name: string, experiment: string, epochs: PhaseSpec[]
         name: `${name}-redis`,
         database: { name: 'redis', nodes: 'all' },
         ycsb: { ...ycsb, threads: 8, target: LATENCY_CEILINGS.redis },
-        phases: [{ phase: 'flush' }, { phase: 'load' }, ...epochs],
+        phases: [{ phase: 'flush' }, LOAD_PHASE, ...epochs],
       },
     },
     {
@@ -58,7 +58,7 @@ export function epochParts(name: string, experiment: string, epochs: PhaseSpec[]
         name: `${name}-cassandra`,
         database: { name: 'cassandra', nodes: EPOCH_CASSANDRA.sites },
         ycsb: { ...ycsb, threads: EPOCH_CASSANDRA.threads, target: EPOCH_CASSANDRA.target },
-        phases: [{ phase: 'flush' }, { phase: 'load' }, warmup(45), ...epochs],
+        phases: [{ phase: 'flush' }, LOAD_PHASE, warmup(45), ...epochs],
       },
       replan: { minDataNodes: 2, why: "a replica beyond the client's site keeps the round trips in the figure" },
     },

@@ -4,7 +4,7 @@
  * one a minute, with the all-pairs ping matrix before and after each removal.
  */
 import type { ScenarioFile } from '../scenario';
-import { REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
+import { LOAD_PHASE, REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
 import { CASSANDRA_SITES } from './latency';
 
 /** The first 8 of the 50 removals in scenarios/link-removal.yaml, in its order. */
@@ -30,7 +30,7 @@ function removal(database: 'redis' | 'cassandra'): ScenarioFile {
     ycsb: { ...REPRODUCTION_YCSB, workload: 'a', recordCount: 1000, threads: redis ? 4 : 2, target: redis ? 200 : 60 },
     phases: [
       { phase: 'flush' },
-      { phase: 'load' },
+      LOAD_PHASE,
       ...(redis ? [] : [warmup(45)]),
       {
         phase: 'run',

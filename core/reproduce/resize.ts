@@ -6,7 +6,7 @@
  * a tenth of the published scales (0.02 and 0.1, still five apart), Cassandra at the published ones.
  */
 import type { ScenarioFile } from '../scenario';
-import { REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
+import { LOAD_PHASE, REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
 
 const ycsb = { ...REPRODUCTION_YCSB, workload: 'a' as const, recordCount: 1000 };
 /** Open-loop rates far below what the host carries: a resize's own work needs the rest. */
@@ -27,7 +27,7 @@ function singleResize(database: 'redis' | 'cassandra', scale: number, seconds: n
     matrix: { latencyScale: [scale] },
     phases: [
       { phase: 'flush' },
-      { phase: 'load' },
+      LOAD_PHASE,
       ...(redis ? [] : [warmup(45)]),
       {
         phase: 'run',
@@ -76,7 +76,7 @@ function onTheFly(database: 'redis' | 'cassandra', nodes: string[], removals: st
     matrix: { latencyScale: [scale] },
     phases: [
       { phase: 'flush' },
-      { phase: 'load' },
+      LOAD_PHASE,
       ...(database === 'cassandra' ? [warmup(45)] : []),
       { phase: 'run', label: 'baseline', duration: 2 * STEP_S },
       {

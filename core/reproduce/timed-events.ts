@@ -2,7 +2,7 @@
  * SPEC.md §4, timed events: clients start against one server until it is overloaded, then servers
  * join one by one; the report plots ops/s with each event as a dotted line.
  */
-import { REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
+import { LOAD_PHASE, REPRODUCTION_YCSB, warmup, type Reproduction } from './experiment';
 
 export const timedEvents: Reproduction = {
   id: 'timed-events',
@@ -31,7 +31,7 @@ export const timedEvents: Reproduction = {
         matrix: { latencyScale: [0.2] },
         phases: [
           { phase: 'flush' },
-          { phase: 'load' },
+          LOAD_PHASE,
           warmup(45),
           {
             phase: 'run',

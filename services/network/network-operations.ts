@@ -151,6 +151,7 @@ export async function measureRtt(input: { fleet: FleetRef; nodes?: string[]; cou
   nodes.forEach((n, i) => checkNode(inventory, n, `nodes[${i}]`));
   const pairs = nodes.flatMap((from) => nodes.filter((to) => to !== from).map((to) => ({ from, to })));
   const exec = execOf(inventory);
+  const startedAt = Date.now();
   const results = await inBatches(pairs, PING_CONCURRENCY, async ({ from, to }) => {
     const result = await ping(exec(from), findNode(inventory, to).overlayAddress, input.count);
     return { from, to, avgMs: result.avgMs, lossPercent: result.lossPercent };
@@ -158,6 +159,7 @@ export async function measureRtt(input: { fleet: FleetRef; nodes?: string[]; cou
   const answered = results.filter((r) => r.avgMs !== null).map((r) => r.avgMs as number);
   return {
     time: Date.now(),
+    startedAt,
     pairs: results,
     meanMs: answered.length > 0 ? answered.reduce((s, x) => s + x, 0) / answered.length : null,
   };

@@ -13,7 +13,7 @@ import type { CellRecord, CellSummary, PhaseRecord, RunRecord } from '../../core
 import { latestPerSecond, totalsFromSamples, type Sample } from '../../core/samples';
 import type { TelemetrySample } from '../../core/telemetry';
 import type { PathChange } from '../../core/overlay-path';
-import { phaseVerdict, type RttProbe } from '../../core/verdict';
+import { phaseVerdict, withRunPhaseVerdicts, type RttProbe } from '../../core/verdict';
 import { ResultsStore, checkPathSegment } from './results-store';
 
 // run.json is read, changed and rewritten by recordCell and finishRun: one change at a time per run.
@@ -88,7 +88,7 @@ export async function recordCell(results: ResultsStore, runId: string, cell: Omi
   checkPathSegment(cell.cellId, 'cell.cellId');
   return oneAtATime(runId, async () => {
     const run = await results.readRun(runId);
-    const phases = await Promise.all(cell.phases.map((phase, i) => withStreams(results, runId, cell.cellId, i, phase)));
+    const phases = withRunPhaseVerdicts(await Promise.all(cell.phases.map((phase, i) => withStreams(results, runId, cell.cellId, i, phase))));
     const summary = summarizeCell(phases, reference);
     const whole: CellRecord = { ...cell, phases, summary };
     await results.writeCell(runId, whole);

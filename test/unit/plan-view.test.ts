@@ -48,6 +48,21 @@ test('a Redis resize that cannot move its slots before the phase ends is a warni
   expect(fast.warnings).toEqual([]);
 });
 
+test('a load over a WAN takes its round trips: Cassandra waits for its quorum, Redis for the record and its scan index', async () => {
+  // hybrid-virginia: the client and prv1 0.6 ms apart, the public nodes 229.5 ms from both.
+  const loadS = async (database: Record<string, unknown>) => {
+    const duration = async (threads: number) => (await view({ fleet: { local: 'hybrid-virginia' }, database, ycsb: { ...base.ycsb, threads }, ...run({ duration: 20 }) })).expectedDurationS;
+    // One thread loads for twice as long as two: the difference is the two-thread load.
+    return (await duration(1)) - (await duration(2));
+  };
+  // RF 2, quorum 2: prv1 coordinates in 0.6 + 229.5 ms, pub1 in 229.5 + 229.5; 1,000 records over 2 threads.
+  expect(Math.abs((await loadS({ name: 'cassandra', nodes: ['prv1', 'pub1'] })) - 172.3)).toBeLessThan(1.5);
+  // Twice the mean client RTT (0.6, 229.5, 229.5) per record.
+  expect(Math.abs((await loadS({ name: 'redis', nodes: ['prv1', 'pub1', 'pub2'] })) - 153.2)).toBeLessThan(1.5);
+  // On a LAN the load is bound by the host, not the round trips.
+  expect(await loadS({ name: 'redis', nodes: ['prv1', 'prv2', 'prv3'] })).toBeLessThan(1);
+});
+
 test('more JVMs than cores is a warning that names them', async () => {
   const v = await view({ database: { name: 'cassandra', nodes: ['sydney', 'pune', 'singapore'] }, ...run({ duration: 30 }) }, 2);
   expect(v.warnings).toEqual([expect.stringMatching(/4 JVMs \(1 YCSB client\(s\) \+ 3 Cassandra nodes\) on 2 cores/)]);

@@ -59,3 +59,20 @@ test('around each link cut: throughput from the previous cut to it and from it t
   // A phase with a cut but no ping around it gives none of these.
   expect(runFigures([cell([{ ...removals, rtt: [] }])]).filter((f) => f.measure !== 'throughput')).toEqual([]);
 });
+
+test("the all-pairs pings' own cost: throughput in the seconds they ran against the seconds between them", () => {
+  // 60 s at 40 ops/s, but 30 in the 10 s of each of the two ping rounds (ending at t=20 s and t=50 s).
+  const slowed = (t: number) => (t > 10 && t <= 20) || (t > 40 && t <= 50);
+  const samples: Sample[] = Array.from({ length: 60 }, (_, i) => ({ time: 1000 * (i + 1), elapsedS: i + 1, ops: {}, okPerS: slowed(i + 1) ? 30 : 40, failedPerS: 0 }));
+  const round = (from: number, to: number) => ({ time: to * 1000, startedAt: from * 1000, pairs: [], meanMs: 80 });
+  const pinged: PhaseRecord = { ...phase('removals', 0, judged('ok', 10)), samples, rtt: [round(10, 20), round(40, 50)] };
+  const figures = runFigures([cell([pinged])]);
+  const of = (measure: string) => figures.find((f) => f.phase === 'removals' && f.measure === measure);
+  expect(of('throughput while pinging')).toMatchObject({ value: 30, verdict: 'ok' });
+  // The first SKIPPED_FIRST_SECONDS are left out of both.
+  expect(of('throughput between pings')?.value).toBe(40);
+  // Rounds recorded without their start (older records) give neither figure.
+  const older = { ...pinged, rtt: pinged.rtt.map(({ startedAt: _, ...m }) => m) };
+  expect(runFigures([cell([older])]).filter((f) => f.measure.startsWith('throughput ') && f.measure !== 'throughput')).toEqual([]);
+});
+

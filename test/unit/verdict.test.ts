@@ -1,6 +1,6 @@
 import type { Sample } from '../../core/samples';
 import type { TelemetrySample } from '../../core/telemetry';
-import { cellVerdict, phaseVerdict, worstVerdict, type PhaseEvidence, type RttProbe } from '../../core/verdict';
+import { cellVerdict, phaseVerdict, withRunPhaseVerdicts, worstVerdict, type PhaseEvidence, type RttProbe } from '../../core/verdict';
 
 const T0 = 1_795_000_000_000;
 
@@ -178,5 +178,20 @@ describe('cell verdict', () => {
   it('with no measured phase says nothing was checked', () => {
     expect(cellVerdict([hostBoundWarmup])).toEqual({ verdict: 'ok', reasons: [], unchecked: ['host', 'client', 'network'], measuredPhases: 0 });
     expect(cellVerdict([]).measuredPhases).toBe(0);
+  });
+
+  it("a ramped client's phase carries its run phase's verdict, counted once", () => {
+    const [run, client, other] = withRunPhaseVerdicts([
+      { name: 'run-2', verdict: clientBound },
+      { name: 'run-2:c2' },
+      { name: 'run:c3' },
+    ]);
+    expect(run.verdict).toBe(clientBound);
+    expect(client.verdict).toEqual({ ...clientBound, phase: 'run-2:c2', inheritedFrom: 'run-2' });
+    // A client phase whose run phase was not judged stays unjudged.
+    expect(other.verdict).toBeUndefined();
+    const cell = cellVerdict([ok, run.verdict!, client.verdict!]);
+    expect(cell.measuredPhases).toBe(2);
+    expect(cell.reasons).toHaveLength(1);
   });
 });
