@@ -13,7 +13,7 @@ import type { CellRecord } from '../core/run-record';
 import { aggregate } from '../core/reproduce/aggregate';
 import { experimentSection, REPLAN_NOTE, type ExperimentComparison } from '../core/reproduce/comparison-text';
 import { writeComparisonHtml } from '../report/comparison-html';
-import { runFigures, type Figure, type PhaseClient } from '../core/reproduce/figures';
+import { namingFleets, runFigures, type Figure, type PhaseClient } from '../core/reproduce/figures';
 import { compareLatency, type PublishedLatency } from '../core/reproduce/latency-comparison';
 import { sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
@@ -57,14 +57,15 @@ async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: P
   for (let repetition = 1; repetition <= repeat; repetition++) {
     const figures: Figure[] = [];
     for (const part of planned.parts) {
-      const cells = replanCells(planned.reproduction.parts.find((p) => p.id === part.id)!, part.plan);
+      const defined = planned.reproduction.parts.find((p) => p.id === part.id)!;
+      const cells = replanCells(defined, part.plan);
       const runs = ledger.runs.filter((r) => r.experiment === experiment && r.part === part.id && r.repetition === repetition);
       for (const progress of cellProgress(ledger, { experiment, part: part.id, repetition }, cells)) {
         const last = progress.attempts[progress.attempts.length - 1];
         const note = last ? planNote(progress) : 'unfinished';
         const runIds = last ? [last.runId] : runs.map((r) => r.runId).reverse();
         for (const runId of runIds) {
-          const found = await figuresOfRun(store, runId, progress.cell, planned.reproduction.targetsAreOfferedLoad === true);
+          const found = namingFleets(planned.reproduction.parts, defined.scenario.fleet, await figuresOfRun(store, runId, progress.cell, planned.reproduction.targetsAreOfferedLoad === true));
           if (found.length === 0) continue;
           figures.push(...found.map((f) => ({ ...f, plan: note })));
           if (repetition === 1 && !result.firstRepetitionRuns.includes(runId)) result.firstRepetitionRuns.push(runId);

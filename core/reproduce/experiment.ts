@@ -53,8 +53,9 @@ export interface Reproduction {
   defaultRepeat: number;
   parts: ReproductionPart[];
   /**
-   * Set where the clients' targets are the load offered (an open-loop ramp), which the figure
-   * follows by design: a figure at its target is then the result, not a ceiling reached.
+   * Set where the clients' targets are the load offered (an open-loop ramp, a resize's background
+   * load), which the figure follows by design: a figure at its target is then the result, not a
+   * ceiling reached.
    */
   targetsAreOfferedLoad?: true;
 }

@@ -8,6 +8,7 @@
 import type { CellRecord, PhaseRecord } from '../run-record';
 import { latestPerSecond, type Sample } from '../samples';
 import { withRunPhaseVerdicts, type Verdict } from '../verdict';
+import type { FleetSpec } from '../scenario';
 
 /** Seconds left out at a phase's start: the JVM's first second and a latency change settling. */
 export const SKIPPED_FIRST_SECONDS = 2;
@@ -161,3 +162,19 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
   }
   return figures;
 }
+
+/** A fleet as a figure names it: the local topology, the inventory file or the Pulumi stack. */
+function fleetLabel(spec: FleetSpec): string {
+  return 'local' in spec ? spec.local : 'inventoryFile' in spec ? spec.inventoryFile : spec.pulumiStack;
+}
+
+/**
+ * Where an experiment's parts run on different fleets (distance: one per region), each figure
+ * names its part's fleet first; otherwise the parts' figures would share keys and be taken for
+ * repetitions of one another.
+ */
+export function namingFleets(parts: { scenario: { fleet: FleetSpec } }[], fleet: FleetSpec, figures: Figure[]): Figure[] {
+  if (new Set(parts.map((p) => fleetLabel(p.scenario.fleet))).size < 2) return figures;
+  return figures.map((f) => ({ ...f, cell: [`fleet=${fleetLabel(fleet)}`, f.cell].filter(Boolean).join(' ') }));
+}
+

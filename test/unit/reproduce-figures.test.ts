@@ -4,7 +4,7 @@
  * ceiling is passed (an experiment whose targets are the load offered); a phase that measured the
  * all-pairs RTT around its link cuts gives throughput and average ping before and after each.
  */
-import { runFigures } from '../../core/reproduce/figures';
+import { namingFleets, runFigures } from '../../core/reproduce/figures';
 import type { CellRecord, PhaseRecord } from '../../core/run-record';
 import type { Sample } from '../../core/samples';
 import type { PhaseFigures, PhaseVerdict } from '../../core/verdict';
@@ -74,5 +74,13 @@ test("the all-pairs pings' own cost: throughput in the seconds they ran against 
   // Rounds recorded without their start (older records) give neither figure.
   const older = { ...pinged, rtt: pinged.rtt.map(({ startedAt: _, ...m }) => m) };
   expect(runFigures([cell([older])]).filter((f) => f.measure.startsWith('throughput ') && f.measure !== 'throughput')).toEqual([]);
+});
+
+test("an experiment whose parts run on different fleets names each figure's fleet, so regions are not taken for repetitions", () => {
+  const figure = runFigures([cell([phase('a', 40, judged('ok', 10))])])[0];
+  const regions = [{ scenario: { fleet: { local: 'hybrid-sydney' } } }, { scenario: { fleet: { local: 'hybrid-mumbai' } } }];
+  expect(namingFleets(regions, { local: 'hybrid-mumbai' }, [figure])[0].cell).toBe(`fleet=hybrid-mumbai ${figure.cell}`.trim());
+  // One fleet for every part: the figure is left as it is.
+  expect(namingFleets([regions[0], regions[0]], { local: 'hybrid-sydney' }, [figure])).toEqual([figure]);
 });
 
