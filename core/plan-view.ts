@@ -116,27 +116,27 @@ function cassandraAcks(cell: CellPlan): number {
  * threads in 44 s (31 s).
  */
 function insertWaitS(cell: CellPlan, fleet: FleetView): number | undefined {
-  const scale = cell.latencyScale ?? 1;
-  const rtt = (a: string, b: string) => linkRttMs(fleet, a, b);
-  const fromClient = cell.nodes.map((n) => rtt(cell.client, n));
-  if (fromClient.some((r) => r === undefined)) return undefined;
-  let waitMs: number;
-  if (cell.database === 'redis') {
-    waitMs = 2 * mean(fromClient as number[]);
-  } else if (cell.database === 'cassandra') {
-    const othersNeeded = cassandraAcks(cell) - 1;
-    const perCoordinator = cell.nodes.map((c, i) => {
-      const toOthers = cell.nodes.filter((n) => n !== c).map((n) => rtt(c, n));
-      if (toOthers.some((r) => r === undefined)) return undefined;
-      const nearest = (toOthers as number[]).sort((x, y) => x - y);
-      return fromClient[i]! + (othersNeeded > 0 ? (nearest[othersNeeded - 1] ?? 0) : 0);
-    });
-    if (perCoordinator.some((r) => r === undefined)) return undefined;
-    waitMs = mean(perCoordinator as number[]);
-  } else {
-    return undefined;
-  }
-  return (waitMs * scale) / 1000;
+  const rtts = (from: string, to: string[]) => allKnown(to.map((n) => linkRttMs(fleet, from, n)));
+  const fromClient = rtts(cell.client, cell.nodes);
+  if (fromClient === undefined) return undefined;
+  const waitMs = cell.database === 'redis' ? 2 * mean(fromClient) : cell.database === 'cassandra' ? quorumWaitMs(cell, fromClient, rtts) : undefined;
+  return waitMs === undefined ? undefined : (waitMs * (cell.latencyScale ?? 1)) / 1000;
+}
+
+/** Cassandra's per-record wait, averaged over the nodes as coordinator (see insertWaitS). */
+function quorumWaitMs(cell: CellPlan, fromClient: number[], rtts: (from: string, to: string[]) => number[] | undefined): number | undefined {
+  const othersNeeded = cassandraAcks(cell) - 1;
+  const perCoordinator = cell.nodes.map((coordinator, i) => {
+    const toOthers = rtts(coordinator, cell.nodes.filter((n) => n !== coordinator));
+    return toOthers && fromClient[i] + (othersNeeded > 0 ? (toOthers.sort((x, y) => x - y)[othersNeeded - 1] ?? 0) : 0);
+  });
+  const known = allKnown(perCoordinator);
+  return known && mean(known);
+}
+
+/** The values when every one is known, else undefined. */
+function allKnown(values: (number | undefined)[]): number[] | undefined {
+  return values.every((v) => v !== undefined) ? (values as number[]) : undefined;
 }
 
 function loadS(cell: CellPlan, fleet: FleetView, ycsb: { recordCount: number; threads: number }): number {
