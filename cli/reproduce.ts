@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import { defaultResultsDir, ResultsStore } from '../services/results/results-store';
 import { InputError } from '../core/errors';
 import type { CellRecord } from '../core/run-record';
-import { selectReproductions } from '../core/reproduce/catalogue';
+import { REPRODUCTIONS, selectReproductions } from '../core/reproduce/catalogue';
 import type { Reproduction } from '../core/reproduce/experiment';
 import { cellFinished, emptyLedger, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells, scenarioAtSize, type CellProgress } from '../core/reproduce/replan';
@@ -84,6 +84,8 @@ class ReproduceSession {
   constructor(
     readonly dir: string,
     private ledger: Ledger,
+    /** The experiments this invocation runs, as a resume must name them again. */
+    private readonly experiments: string[],
   ) {}
 
   get current(): Ledger {
@@ -163,7 +165,7 @@ class ReproduceSession {
     const { code, summary } = await followRun(client, handle);
     const status = summary?.status ?? (code === 130 ? 'cancelled' : 'failed');
     this.record({ ...run, status, ...(await finishedCellsOf(run.runId, part)), finishedAt: Date.now() });
-    if (code === 130) throw new Error(`interrupted; continue with: fragbench reproduce ${at.experiment} --resume ${path.relative(process.cwd(), this.dir)}`);
+    if (code === 130) throw new Error(`interrupted; continue with: fragbench reproduce ${this.experiments.join(' ')} --resume ${path.relative(process.cwd(), this.dir)}`);
   }
 }
 
@@ -171,17 +173,18 @@ class ReproduceSession {
 const storeOf = (dir: string) => new ResultsStore(path.dirname(dir));
 
 /** `--report-only`: the comparison of a reproduce directory written again from its ledger, running nothing. */
-async function reportOnly(which: string, opts: ReproduceOptions): Promise<void> {
+async function reportOnly(which: string[], opts: ReproduceOptions): Promise<void> {
   if (opts.resume === undefined) throw new InputError('--report-only', 'needs --resume <dir>: the reproduce directory whose comparison to write again, e.g. results/reproduce-<stamp>');
   const { dir, ledger } = openDirectory(opts.resume);
   // `all` means what this directory ran.
-  const selected = selectReproductions(which).filter((r) => which !== 'all' || r.id in ledger.repeat);
+  const all = which.length === 0 || which.includes('all');
+  const selected = selectReproductions(which).filter((r) => !all || r.id in ledger.repeat);
   const planned: PlannedReproduction[] = [];
   for (const r of selected) planned.push(await planReproduction(r, ledger.repeat[r.id]));
   console.log(await writeComparison(dir, planned, ledger, storeOf(dir)));
 }
 
-async function reproduce(which: string, opts: ReproduceOptions): Promise<void> {
+async function reproduce(which: string[], opts: ReproduceOptions): Promise<void> {
   if (opts.reportOnly) return reportOnly(which, opts);
   return reproduceWith(selectReproductions(which), opts);
 }
@@ -196,7 +199,7 @@ export async function reproduceWith(selected: Reproduction[], opts: Omit<Reprodu
   if (opts.plan) return;
 
   const { dir, ledger } = openDirectory(opts.resume);
-  const session = new ReproduceSession(dir, ledger);
+  const session = new ReproduceSession(dir, ledger, selected.length === REPRODUCTIONS.length ? ['all'] : selected.map((r) => r.id));
   console.log(`\nreproduce directory: ${dir}`);
   // Started here, stopped here: no dev server is left behind by a reproduction.
   const { started } = await ensureDevServer();
@@ -218,11 +221,11 @@ export async function reproduceWith(selected: Reproduction[], opts: Omit<Reprodu
 
 export function registerReproduceCommands(program: Command): void {
   program
-    .command('reproduce [experiment]')
-    .description('run the published experiments (SPEC.md §4) scaled to this host, each as scenario runs, and compare them with the published values; `all` (the default) or one of the ids `--plan` lists')
+    .command('reproduce [experiments...]')
+    .description('run the published experiments (SPEC.md §4) scaled to this host, each as scenario runs, and compare them with the published values; `all` (the default) or one or more of the ids `--plan` lists')
     .option('--plan', "print each experiment's scale and estimated duration; run nothing")
     .option('--repeat <n>', 'repetitions per experiment (default: 3 where the 30-minute budget allows, else fewer)', wholeNumberAbove0)
     .option('--resume <dir>', 'continue an interrupted reproduction in its directory (results/reproduce-<stamp>), skipping finished runs and cells')
     .option('--report-only', 'with --resume: write the comparison (comparison.md, .json and .html) again from the directory, running nothing')
-    .action((experiment: string | undefined, opts: ReproduceOptions) => reproduce(experiment ?? 'all', opts));
+    .action((experiments: string[], opts: ReproduceOptions) => reproduce(experiments, opts));
 }

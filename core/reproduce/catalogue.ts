@@ -22,10 +22,18 @@ export const REPRODUCTIONS: readonly Reproduction[] = [
   timedEvents,
 ];
 
-/** `all` or one id; the error lists the ids. */
-export function selectReproductions(which: string): Reproduction[] {
-  if (which === 'all') return [...REPRODUCTIONS];
-  const found = REPRODUCTIONS.find((r) => r.id === which);
-  if (!found) throw new InputError('experiment', `no reproduction "${which}"; use all or one of: ${REPRODUCTIONS.map((r) => r.id).join(', ')}`);
-  return [found];
+/**
+ * `all`, or one or more ids (each once, in the catalogue's order, so that a suite run in parts
+ * runs as `all` would); the error lists the ids.
+ */
+export function selectReproductions(which: string | string[]): Reproduction[] {
+  const asked = typeof which === 'string' ? [which] : which;
+  if (asked.length === 0 || asked.includes('all')) {
+    if (asked.length > 1) throw new InputError('experiment', `"all" runs every reproduction: give it alone, or list ids without it`);
+    return [...REPRODUCTIONS];
+  }
+  for (const id of asked) {
+    if (!REPRODUCTIONS.some((r) => r.id === id)) throw new InputError('experiment', `no reproduction "${id}"; use all or one or more of: ${REPRODUCTIONS.map((r) => r.id).join(', ')}`);
+  }
+  return REPRODUCTIONS.filter((r) => asked.includes(r.id));
 }

@@ -45,7 +45,14 @@ test('the latency reproduction runs each workload at each scale for both databas
 });
 
 test('an unknown experiment is refused with the ids listed', () => {
-  expect(() => selectReproductions('latncy')).toThrow(/no reproduction "latncy"; use all or one of: latency, traffic/);
+  expect(() => selectReproductions('latncy')).toThrow(/no reproduction "latncy"; use all or one or more of: latency, traffic/);
+  expect(() => selectReproductions(['traffic', 'latncy'])).toThrow(/no reproduction "latncy"/);
+  expect(() => selectReproductions(['all', 'traffic'])).toThrow(/"all" runs every reproduction: give it alone/);
+});
+
+test('several experiments run once each, in the catalogue\'s order; none named is all', () => {
+  expect(selectReproductions(['vm-packing', 'traffic', 'vm-packing']).map((r) => r.id)).toEqual(['traffic', 'vm-packing']);
+  expect(selectReproductions([])).toHaveLength(REPRODUCTIONS.length);
 });
 
 test('asking more repetitions than the budget allows is planned, and flagged', async () => {
