@@ -3,8 +3,9 @@
  * judge over the phase's evidence (host telemetry, RTT probes, load samples), separate from what
  * recorded it, like Jepsen's checker. A figure that is not `ok` is shown flagged, never dropped.
  *
- * Rules (thresholds in VERDICT_THRESHOLDS), each over the telemetry seconds inside the load
- * samples' span (so a client's JVM start before its first status line is not judged):
+ * Rules (thresholds in VERDICT_THRESHOLDS), each over the telemetry seconds from the client's first
+ * operation to its last sample (its JVM and driver starting, which print status lines of no
+ * operations for a second or three while they pin a core, are the tool's set-up, not the load):
  * - host-bound: the host's CPU (all cores) is ≥ 90 % busy in ≥ 10 % of the seconds; or a role
  *   other than a database or a YCSB client (emulator, wireguard, tinc, temporal, worker, other)
  *   uses ≥ 95 % of one core in ≥ 10 % of the seconds; or the network stack (emulator, wireguard
@@ -225,11 +226,18 @@ export function cellVerdict(phases: PhaseVerdict[]): CellVerdict {
   };
 }
 
-/** Telemetry seconds within the load samples' seconds (a sample's time ends the second it covers). */
+/**
+ * Telemetry seconds within the load samples' seconds (a sample's time ends the second it covers),
+ * from the first sample with an operation: the samples before it are the client still starting
+ * (a real run's first: 3 s at 101-132 % of a core, 0 operations). A phase with no operation at all
+ * is judged whole.
+ */
 function judgedTelemetry(telemetry: TelemetrySample[], samples: Sample[]): TelemetrySample[] {
   if (samples.length === 0) return telemetry;
-  const first = Math.min(...samples.map((s) => s.time));
-  const last = Math.max(...samples.map((s) => s.time));
+  const started = samples.findIndex((s) => s.okPerS + s.failedPerS > 0);
+  const span = started < 0 ? samples : samples.slice(started);
+  const first = Math.min(...span.map((s) => s.time));
+  const last = Math.max(...span.map((s) => s.time));
   return telemetry.filter((s) => s.time >= first && s.time <= last);
 }
 

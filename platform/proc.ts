@@ -27,6 +27,19 @@ export function parseProcStat(text: string): HostCpuTicks {
   return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait, cores };
 }
 
+/**
+ * Clock ticks a second in /proc's per-process times: USER_HZ, which Linux fixes at 100 for user
+ * space on every architecture it runs on (what `getconf CLK_TCK` prints).
+ */
+export const USER_HZ = 100;
+
+/** /proc/uptime's first field (seconds since boot) in clock ticks: the clock /proc/<pid>/stat's start time is on. */
+export function parseUptimeTicks(text: string): number {
+  const seconds = Number(text.trim().split(/\s+/)[0]);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`not a /proc/uptime line: ${text.slice(0, 80)}`);
+  return Math.floor(seconds * USER_HZ);
+}
+
 /** The fields of /proc/<pid>/stat that telemetry uses. */
 export interface PidStat {
   pid: number;

@@ -74,10 +74,11 @@ export class ProcessTable {
   constructor(private readonly classify: ProcessClassifier) {}
 
   /**
-   * Re-reads /proc. A process first seen now starts counting from now: the CPU it used before
-   * (at most one scan interval) shows as `other`.
+   * Re-reads /proc. A process first seen now that started at or after `countFrom` (ticks since
+   * boot: the last reading) counts whole, since all its CPU falls in the interval being sampled; one
+   * that started earlier counts from now, and the CPU it used before shows as `other`.
    */
-  scan(): void {
+  scan(countFrom?: number): void {
     const byInode = namespaceInodes();
     const seen = new Set<number>();
     for (const pid of hostPids()) {
@@ -91,13 +92,14 @@ export class ProcessTable {
       // After an exec (same process, new program) a classified process goes on from its last
       // sample; any other starts from now (an unclassified one's baseline is stale).
       const goesOn = old !== undefined && old.startTime === stat.startTime && old.role !== undefined;
+      const newSinceReading = old?.startTime !== stat.startTime && countFrom !== undefined && stat.startTime >= countFrom;
       this.tracked.set(pid, {
         pid,
         startTime: stat.startTime,
         comm: stat.comm,
         namespace,
         role: this.classify(processInfo(stat, namespace)),
-        ticks: goesOn ? old.ticks : stat.utime + stat.stime,
+        ticks: goesOn ? old.ticks : newSinceReading ? 0 : stat.utime + stat.stime,
       });
     }
     for (const pid of this.tracked.keys()) if (!seen.has(pid)) this.tracked.delete(pid);

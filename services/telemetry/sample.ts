@@ -6,6 +6,8 @@ import type { HostCpuTicks, InterfaceBytes, MemInfo } from '../../platform/proc'
 export interface Reading {
   /** Epoch ms it was taken. */
   at: number;
+  /** The same moment in clock ticks since boot, the clock of a process's start time. */
+  bootTicks: number;
   cpu: HostCpuTicks;
   /** Cumulative bytes keyed `<namespace>/<interface>`. */
   interfaces: InterfaceBytes;
@@ -27,9 +29,19 @@ function byteDeltas(before: Record<string, ByteCounts>, after: Record<string, By
 }
 
 /**
+ * The host's busy time less the named roles, as % of one core: never below zero (the readings are
+ * a few µs apart).
+ */
+export function unclassifiedPercent(before: Pick<Reading, 'cpu'>, after: Pick<Reading, 'cpu'>, roleTicks: Map<Role, number>): number {
+  const busy = after.cpu.busy - before.cpu.busy;
+  const perCore = Math.max(busy + after.cpu.idle - before.cpu.idle, 1) / after.cpu.cores;
+  const named = [...roleTicks.values()].reduce((sum, ticks) => sum + ticks, 0);
+  return round1(Math.max(0, (100 * (busy - named)) / perCore));
+}
+
+/**
  * A role's ticks over the ticks one core had in the interval (all cores' ticks / cores): so USER_HZ
- * never enters, and the host and the roles are measured against the same clock. `other` is the
- * host's busy time less the named roles, never below zero (the readings are a few µs apart).
+ * never enters, and the host and the roles are measured against the same clock.
  */
 export function telemetrySample(
   before: Reading,
@@ -43,12 +55,8 @@ export function telemetrySample(
   const cores = after.cpu.cores;
   const perCore = total / cores;
   const roles: Record<string, number> = {};
-  let named = 0;
-  for (const [role, ticks] of roleTicks) {
-    roles[role] = round1((100 * ticks) / perCore);
-    named += ticks;
-  }
-  roles.other = round1(Math.max(0, (100 * (busy - named)) / perCore));
+  for (const [role, ticks] of roleTicks) roles[role] = round1((100 * ticks) / perCore);
+  roles.other = unclassifiedPercent(before, after, roleTicks);
   return {
     time: Math.round(after.at / 1000) * 1000,
     intervalMs: after.at - before.at,

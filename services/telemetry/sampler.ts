@@ -6,17 +6,20 @@
  * cost is measured by `npm run bench:telemetry`.
  */
 import type { ByteCounts, ProcessClassifier, TelemetrySample } from '../../core/telemetry';
-import { parseMeminfo, parseNetDev, parseProcStat, type InterfaceBytes } from '../../platform/proc';
+import { parseMeminfo, parseNetDev, parseProcStat, parseUptimeTicks, type InterfaceBytes } from '../../platform/proc';
 import { classifyByProgram } from './classify';
 import { ProcessTable, readText } from './process-table';
-import { telemetrySample, type Reading } from './sample';
+import { telemetrySample, unclassifiedPercent, type Reading } from './sample';
 
 export interface TelemetrySamplerOptions {
   /** Role of each process; default: the sampler's own process is `worker`, the rest by program alone. */
   classify?: ProcessClassifier;
   /**
    * Seconds between scans of /proc for new processes. Scanning reads every PID; the seconds in
-   * between read only the classified ones. A new process is counted from the scan that finds it.
+   * between read only the classified ones. A second whose unclassified CPU (`other`) reaches
+   * RESCAN_AT_OTHER_PERCENT scans at once, so a process that starts between scans (a YCSB JVM, at
+   * over a core) is found in the second it starts, not up to five seconds later, and counts whole
+   * there: a process found by a scan counts from its start when it started since the last reading.
    */
   scanEverySeconds?: number;
   /**
@@ -36,6 +39,12 @@ export interface TelemetrySamplerOptions {
 export const HOST_NAMESPACE = 'host';
 /** Just after the second turns, so the sample's second has ended. */
 const TICK_OFFSET_MS = 5;
+/**
+ * % of one core of unclassified CPU in a second at which /proc is scanned at once. A quiet
+ * fleet's `other` is 0-8 % (kernel work no process is charged with, short-lived commands); a
+ * starting JVM's is over 100 %.
+ */
+export const RESCAN_AT_OTHER_PERCENT = 20;
 
 export class TelemetrySampler {
   private readonly table: ProcessTable;
@@ -96,12 +105,18 @@ export class TelemetrySampler {
   async sample(): Promise<TelemetrySample> {
     // The sampler's own CPU: its synchronous reads of /proc, where nearly all its work is.
     const cpuBefore = process.cpuUsage();
-    if (Date.now() - this.lastScanAt >= this.scanEveryMs - TICK_OFFSET_MS * 2) this.scan();
     const before = this.last;
     if (!before) throw new Error('telemetry sampler: sample() before begin()');
+    const due = Date.now() - this.lastScanAt >= this.scanEveryMs - TICK_OFFSET_MS * 2;
+    if (due) this.scan(before.bootTicks);
     // The host's ticks and the processes' ticks are read back to back, so they cover the same interval.
     const host = this.readHost();
     const roleTicks = this.table.roleTicks();
+    // A process started since the last scan hides in `other`: find it now, and count it whole if it started in this interval.
+    if (!due && unclassifiedPercent(before, host, roleTicks) >= RESCAN_AT_OTHER_PERCENT) {
+      this.scan(before.bootTicks);
+      for (const [role, ticks] of this.table.roleTicks()) roleTicks.set(role, (roleTicks.get(role) ?? 0) + ticks);
+    }
     const mem = parseMeminfo(readText('/proc/meminfo') ?? '');
     const pids = this.table.pidsByRole();
     const used = process.cpuUsage(cpuBefore);
@@ -111,13 +126,18 @@ export class TelemetrySampler {
     return { ...sample, pids, selfCpuPercent: Math.round(((used.user + used.system) / 1000 / Math.max(sample.intervalMs, 1)) * 10_000) / 100 };
   }
 
-  private scan(): void {
-    this.table.scan();
+  private scan(countFrom?: number): void {
+    this.table.scan(countFrom);
     this.lastScanAt = Date.now();
   }
 
   private readHost(): Omit<Reading, 'links'> {
-    return { at: Date.now(), cpu: parseProcStat(readText('/proc/stat') ?? ''), interfaces: this.interfaceBytes() };
+    return {
+      at: Date.now(),
+      bootTicks: parseUptimeTicks(readText('/proc/uptime') ?? ''),
+      cpu: parseProcStat(readText('/proc/stat') ?? ''),
+      interfaces: this.interfaceBytes(),
+    };
   }
 
   private async readLinks(): Promise<Record<string, ByteCounts>> {

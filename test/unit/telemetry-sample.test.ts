@@ -6,6 +6,7 @@ const MB = 1024;
 const mem = { totalKb: 24_000 * MB, availableKb: 20_000 * MB };
 const before: Reading = {
   at: 1_795_000_000_004,
+  bootTicks: 50_000,
   cpu: { busy: 1000, idle: 1000, cores: 2 },
   interfaces: {
     'fb-cl/fbcl-0': { rxBytes: 1000, txBytes: 2000 },
@@ -17,6 +18,7 @@ const before: Reading = {
 // One second later: 200 ticks on 2 cores = 100 ticks per core, 150 of them busy.
 const after: Reading = {
   at: 1_795_000_001_006,
+  bootTicks: 50_100,
   cpu: { busy: 1150, idle: 1050, cores: 2 },
   interfaces: {
     'fb-cl/fbcl-0': { rxBytes: 1500, txBytes: 2600 },

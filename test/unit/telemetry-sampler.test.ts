@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ProcessClassifier, TelemetrySample } from '../../core/telemetry';
-import { TelemetrySampler } from '../../services/telemetry/sampler';
+import { RESCAN_AT_OTHER_PERCENT, TelemetrySampler } from '../../services/telemetry/sampler';
 
 const BUSY_ROLE = 'ycsb:busy';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,22 +89,52 @@ describe('telemetry sampler on this host', () => {
   });
 
   it('a process that becomes a classified program (exec) counts from the scan that sees it, not from its start', async () => {
-    // Starts as sh (unclassified), execs into a spinner; scanned once a second, sampled every 300 ms.
+    // Starts as sh (seen unclassified at the first reading), execs into a spinner; sampled every 300 ms.
     const shell = spawn('sh', ['-c', `sleep 0.1; exec ${process.execPath} -e 'for(;;){}'`], { stdio: 'ignore' });
     child = shell;
     const classify: ProcessClassifier = (p) => (p.pid === shell.pid && p.comm === 'node' ? BUSY_ROLE : undefined);
-    const sampler = new TelemetrySampler({ classify, scanEverySeconds: 1 });
+    const sampler = new TelemetrySampler({ classify, scanEverySeconds: 60 });
     await sampler.begin();
     const busy: (number | undefined)[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 3; i++) {
       await sleep(300);
       busy.push((await sampler.sample()).roles[BUSY_ROLE]);
     }
-    // Unseen until the scan at ~1.2 s, which takes its baseline then (0); 300 ms later, about a core.
-    expect(busy.slice(0, 3)).toEqual([undefined, undefined, undefined]);
-    expect(busy[3]).toBeLessThan(10);
-    expect(busy[4]).toBeGreaterThan(20);
-    expect(busy[4]).toBeLessThanOrEqual(105);
+    // Its unclassified CPU sets off a scan in the first 300 ms, which takes its baseline then: the
+    // CPU it used as the same process before is not its (it started before the last reading).
+    expect(busy[0]).toBeLessThan(10);
+    expect(busy[1]).toBeGreaterThan(20);
+    expect(busy[1]).toBeLessThanOrEqual(105);
+    expect(busy[2]).toBeGreaterThan(20);
+  });
+
+  it('a process started between scans is found in the second its unclassified CPU shows, and counted whole there', async () => {
+    // Scans every 60 s: only the scan that unclassified CPU sets off can find it.
+    const sampler = new TelemetrySampler({ classify: (p) => (p.pid === child?.pid ? BUSY_ROLE : p.pid === process.pid ? 'worker' : undefined), scanEverySeconds: 60 });
+    await sampler.begin();
+    await sleep(500);
+    expect((await sampler.sample()).roles[BUSY_ROLE]).toBeUndefined();
+    child = spinner();
+    await sleep(1000);
+    const ranMs = onCpuNs(child.pid!) / 1e6;
+    const first = await sampler.sample();
+    // All it ran, since its start inside this second: about a core, not `other`.
+    expect(first.roles[BUSY_ROLE]).toBeGreaterThan(40);
+    expect(Math.abs(first.roles[BUSY_ROLE] - (100 * ranMs) / first.intervalMs)).toBeLessThan(15);
+    expect(first.roles.other).toBeLessThan(RESCAN_AT_OTHER_PERCENT);
+  });
+
+  it('a process started since the last reading and found by a due scan counts from its start, not from the scan', async () => {
+    const sampler = new TelemetrySampler({ classify: (p) => (p.pid === child?.pid ? BUSY_ROLE : undefined), scanEverySeconds: 1 });
+    await sampler.begin();
+    await sleep(100);
+    child = spinner();
+    await sleep(1000);
+    const ranMs = onCpuNs(child.pid!) / 1e6;
+    const sample = await sampler.sample();
+    // Everything it ran since its start, all of it inside this interval.
+    expect(sample.roles[BUSY_ROLE]).toBeGreaterThan(40);
+    expect(Math.abs(sample.roles[BUSY_ROLE] - (100 * ranMs) / sample.intervalMs)).toBeLessThan(15);
   });
 
   it('per-link bytes from the back end\'s counters; a second they fail leaves links empty and is reported', async () => {

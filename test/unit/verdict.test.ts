@@ -125,6 +125,22 @@ describe('phase verdict', () => {
     expect(v.verdict).toBe('ok');
   });
 
+  it('leaves out the seconds before the client\'s first operation: status lines of no operations while its JVM starts', () => {
+    // Status lines from t=1, the first operation at t=4; the JVM pins a core up to then (recorded as `other` or the client).
+    const starting = samples(20, 100).map((s, i) => (i < 3 ? { ...s, ops: {}, okPerS: 0 } : s));
+    const v = phaseVerdict(evidence({ telemetry: telemetry(20, (i) => (i < 3 ? { hostBusyPercent: 95, roles: { other: 130, 'ycsb:client': 100 } } : {})), samples: starting }));
+    expect(v.figures.telemetrySeconds).toBe(17);
+    expect(v.verdict).toBe('ok');
+    // The same seconds later in the phase (a stall of the client after it started) are judged.
+    const stalled = samples(20, 100).map((s, i) => (i >= 10 && i < 13 ? { ...s, ops: {}, okPerS: 0 } : s));
+    const w = phaseVerdict(evidence({ telemetry: telemetry(20, (i) => (i >= 10 && i < 13 ? { hostBusyPercent: 95, roles: { other: 130 } } : {})), samples: stalled }));
+    expect(w.figures.telemetrySeconds).toBe(20);
+    expect(w.verdict).toBe('host-bound');
+    // A phase that never completed an operation is judged whole.
+    const none = samples(5, 0);
+    expect(phaseVerdict(evidence({ telemetry: telemetry(5), samples: none })).figures.telemetrySeconds).toBe(5);
+  });
+
   it('no telemetry: host and client unchecked, not ok by evidence', () => {
     const v = phaseVerdict(evidence({ telemetry: [] }));
     expect(v.verdict).toBe('ok');
