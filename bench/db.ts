@@ -4,7 +4,8 @@
  *  - Redis Cluster, 3 masters: YCSB workload A throughput, and redis-benchmark (GET+SET) against
  *    the same nodes with as many connections as YCSB has threads; their ratio (target >= 0.3).
  *  - Cassandra, 3 nodes: formation time, YCSB load and workload A throughput, cold (just started
- *    JVMs) and after a warm-up run, one join time and one decommission time (a 4th node joins
+ *    JVMs) and after a warm-up run, the CPU that reading the ring costs while a resize is awaited
+ *    (a nodetool JVM a second against one ring watcher), one join time and one decommission time (a 4th node joins
  *    with the data loaded, then leaves). On 2 cores the three server JVMs' JIT compilers take
  *    about a quarter of a core each for the first minutes: a cold run measures that, not Cassandra.
  * Everything it starts it stops. Run as root. `--short` (CI): 5 s runs, a 3 s warm-up, 3,000 records
@@ -15,13 +16,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ResizeTiming } from '../core/database';
+import type { DatabaseAdapter, ResizeTiming } from '../core/database';
 import type { YcsbSettings } from '../core/ycsb';
 import { adapterFor } from '../services/databases/registry';
 import { execFor } from '../services/exec/transports';
 import { flushDatabase } from '../services/databases/cluster-operations';
 import { runYcsbOnce } from '../services/ycsb/fleet-client';
-import { dataNodes, findNode, type Inventory } from '../core/inventory';
+import { dataNodes, findNode, type Inventory, type InventoryNode } from '../core/inventory';
+import { parsePidStat, USER_HZ } from '../platform/proc';
+import { CassandraAdapter } from '../services/databases/cassandra/cassandra';
 import type { FleetRef } from '../core/fleet-ref';
 import type { RunSeries } from '../core/samples';
 import { createLanFleet } from '../infra/local/lan-fleet';
@@ -36,6 +39,8 @@ const WARM_UP_SECONDS = SHORT ? 3 : 90;
 const RECORDS = SHORT ? 3_000 : 10_000;
 const CASSANDRA_RECORDS = SHORT ? 1_000 : RECORDS;
 const CASSANDRA_NODES = SHORT ? 1 : 3;
+/** How long each way of reading Cassandra's ring is measured. */
+const RING_READ_SECONDS = SHORT ? 6 : 30;
 
 const ycsb = (workload: YcsbSettings['workload'], recordCount: number, operationCount: number): YcsbSettings => ({
   workload,
@@ -104,6 +109,7 @@ async function benchCassandra(inventory: Inventory, fleet: FleetRef): Promise<vo
     await runYcsbOnce('run', { fleet, database: 'cassandra', settings: { ...ycsb('a', CASSANDRA_RECORDS, 0), maxSeconds: WARM_UP_SECONDS } });
     const warm = report(`cassandra ycsb workload A, after ${WARM_UP_SECONDS} s more`, await runYcsbOnce('run', { fleet, database: 'cassandra', settings: ycsb('a', CASSANDRA_RECORDS, 0) }));
     console.log(`cassandra warm / cold: ${(warm / cold).toFixed(2)}`);
+    await ringReadCost(adapter, members[0]);
     // The join and decommission (about 45 s here) are the db tests' too (test/db/cassandra.test.ts,
     // in the same CI run): CI's short mode leaves them to the tests to keep CI under 20 minutes.
     if (SHORT) return;
@@ -113,6 +119,34 @@ async function benchCassandra(inventory: Inventory, fleet: FleetRef): Promise<vo
   } finally {
     await adapter.stop();
   }
+}
+
+/**
+ * CPU-seconds a command used on `node` over `seconds`, its children's included (the waiting
+ * shell's cutime + cstime): `poll` runs it, then waits a second, again and again, as the adapter
+ * once read the ring; `hold` runs it once with its stdin held open that long (the ring watcher
+ * exits when its stdin closes). Returns the runs and the CPU-seconds.
+ */
+async function cpuOver(node: InventoryNode, mode: 'poll' | 'hold', seconds: number, argv: string[]): Promise<{ runs: number; cpuS: number }> {
+  const scripts = {
+    poll: 'w=$1; shift; end=$(( $(date +%s) + w )); n=0; while [ "$(date +%s)" -lt "$end" ]; do "$@" >/dev/null 2>&1; n=$((n+1)); sleep 1; done',
+    hold: 'w=$1; shift; sleep "$w" | "$@" >/dev/null 2>&1; n=1',
+  };
+  const script = `${scripts[mode]}; read -r stat < /proc/$$/stat; echo "$n $stat"`;
+  const { stdout } = await execFor(node.exec).run(['sh', '-c', script, 'sh', String(seconds), ...argv], { timeoutMs: (seconds + 120) * 1000 });
+  const [runs, ...stat] = stdout.trim().split(' ');
+  return { runs: Number(runs), cpuS: parsePidStat(stat.join(' ')).childTicks / USER_HZ };
+}
+
+/** What reading the ring costs while a resize is awaited: a nodetool JVM a second (the old way) against one ring watcher. */
+async function ringReadCost(adapter: DatabaseAdapter, node: InventoryNode): Promise<void> {
+  if (!(adapter instanceof CassandraAdapter)) throw new Error('bench:db: the cassandra adapter is not a CassandraAdapter');
+  const readers = await adapter.ringReaders(node);
+  const seconds = RING_READ_SECONDS;
+  const share = (cpuS: number) => `${((100 * cpuS) / seconds).toFixed(0)} % of one core`;
+  const polled = await cpuOver(node, 'poll', seconds, readers.nodetoolStatus);
+  const watched = await cpuOver(node, 'hold', seconds, readers.ringWatch);
+  console.log(`cassandra ring reads for ${seconds} s, as a resize's wait makes them: nodetool status then 1 s, repeated: ${polled.runs} JVMs, ${polled.cpuS.toFixed(1)} CPU-s (${share(polled.cpuS)}); one ring watcher: ${watched.cpuS.toFixed(1)} CPU-s (${share(watched.cpuS)}); ${(polled.cpuS / Math.max(watched.cpuS, 0.01)).toFixed(1)} times less`);
 }
 
 async function main(): Promise<void> {

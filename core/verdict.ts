@@ -3,9 +3,10 @@
  * judge over the phase's evidence (host telemetry, RTT probes, load samples), separate from what
  * recorded it, like Jepsen's checker. A figure that is not `ok` is shown flagged, never dropped.
  *
- * Rules (thresholds in VERDICT_THRESHOLDS), each over the telemetry seconds from the client's first
- * operation to its last sample (its JVM and driver starting, which print status lines of no
- * operations for a second or three while they pin a core, are the tool's set-up, not the load):
+ * Rules (thresholds in VERDICT_THRESHOLDS), each over the telemetry seconds and RTT probes from the
+ * client's first operation to its last sample (its JVM and driver starting, which print status
+ * lines of no operations for a second or three while they pin a core, are the tool's set-up, not
+ * the load):
  * - host-bound: the host's CPU (all cores) is ≥ 90 % busy in ≥ 10 % of the seconds; or a role
  *   other than a database or a YCSB client (emulator, wireguard, tinc, temporal, worker, other)
  *   uses ≥ 95 % of one core in ≥ 10 % of the seconds; or the network stack (emulator, wireguard
@@ -135,7 +136,8 @@ export function worstVerdict(verdicts: Verdict[]): Verdict {
 }
 
 export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VERDICT_THRESHOLDS): PhaseVerdict {
-  const telemetry = judgedTelemetry(evidence.telemetry, evidence.samples);
+  const span = judgedSpan(evidence.samples);
+  const telemetry = evidence.telemetry.filter(within(span));
   const reasons: VerdictReason[] = [];
   const unchecked: string[] = [];
   const share = (pred: (s: TelemetrySample) => boolean) => percent(telemetry.filter(pred).length, telemetry.length);
@@ -166,7 +168,7 @@ export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VER
     reasons.push(secondsReason(verdict, `${role} ≥ ${t.pinnedPercentOfCore} % of one core`, pinned, t));
   }
 
-  const answered = evidence.probes.filter((p): p is RttProbe & { measuredMs: number } => p.measuredMs !== null);
+  const answered = evidence.probes.filter(within(span)).filter((p): p is RttProbe & { measuredMs: number } => p.measuredMs !== null);
   const errors = answered.map((p) => Math.abs(p.measuredMs - p.configuredMs));
   const off = answered.filter((p, i) => errors[i] > Math.max(t.rttToleranceMs, (p.configuredMs * t.rttTolerancePercent) / 100)).length;
   const probesOffPercent = answered.length ? percent(off, answered.length) : null;
@@ -227,19 +229,19 @@ export function cellVerdict(phases: PhaseVerdict[]): CellVerdict {
 }
 
 /**
- * Telemetry seconds within the load samples' seconds (a sample's time ends the second it covers),
- * from the first sample with an operation: the samples before it are the client still starting
- * (a real run's first: 3 s at 101-132 % of a core, 0 operations). A phase with no operation at all
- * is judged whole.
+ * The span judged: the load samples' seconds (a sample's time ends the second it covers), from
+ * the first sample with an operation: the samples before it are the client still starting (a real
+ * run's first: 3 s at 101-132 % of a core, 0 operations). A phase with no operation at all is
+ * judged whole; one with no samples, all of it.
  */
-function judgedTelemetry(telemetry: TelemetrySample[], samples: Sample[]): TelemetrySample[] {
-  if (samples.length === 0) return telemetry;
+function judgedSpan(samples: Sample[]): { first: number; last: number } {
+  if (samples.length === 0) return { first: -Infinity, last: Infinity };
   const started = samples.findIndex((s) => s.okPerS + s.failedPerS > 0);
   const span = started < 0 ? samples : samples.slice(started);
-  const first = Math.min(...span.map((s) => s.time));
-  const last = Math.max(...span.map((s) => s.time));
-  return telemetry.filter((s) => s.time >= first && s.time <= last);
+  return { first: Math.min(...span.map((s) => s.time)), last: Math.max(...span.map((s) => s.time)) };
 }
+
+const within = (span: { first: number; last: number }) => (x: { time: number }) => x.time >= span.first && x.time <= span.last;
 
 /** Role CPU-seconds over the phase / ok operations, in µs. */
 function cpuPerOp(telemetry: TelemetrySample[], okOps: number): Record<ToolLayer, number | null> {

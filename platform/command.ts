@@ -1,11 +1,12 @@
 /**
  * Commands run in the foreground of this process: a short one whose output is collected
- * (`runHost`), or a long one whose stderr is streamed line by line (`startCommand`). Long-lived
+ * (`runHost`), or a long one whose output is streamed line by line (`startCommand`). Long-lived
  * daemons that outlive this process are `ManagedProcess` (./process.ts) instead.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { CommandError, type ExecOptions, type ExecResult } from '../core/exec';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -25,6 +26,8 @@ export interface CommandOptions {
   input?: string;
   /** Receives each stderr line, which is then not kept (a long run's status lines add up). */
   onStderrLine?: (line: string) => void;
+  /** Receives each stdout line, which is then not kept. */
+  onStdoutLine?: (line: string) => void;
   /** Run under a parent-death signal, so the command cannot outlive this process. */
   diesWithCaller?: boolean;
 }
@@ -46,22 +49,14 @@ export function startCommand(argv: string[], options: CommandOptions = {}): Runn
   const child = spawn(program, args, { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const stderrDone = new Promise<void>((resolve) => {
-    const onLine = options.onStderrLine;
-    if (!onLine) {
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.stderr.once('close', resolve);
-      return;
-    }
-    const lines = createInterface({ input: child.stderr, crlfDelay: Infinity });
-    lines.on('line', onLine);
-    lines.once('close', resolve);
-  });
+  const streamsDone = Promise.all([
+    drain(child.stdout, options.onStdoutLine, (text) => (stdout += text)),
+    drain(child.stderr, options.onStderrLine, (text) => (stderr += text)),
+  ]);
   const exited = new Promise<number>((resolve, reject) => {
     child.once('error', reject);
-    // Every stderr line is handled before the exit is reported.
-    child.once('close', (code, signal) => void stderrDone.then(() => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0))));
+    // Every line is handled before the exit is reported.
+    child.once('close', (code, signal) => void streamsDone.then(() => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0))));
   });
   // A child that exits without reading its input closes the pipe: EPIPE is not a failure of the
   // command (its exit code says how it went), and unhandled it would crash this process.
@@ -76,6 +71,20 @@ export function startCommand(argv: string[], options: CommandOptions = {}): Runn
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
   };
+}
+
+/** Collects a stream's text, or hands it over line by line; resolves when it closes. */
+function drain(stream: Readable, onLine: ((line: string) => void) | undefined, keep: (text: string) => void): Promise<void> {
+  return new Promise((resolve) => {
+    if (!onLine) {
+      stream.on('data', (d: Buffer) => keep(d.toString()));
+      stream.once('close', resolve);
+      return;
+    }
+    const lines = createInterface({ input: stream, crlfDelay: Infinity });
+    lines.on('line', onLine);
+    lines.once('close', resolve);
+  });
 }
 
 /** Runs argv on this host (no shell), collecting output; dies with this process. */

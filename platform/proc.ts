@@ -50,6 +50,8 @@ export interface PidStat {
   /** User and system CPU time, ticks. */
   utime: number;
   stime: number;
+  /** User and system CPU time of its children that it has waited for (and theirs), ticks. */
+  childTicks: number;
   /** Ticks after boot the process started: with pid, tells a recycled PID from the old process. */
   startTime: number;
   /** Resident set size, pages (the page size is the host's: `getconf PAGESIZE`). */
@@ -65,7 +67,7 @@ export function parsePidStat(text: string): PidStat {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) throw new Error(`not a /proc/<pid>/stat line: ${text.slice(0, 80)}`);
-  // rest[0] is field 3 (state); utime, stime, starttime and rss are fields 14, 15, 22 and 24.
+  // rest[0] is field 3 (state); utime, stime, cutime, cstime, starttime and rss are fields 14-17, 22 and 24.
   const rest = text.slice(close + 2).trim().split(' ');
   const field = (n: number) => Number(rest[n - 3]);
   return {
@@ -75,6 +77,7 @@ export function parsePidStat(text: string): PidStat {
     ppid: field(4),
     utime: field(14),
     stime: field(15),
+    childTicks: field(16) + field(17),
     startTime: field(22),
     rssPages: field(24),
   };

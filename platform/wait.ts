@@ -45,6 +45,17 @@ export async function waitFor<T>(condition: () => T | NotYet | Promise<T | NotYe
   }
 }
 
+/** True when `task` settles (either way) within `ms`. */
+export async function settlesWithin(task: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([task.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Like Promise.all, but waits for every task to finish before failing: a step that fails must not
  * leave its siblings still creating things while the clean-up runs.

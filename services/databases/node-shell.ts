@@ -7,7 +7,8 @@ import { tail, type ExecOptions, type ExecResult, type NodeExec } from '../../co
 import type { InventoryNode } from '../../core/inventory';
 import { argvHasMarker, isOurs as isOursOnHost, parseCmdline, pidsWithMarker, stopEscalating, type ProcessMarker } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
-import { execFor } from '../exec/transports';
+import { startCommand, type RunningCommand } from '../../platform/command';
+import { execFor, hostArgvFor } from '../exec/transports';
 
 export type { ProcessMarker };
 
@@ -41,6 +42,14 @@ export class NodeShell {
   /** stdout of a command, trimmed. */
   async output(argv: string[], options?: ExecOptions): Promise<string> {
     return (await this.run(argv, options)).stdout.trim();
+  }
+
+  /**
+   * A command that runs as long as its caller wants, its stdout handed over line by line; it dies
+   * with this process, and `kill` ends it (a remote one sees its stdin close).
+   */
+  stream(argv: string[], onLine: (line: string) => void): RunningCommand {
+    return startCommand(hostArgvFor(this.node.exec, this.argv(argv)), { onStdoutLine: onLine, diesWithCaller: true });
   }
 
   /** Starts a long-lived process, output to logFile (on the node); returns its PID. */

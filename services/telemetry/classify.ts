@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { dbRole, ycsbRole, type ProcessInfo, type Role } from '../../core/telemetry';
+import { TOOL_JVM_MAINS } from '../databases/cassandra/config';
 
 /** Main classes of the YCSB client: this project's wrapper and YCSB's own. */
 const YCSB_MAIN_CLASSES = ['fragbench.ycsb.Main', 'site.ycsb.Client'];
@@ -24,8 +25,8 @@ export function isYcsbClient(p: ProcessInfo): boolean {
 }
 
 /**
- * Rules by program alone: the tool's daemons by name, YCSB by main class, a database server by
- * name on a database node. `nodeOf` says which node a process runs on (undefined: not a node).
+ * Rules by program alone: the tool's daemons by name, YCSB by main class, the tool's commands
+ * that run as JVMs on a node (counted as the worker's), a database server by name on a database node. `nodeOf` says which node a process runs on (undefined: not a node).
  */
 export function classifyByProgram(p: ProcessInfo, nodeOf: (p: ProcessInfo) => string | undefined, isDataNode: (node: string) => boolean): Role | undefined {
   // Kernel command names are cut at 15 characters; argv[0] is whole, so check both.
@@ -33,6 +34,8 @@ export function classifyByProgram(p: ProcessInfo, nodeOf: (p: ProcessInfo) => st
   if (daemon) return daemon;
   const node = nodeOf(p);
   if (isYcsbClient(p)) return ycsbRole(node ?? 'host');
+  // The adapter's own JVMs on a node (nodetool, CQL, the ring watcher) are the tool's work, not the database's.
+  if (p.comm === 'java' && p.argv.some((arg) => TOOL_JVM_MAINS.some((main) => arg === main || arg.endsWith(`/${main}`)))) return 'worker';
   if (node !== undefined && isDataNode(node) && DATABASE_PROGRAMS.has(p.comm)) return dbRole(node);
   return undefined;
 }

@@ -18,14 +18,17 @@ describe('/proc parsers on text recorded from this host', () => {
     expect(() => parseProcStat('cpu0 1 2 3 4\n')).toThrow(/aggregate/);
   });
 
-  it('/proc/<pid>/stat: comm, state, utime, stime, starttime, rss', () => {
-    expect(parsePidStat(fixture('pid-stat-fb-wan.txt'))).toEqual({ pid: 14337, comm: 'fb-wan', state: 'S', ppid: 1, utime: 66, stime: 210, startTime: 164894, rssPages: 1426 });
+  it('/proc/<pid>/stat: comm, state, utime, stime, waited-for children\'s time, starttime, rss', () => {
+    expect(parsePidStat(fixture('pid-stat-fb-wan.txt'))).toEqual({ pid: 14337, comm: 'fb-wan', state: 'S', ppid: 1, utime: 66, stime: 210, childTicks: 0, startTime: 164894, rssPages: 1426 });
+    // A shell that waited for a JVM: cutime 212, cstime 31 (fields 16 and 17).
+    const shell = fixture('pid-stat-fb-wan.txt').replace(' 66 210 0 0 -11 ', ' 1 2 212 31 20 ');
+    expect(parsePidStat(shell)).toMatchObject({ utime: 1, stime: 2, childTicks: 243, startTime: 164894 });
     expect(parsePidStat(fixture('pid-stat-init.txt'))).toMatchObject({ pid: 1, comm: 'process_api', utime: 164, stime: 871, startTime: 24 });
   });
 
   it('/proc/<pid>/stat: a command name with spaces and parentheses does not shift the fields', () => {
     expect(parsePidStat(fixture('pid-stat-comm-with-spaces.txt'))).toEqual({
-      pid: 14642, comm: 'npm exec tsx be', state: 'S', ppid: 13796, utime: 37, stime: 7, startTime: 165169, rssPages: 16655,
+      pid: 14642, comm: 'npm exec tsx be', state: 'S', ppid: 13796, utime: 37, stime: 7, childTicks: 0, startTime: 165169, rssPages: 16655,
     });
     const tricky = fixture('pid-stat-fb-wan.txt').replace('(fb-wan)', '(a) b (c) d)');
     expect(parsePidStat(tricky)).toMatchObject({ comm: 'a) b (c) d', state: 'S', utime: 66, stime: 210, startTime: 164894 });

@@ -93,7 +93,11 @@ test('each experiment’s host-bound ladder: JVM nodes down to the stated floor,
   expect(ladders['link-removal/cassandra']).toEqual([`3 → 2 Cassandra nodes (seoul left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`]);
   expect(ladders['timed-events/cassandra']).toEqual([halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')]);
   // A layout's node count is the figure: only the load shrinks.
-  expect(ladders['bursting/cassandra']).toEqual([halved('2 threads at 200 ops/s', '1 thread at 100 ops/s')]);
+  // Hybrid Cassandra starts at 1 thread, where the real runs re-planned to: nothing smaller is left.
+  expect(ladders['bursting/cassandra']).toEqual(['']);
+  expect(ladders['vm-packing/cassandra']).toEqual(['']);
+  // Bursting's Redis starts at half the others' load, where both its real runs re-planned to.
+  expect(ladders['bursting/redis']).toEqual([`${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')} | ${halved('3 threads at 300 ops/s', '2 threads at 150 ops/s')}`]);
   expect(ladders['horizontal/redis']).toEqual([`${halved('10 threads at 1200 ops/s', '5 threads at 600 ops/s')} | ${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')}`]);
 });
 

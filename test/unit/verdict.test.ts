@@ -36,8 +36,9 @@ function samples(n: number, okPerS = 1000, from = 0): Sample[] {
   }));
 }
 
+/** One probe a second, on the load's seconds. */
 function probes(configuredMs: number, measured: number[]): RttProbe[] {
-  return measured.map((measuredMs, i) => ({ time: T0 + i * 1000, from: 'client', to: 'sydney', measuredMs, configuredMs }));
+  return measured.map((measuredMs, i) => ({ time: T0 + (i + 1) * 1000, from: 'client', to: 'sydney', measuredMs, configuredMs }));
 }
 
 const evidence = (e: Partial<PhaseEvidence>): PhaseEvidence => ({ telemetry: telemetry(100), probes: probes(10, [10.5, 10.8, 9.6]), samples: samples(100), ...e });
@@ -131,6 +132,10 @@ describe('phase verdict', () => {
     const v = phaseVerdict(evidence({ telemetry: telemetry(20, (i) => (i < 3 ? { hostBusyPercent: 95, roles: { other: 130, 'ycsb:client': 100 } } : {})), samples: starting }));
     expect(v.figures.telemetrySeconds).toBe(17);
     expect(v.verdict).toBe('ok');
+    // Probes sent while it started are left out with them: 3 of 10 off there would be network-off.
+    const startProbes = phaseVerdict(evidence({ probes: probes(10, [30, 30, 30, 10, 10, 10, 10, 10, 10, 10]), samples: starting }));
+    expect(startProbes.figures.probes).toBe(7);
+    expect(startProbes.verdict).toBe('ok');
     // The same seconds later in the phase (a stall of the client after it started) are judged.
     const stalled = samples(20, 100).map((s, i) => (i >= 10 && i < 13 ? { ...s, ops: {}, okPerS: 0 } : s));
     const w = phaseVerdict(evidence({ telemetry: telemetry(20, (i) => (i >= 10 && i < 13 ? { hostBusyPercent: 95, roles: { other: 130 } } : {})), samples: stalled }));

@@ -32,6 +32,8 @@ import {
   logPath,
   NATIVE_PORT,
   nodetoolArgv,
+  ringWatchArgv,
+  ringWatchSourcePath,
   PACKAGE,
   PACKAGE_CLASSPATH,
   RESTART_BOOTSTRAP_PROPERTY,
@@ -42,6 +44,7 @@ import {
   type CassandraNodeConfig,
 } from './config';
 import { parseNodetoolStatus, type EndpointStatus } from './nodetool-status';
+import { RING_WATCH_INTERVAL_MS, startRingWatch } from './ring-watch';
 
 /**
  * The speed-up's ring delay. Cassandra also waits at most this long for a seed to answer a
@@ -83,6 +86,7 @@ const STREAM_TIMEOUT_MS = 60 * 60_000;
 const POLL_MS = 250;
 
 const CQL_SOURCE = readFileSync(join(__dirname, 'Cql.java'), 'utf8');
+const RING_WATCH_SOURCE = readFileSync(join(__dirname, 'RingWatch.java'), 'utf8');
 
 const CASSANDRA_REPOSITORY = {
   name: 'cassandra',
@@ -241,23 +245,32 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
   }
 
   /**
-   * Waits until `via` sees exactly `members`, every one Up and Normal. `leaving`, when given, is a
-   * node on its way out: if its JVM died before it left, it never will, and the wait ends in an error.
+   * Waits until `via` sees exactly `members`, every one Up and Normal, reading the ring once a
+   * second from one RingWatch JVM. `leaving`, when given, is a node on its way out: if its JVM died
+   * before it left, it never will, and the wait ends in an error.
    */
   private async waitRingIs(via: CassandraMember, members: CassandraMember[], timeoutMs = 120_000, leaving?: CassandraMember): Promise<void> {
     const want = members.map((m) => m.address).sort().join(',');
-    await waitFor(
-      async () => {
-        const ring = await this.ring(via).catch(() => []);
-        const stuck = leaving && ring.find((e) => e.address === leaving.address && !e.up);
-        if (stuck && !(await this.shell(leaving.node).isOurs(leaving.pid, configProperty(leaving.dir)))) {
-          throw new Error(`cassandra: ${leaving.node} died while leaving the ring (D${stuck.state}); restart it (restartMember) and ask for its removal again`);
-        }
-        const ok = ring.every((e) => e.up && e.state === 'N') && ring.map((e) => e.address).sort().join(',') === want;
-        return ok ? true : undefined;
-      },
-      { what: `Cassandra's ring to be ${members.map((m) => m.node).join(', ')}, all up and normal`, timeoutMs, intervalMs: 1000 },
-    );
+    const shell = this.shell(via.node);
+    await shell.writeFile(ringWatchSourcePath(via.dir), RING_WATCH_SOURCE);
+    const watch = startRingWatch(shell, ringWatchArgv(this.classpath(shell.node), via.dir, RING_WATCH_INTERVAL_MS));
+    try {
+      await waitFor(
+        async () => {
+          const ring = watch.take();
+          if (ring === undefined) return undefined;
+          const stuck = leaving && ring.find((e) => e.address === leaving.address && !e.up);
+          if (stuck && !(await this.shell(leaving.node).isOurs(leaving.pid, configProperty(leaving.dir)))) {
+            throw new Error(`cassandra: ${leaving.node} died while leaving the ring (D${stuck.state}); restart it (restartMember) and ask for its removal again`);
+          }
+          const ok = ring.every((e) => e.up && e.state === 'N') && ring.map((e) => e.address).sort().join(',') === want;
+          return ok ? true : undefined;
+        },
+        { what: `Cassandra's ring to be ${members.map((m) => m.node).join(', ')}, all up and normal`, timeoutMs, intervalMs: POLL_MS },
+      );
+    } finally {
+      await watch.stop();
+    }
   }
 
   /**
@@ -356,6 +369,18 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     this.recordMember(state, member);
     await this.waitRingIs(seed, state.members);
     return this.completed(state, resize);
+  }
+
+  /**
+   * The two ways to read the ring as `node` (a member) sees it, as argv on that node: `nodetool
+   * status`, a JVM a read, and the ring watcher the waits use, a JVM a wait (its source written
+   * there). bench:db prints what each costs.
+   */
+  async ringReaders(node: InventoryNode): Promise<{ nodetoolStatus: string[]; ringWatch: string[] }> {
+    const shell = this.shell(node);
+    const dir = this.dirOf(node.name);
+    await shell.writeFile(ringWatchSourcePath(dir), RING_WATCH_SOURCE);
+    return { nodetoolStatus: nodetoolArgv(this.classpath(node), dir, ['status']), ringWatch: ringWatchArgv(this.classpath(node), dir, RING_WATCH_INTERVAL_MS) };
   }
 
   private seedMember(state: CassandraState): CassandraMember {

@@ -218,3 +218,15 @@ export function cqlArgv(classpath: string, dir: string, address: string): string
 export function cqlSourcePath(dir: string): string {
   return join(dir, 'conf', 'Cql.java');
 }
+
+/** RingWatch.java (see that file): the ring as the node sees it, every `intervalMs`, from one JVM. */
+export function ringWatchArgv(classpath: string, dir: string, intervalMs: number): string[] {
+  return [...toolJava(classpath, dir), ringWatchSourcePath(dir), '127.0.0.1', String(JMX_PORT), String(intervalMs)];
+}
+
+export function ringWatchSourcePath(dir: string): string {
+  return join(dir, 'conf', 'RingWatch.java');
+}
+
+/** Main classes and sources of the tool's own JVMs on a node (nodetool, CQL, the ring watcher): telemetry counts them as the tool's, not the database's. */
+export const TOOL_JVM_MAINS = ['org.apache.cassandra.tools.NodeTool', 'Cql.java', 'RingWatch.java'];
