@@ -24,7 +24,7 @@ type Rates = typeof RATE;
  * Bursting's Redis layouts run at half that load: both its real runs (2026-11-25 and 2026-11-26)
  * re-planned 8_0 and 1_7 to 5 threads (RTT probes off by more than max(1 ms, 5 %) in 12-21 % of
  * them at 10: the stack no longer faithful). Each re-plan reran a layout (with the Cassandra ones,
- * the experiment took 31 min against 12.7 planned), and the layouts' figures came from different
+ * the experiment took 25.8 min on 2026-11-26 against 12.7 planned), and the layouts' figures came from different
  * thread counts.
  */
 const BURSTING_RATE: Rates = { ...RATE, redis: { threads: 5, target: 600 } };
