@@ -251,9 +251,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
    */
   private async waitRingIs(via: CassandraMember, members: CassandraMember[], timeoutMs = 120_000, leaving?: CassandraMember): Promise<void> {
     const want = members.map((m) => m.address).sort().join(',');
-    const shell = this.shell(via.node);
-    await shell.writeFile(ringWatchSourcePath(via.dir), RING_WATCH_SOURCE);
-    const watch = startRingWatch(shell, ringWatchArgv(this.classpath(shell.node), via.dir, RING_WATCH_INTERVAL_MS));
+    const watch = startRingWatch(this.shell(via.node), await this.ringWatcherOn(via.node, via.dir));
     try {
       await waitFor(
         async () => {
@@ -377,10 +375,15 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
    * there). bench:db prints what each costs.
    */
   async ringReaders(node: InventoryNode): Promise<{ nodetoolStatus: string[]; ringWatch: string[] }> {
-    const shell = this.shell(node);
     const dir = this.dirOf(node.name);
+    return { nodetoolStatus: nodetoolArgv(this.classpath(node), dir, ['status']), ringWatch: await this.ringWatcherOn(node.name, dir) };
+  }
+
+  /** The ring watcher's argv on a member, its source written into the member's directory first. */
+  private async ringWatcherOn(name: string, dir: string): Promise<string[]> {
+    const shell = this.shell(name);
     await shell.writeFile(ringWatchSourcePath(dir), RING_WATCH_SOURCE);
-    return { nodetoolStatus: nodetoolArgv(this.classpath(node), dir, ['status']), ringWatch: ringWatchArgv(this.classpath(node), dir, RING_WATCH_INTERVAL_MS) };
+    return ringWatchArgv(this.classpath(shell.node), dir, RING_WATCH_INTERVAL_MS);
   }
 
   private seedMember(state: CassandraState): CassandraMember {
