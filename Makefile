@@ -20,9 +20,13 @@ JEST_JSON_DIR ?=
 # Where each short benchmark's pass/fail line goes (CI counts it); empty = terminal only.
 BENCH_RESULTS ?=
 
+# Every runner runs even when one before it failed (a failed Go timing test once hid every jest
+# result); the target fails at the end if any did.
 test: setup
-	npx tsc --noEmit -p tsconfig.json
-	npm run --silent check:imports
-	@GO_TEST_JSON="$(GO_TEST_JSON)" bash scripts/run-test-scripts.sh
-	@JEST_JSON_DIR="$(JEST_JSON_DIR)" bash scripts/run-jest.sh
-	@BENCH_RESULTS="$(BENCH_RESULTS)" bash scripts/run-benchmarks.sh
+	@failed=; \
+	npx tsc --noEmit -p tsconfig.json || failed="$$failed typecheck"; \
+	npm run --silent check:imports || failed="$$failed imports"; \
+	GO_TEST_JSON="$(GO_TEST_JSON)" bash scripts/run-test-scripts.sh || failed="$$failed go"; \
+	JEST_JSON_DIR="$(JEST_JSON_DIR)" bash scripts/run-jest.sh || failed="$$failed jest"; \
+	BENCH_RESULTS="$(BENCH_RESULTS)" bash scripts/run-benchmarks.sh || failed="$$failed benchmarks"; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed" >&2; exit 1; fi

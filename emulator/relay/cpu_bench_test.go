@@ -1,14 +1,11 @@
 package relay
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -27,10 +24,6 @@ import (
 // its daemons) vary it. The relay runs in a child process, as fb-wan does, so that its
 // getrusage(RUSAGE_SELF) counts the relay alone and not the test's senders and receivers.
 func TestCPUPerDatagram(t *testing.T) {
-	if os.Getenv(benchChildEnv) != "" {
-		runBenchRelay(t)
-		return
-	}
 	if os.Getenv("FB_WAN_BENCH") == "" {
 		t.Skip("a measurement: set FB_WAN_BENCH=1 to run it")
 	}
@@ -45,29 +38,11 @@ func TestCPUPerDatagram(t *testing.T) {
 		`"ab":{"delayMs":%d},"ba":{"delayMs":%d}}]}`,
 		viaA, nodeA.LocalAddr(), viaB, nodeB.LocalAddr(), delayMs, delayMs)
 
-	child := exec.Command(os.Args[0], "-test.run=^TestCPUPerDatagram$")
-	child.Env = append(os.Environ(), benchChildEnv+"="+cfg, "GOMAXPROCS=2")
-	child.Stderr = os.Stderr
-	toChild, _ := child.StdinPipe()
-	fromChild, _ := child.StdoutPipe()
-	if err := child.Start(); err != nil {
+	parsed, err := ParseConfig([]byte(cfg))
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer child.Process.Kill()
-	lines := bufio.NewScanner(fromChild)
-	// cpuNs asks the relay process for its CPU time so far.
-	cpuNs := func() int64 {
-		fmt.Fprintln(toChild, "cpu")
-		for lines.Scan() {
-			if ns, ok := strings.CutPrefix(lines.Text(), "cpu "); ok {
-				v, _ := strconv.ParseInt(ns, 10, 64)
-				return v
-			}
-		}
-		t.Fatalf("relay process ended: %v", lines.Err())
-		return 0
-	}
-	cpuNs() // the relay is up once it answers
+	relay := startChildRelay(t, parsed, 0)
 
 	// B records one-way errors A->B and echoes; A records one-way errors B->A (the echo keeps the
 	// original stamp, so B->A is the round trip less the A->B leg as B saw it).
@@ -104,7 +79,7 @@ func TestCPUPerDatagram(t *testing.T) {
 		ba <- errs
 	}()
 
-	before := cpuNs()
+	before := relay.cpuNs(t)
 	buf := make([]byte, 200)
 	interval := time.Second / time.Duration(rate)
 	start := time.Now()
@@ -115,7 +90,7 @@ func TestCPUPerDatagram(t *testing.T) {
 		nodeA.WriteToUDPAddrPort(buf, viaA)
 	}
 	backErrs := <-ba
-	used := cpuNs() - before
+	used := relay.cpuNs(t) - before
 	nodeB.SetReadDeadline(time.Now())
 	aheadErrs := <-ab
 
@@ -133,30 +108,6 @@ func TestCPUPerDatagram(t *testing.T) {
 		}
 		t.Logf("%s delay error (us): p50 %.0f  p99 %.0f  min %.0f  max %.0f", d.name,
 			percentile(us, 50), percentile(us, 99), percentile(us, 0), percentile(us, 100))
-	}
-}
-
-const benchChildEnv = "FB_WAN_BENCH_RELAY"
-
-// runBenchRelay is the child: it relays the configured links and answers each "cpu" line on stdin
-// with its user+system CPU time in nanoseconds, until stdin closes.
-func runBenchRelay(t *testing.T) {
-	var cfg Config
-	c, err := ParseConfig([]byte(os.Getenv(benchChildEnv)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = *c
-	r, err := New(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	in := bufio.NewScanner(os.Stdin)
-	for in.Scan() {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		fmt.Printf("cpu %d\n", ru.Utime.Nano()+ru.Stime.Nano())
 	}
 }
 

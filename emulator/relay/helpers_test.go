@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +39,19 @@ func shaping(delayMs, rateMbps, lossPercent float64) Shaping {
 // startRelay starts a relay with one link per pair of shapings (ab, ba) on 127.77.<net>.x.
 func startRelay(t *testing.T, net8 int, shapings ...[2]Shaping) (*Relay, []*testLink) {
 	t.Helper()
+	cfg, links := testLinks(t, net8, shapings...)
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatalf("starting relay: %v", err)
+	}
+	t.Cleanup(r.Close)
+	return r, links
+}
+
+// testLinks makes a relay config with a link per shaping pair, and the test's node sockets at
+// each link's ends, on 127.77.net8.0/24.
+func testLinks(t *testing.T, net8 int, shapings ...[2]Shaping) (*Config, []*testLink) {
+	t.Helper()
 	var cfg Config
 	var links []*testLink
 	for i, s := range shapings {
@@ -52,12 +68,7 @@ func startRelay(t *testing.T, net8 int, shapings ...[2]Shaping) (*Relay, []*test
 		})
 		links = append(links, tl)
 	}
-	r, err := New(&cfg)
-	if err != nil {
-		t.Fatalf("starting relay: %v", err)
-	}
-	t.Cleanup(r.Close)
-	return r, links
+	return &cfg, links
 }
 
 func listenUDP(t *testing.T, addr string) *net.UDPConn {
@@ -189,4 +200,42 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// hostCPU is the host's CPU time so far from /proc/stat's first line, in clock ticks: all of it
+// and what the hypervisor stole (time a vCPU wanted to run and was not given).
+type hostCPU struct{ total, steal uint64 }
+
+func readHostCPU(t *testing.T) hostCPU {
+	t.Helper()
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(stat), "\n")
+	fields := strings.Fields(line)
+	// cpu user nice system idle iowait irq softirq steal [guest guest_nice, counted in user]
+	if len(fields) < 9 || fields[0] != "cpu" {
+		t.Fatalf("/proc/stat: unexpected first line %q", line)
+	}
+	var c hostCPU
+	for i, f := range fields[1:9] {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatalf("/proc/stat: %q: %v", line, err)
+		}
+		c.total += v
+		if i == 7 {
+			c.steal = v
+		}
+	}
+	return c
+}
+
+// stolenShareSince is the share of CPU time stolen between before and c.
+func (c hostCPU) stolenShareSince(before hostCPU) float64 {
+	if c.total == before.total {
+		return 0
+	}
+	return float64(c.steal-before.steal) / float64(c.total-before.total)
 }

@@ -17,6 +17,18 @@ func oneWayNs(arrivals []arrival) []int64 {
 	return out
 }
 
+// spreadMs is half the distance between the 15.87th and 84.13th percentiles of delays given in
+// ns, in ms: a normal distribution's standard deviation, which a few datagrams held up by the
+// host (a vCPU taken away for some ms, measured on this VM) barely move, where they inflate the
+// sample standard deviation (0.55 ms measured with jitter cleared, against 0.11-0.14 usually).
+func spreadMs(delays []int64) float64 {
+	ms := make([]float64, len(delays))
+	for i, d := range delays {
+		ms[i] = float64(d) / 1e6
+	}
+	return (percentile(ms, 84.13) - percentile(ms, 15.87)) / 2
+}
+
 // inOrder says whether arrivals came in the order they were sent, none missing.
 func inOrder(arrivals []arrival) bool {
 	for i, a := range arrivals {
@@ -52,10 +64,11 @@ func TestJitterSpreadAndOrderThroughTheRelay(t *testing.T) {
 		}
 		all = append(all, oneWayNs(arrivals)...)
 	}
-	mean, sd := meanSDMs(all)
+	mean, sampleSD := meanSDMs(all)
+	sd := spreadMs(all)
 	median := percentile(rttsMs(slices.Concat(got...)), 50)
-	t.Logf("delay %g ms, jitter %g ms: %d datagrams, one way mean %.3f median %.3f sd %.3f ms (%+.1f %%)",
-		delayMs, jitterMs, len(all), mean, median, sd, 100*(sd-jitterMs)/jitterMs)
+	t.Logf("delay %g ms, jitter %g ms: %d datagrams, one way mean %.3f median %.3f sd %.3f ms (%+.1f %%; sample sd %.3f)",
+		delayMs, jitterMs, len(all), mean, median, sd, 100*(sd-jitterMs)/jitterMs, sampleSD)
 	if math.Abs(sd-jitterMs) > 0.2*jitterMs {
 		t.Errorf("one-way delay sd %.3f ms, configured jitter %g ms", sd, jitterMs)
 	}
@@ -99,7 +112,7 @@ func TestControlSetsAndClearsJitter(t *testing.T) {
 	spread := func(count int, spacing time.Duration) (sd, least float64, ordered bool) {
 		go send(t, tl.nodeA, tl.viaA, count, 200, 1, spacing)
 		got := collect(tl.nodeB, time.Now().Add(5*time.Second), 300*time.Millisecond)
-		_, sd = meanSDMs(oneWayNs(got))
+		sd = spreadMs(oneWayNs(got))
 		return sd, slices.Min(rttsMs(got)), len(got) == count && inOrder(got)
 	}
 
@@ -120,7 +133,8 @@ func TestControlSetsAndClearsJitter(t *testing.T) {
 	}
 	sd, least, ordered := spread(200, 2*time.Millisecond)
 	t.Logf("jitter cleared: sd %.3f ms, least %.3f ms", sd, least)
-	if sd > 0.3 || least < delayMs || !ordered {
+	// A datagram may leave up to sendSlack early (loop_linux.go).
+	if sd > 0.3 || least < delayMs-float64(sendSlack)/1e6 || !ordered {
 		t.Errorf("jitter cleared: sd %.3f ms, least %.3f ms (delay %g), all in order: %v", sd, least, delayMs, ordered)
 	}
 

@@ -105,6 +105,16 @@ export interface DirectionStats extends DirectionShaping {
   drops: DropCounts;
   /** This direction drops everything (a one-way cut cuts one direction); absent from older stats. */
   cut?: boolean;
+  /** Forwarded datagrams that left over 1, 3 and 10 ms after their due time, and the most late
+   *  one: the emulator's own error (a busy host or a stolen vCPU), absent from older stats. */
+  late?: LateCounts;
+}
+
+export interface LateCounts {
+  over1ms: number;
+  over3ms: number;
+  over10ms: number;
+  maxMs: number;
 }
 
 export interface LinkStats {

@@ -161,6 +161,13 @@ test('relays between the namespaces with the configured delay', async () => {
   const stats = await linkStats();
   expect([stats.ab.packets, stats.ba.packets]).toEqual([200, 200]);
   expect(stats.ab.bytes).toBe(200 * 108);
+  // fb-wan reports its own lateness per direction; the nested counts cannot exceed each other.
+  for (const late of [stats.ab.late!, stats.ba.late!]) {
+    expect(late.over1ms).toBeLessThanOrEqual(200);
+    expect(late.over3ms).toBeLessThanOrEqual(late.over1ms);
+    expect(late.over10ms).toBeLessThanOrEqual(late.over3ms);
+    expect(late.maxMs).toBeGreaterThanOrEqual(0);
+  }
 }, 30_000);
 
 test('a delay change applies to the traffic that follows', async () => {

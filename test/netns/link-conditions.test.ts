@@ -16,7 +16,7 @@ import {
 import { oneWay } from '../../services/probes/one-way';
 import { median } from '../../services/probes/quantile';
 import { EmulatorClient } from '../../infra/local/emulator-client';
-import { fleetPaths } from '../../infra/local/state';
+import { fleetPaths, readState } from '../../infra/local/state';
 import { sleep } from '../../platform/wait';
 import { useLocalFleet } from '../support/local-fleet';
 
@@ -45,14 +45,21 @@ const emulator = new EmulatorClient(fleetPaths.emulatorSocket);
 const stats = async (id: string) => (await emulator.stats()).find((l) => l.id === id)!;
 const probe = (from: string, to: string, count: number, intervalMs: number, port = 7100) =>
   oneWay(`fb-${from}`, `fb-${to}`, { address: findNode(inventory(), to).overlayAddress, port, count, intervalMs });
-const withinMs = (measured: number, configured: number) => Math.abs(measured - configured) <= Math.max(1, 0.02 * configured);
+/** A one-way delay is the configured one plus half the overlay's own RTT (WireGuard, tinc, the
+ *  relay), which `up` measures: 0.78 ms on this host on 2026-11-26, so half of it is most of a
+ *  1 ms tolerance on its own. */
+const expectOneWay = (delaysMs: number[], configured: number) => {
+  const expected = configured + (readState()?.baseRttMs ?? 0) / 2;
+  const measured = median(delaysMs);
+  expect({ measured, expected, within: Math.abs(measured - expected) <= Math.max(1, 0.02 * configured) }).toMatchObject({ within: true });
+};
 
 test('an asymmetric link: each direction has its own one-way delay and bandwidth', async () => {
   const ab = await probe('lc1', 'lc2', 60, 20);
   const ba = await probe('lc2', 'lc1', 60, 20);
   expect(ab.lossPercent).toBe(0);
-  expect(withinMs(median(ab.delaysMs), 15)).toBe(true);
-  expect(withinMs(median(ba.delaysMs), 5)).toBe(true);
+  expectOneWay(ab.delaysMs, 15);
+  expectOneWay(ba.delaysMs, 5);
   const up = await measureBandwidth({ fleet, from: 'lc1', to: 'lc2', seconds: 3 });
   const down = await measureBandwidth({ fleet, from: 'lc2', to: 'lc1', seconds: 3 });
   expect(Math.abs(up.mbps - 8) / 8).toBeLessThan(0.1);
