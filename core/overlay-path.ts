@@ -11,8 +11,13 @@ export interface OverlayPath {
   from: string;
   to: string;
   hops: string[];
-  /** Link id between hops i and i+1; `?` where the pair has no meta connection right now. */
+  /** Link id between hops i and i+1, the one its packets cross (by the UDP address tinc sends
+   *  them to, else its meta connection's); `?` where neither is known right now. */
   links: string[];
+  /** Present when a hop's packets travel inside tinc's TCP meta connection (no UDP way found):
+   *  true for those hops. TCP in TCP changes what a database's traffic sees (a lost segment holds
+   *  up everything behind it), so a report says so. */
+  overTcp?: boolean[];
 }
 
 /** A pair's path from `time` (epoch ms) on. */
@@ -20,10 +25,10 @@ export interface PathChange extends OverlayPath {
   time: number;
 }
 
-/** `pa =pa-pc/1=> pc`, or `unreachable`. */
+/** `pa =pa-pc/1=> pc` (`=pa-pc/1 tcp=>` for a hop inside tinc's TCP connection), or `unreachable`. */
 export function formatPath(path: OverlayPath): string {
   if (path.hops.length === 0) return 'unreachable';
-  return path.hops.map((hop, i) => (i === 0 ? hop : `=${path.links[i - 1]}=> ${hop}`)).join(' ');
+  return path.hops.map((hop, i) => (i === 0 ? hop : `=${path.links[i - 1]}${path.overTcp?.[i - 1] ? ' tcp' : ''}=> ${hop}`)).join(' ');
 }
 
 /** `a-b`, the key of a pair whichever way it is named. */

@@ -150,7 +150,7 @@ export function pathChangeTable(cells: CellRecord[], axes: string[]): Table | un
   const columns = ['Cell', 'Phase', 'At (s)', 'Pair', 'From', 'To'];
   return {
     id: 'path-changes',
-    heading: 'Per change of a pair’s overlay path: the hops its packets took before and after, with the link of each hop (read from tinc after each network change until the paths held; `?`: no meta connection at that moment).',
+    heading: 'Per change of a pair’s overlay path: the hops its packets took before and after, with the link of each hop (read from tinc after each network change until the paths held; `?`: tinc knew none at that moment; `tcp`: the hop’s packets went inside tinc’s TCP meta connection, no UDP way found).',
     columns,
     numeric: columns.map((_, i) => i === 2),
     rows,

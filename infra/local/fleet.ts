@@ -10,6 +10,7 @@ import { loadTopology } from '../../core/load-topology';
 import { NetnsExec } from '../../services/exec/transports';
 import { ping } from '../../services/probes/ping';
 import { median } from '../../services/probes/quantile';
+import { steerOverlay } from './overlay-paths';
 import { FleetNetwork } from '../shaping/fleet-network';
 import { startWanEmulator } from './emulator';
 import { EMULATOR_BINARY, EmulatorClient } from './emulator-client';
@@ -143,9 +144,11 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
   writeState(state);
   const inventory = localInventory(plan, wireguardKeys, await wireguardImplementation(), networkCpus());
   writePrivate(fleetPaths.inventory, JSON.stringify(inventory, null, 2), 0o644);
-  await step('reference latency and bandwidth applied', () => new FleetNetwork(inventory).reset());
+  const settings = await step('reference latency and bandwidth applied', () => new FleetNetwork(inventory).reset());
   state.status = 'up';
   writeState(state);
+  // tinc's first dial to a peer of several links may land on a slower one (seen on 2026-11-26).
+  await step('each pair on its fastest link', () => steerOverlay(settings, settings, { everyPair: true }));
 }
 
 function keyMap(plan: FleetPlan, keys: string[]): Map<string, string> {

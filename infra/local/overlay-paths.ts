@@ -12,7 +12,8 @@ import { isCutAnyWay, type NetworkSettings } from '../../core/network';
 import { rankLinks, shouldReconnect } from '../../core/overlay-path';
 import { netnsArgv, runHost } from '../../platform/command';
 import { writePrivate } from '../../platform/files';
-import { nextHops, tincRoute } from '../../services/probes/route';
+import { waitFor } from '../../platform/wait';
+import { tincDump, tincRoute, type TincDump } from '../../services/probes/route';
 import { NetnsExec } from '../../services/exec/transports';
 import { TINC_PORT, endsFrom, namespaceOf, type FleetPlan, type PlannedLink } from './plan';
 import { fleetPaths, readState } from './state';
@@ -41,21 +42,50 @@ export function addressLines(addresses: string[]): string[] {
   return addresses.map((a) => `Address = ${a} ${TINC_PORT}`);
 }
 
+/** Each node's tinc dump, asked for once per call of the returned function's users. */
+function tincDumps(): (node: string) => Promise<TincDump> {
+  const dumps = new Map<string, Promise<TincDump>>();
+  return (node) => {
+    const files = { pidFile: fleetPaths.tincPid(node), logFile: fleetPaths.log(`tinc-${node}`) };
+    if (!dumps.has(node)) dumps.set(node, tincDump(new NetnsExec(namespaceOf(node)), files));
+    return dumps.get(node)!;
+  };
+}
+
+/** The link joining `from` and `to` on which `to` has `address`. */
+function linkAt(plan: FleetPlan, from: string, to: string, address: string | undefined): PlannedLink | undefined {
+  return plan.links.find((l) => pairKey(l.a, l.b) === pairKey(from, to) && endsFrom(l, from).far.meshAddress === address);
+}
+
 /**
- * The link each pair's meta connection runs over now, read from the dialers' established TCP
- * connections to tinc's port (the remote address is the peer's mesh address on that link's type).
- * A pair without one (reconnecting, or cut off) is absent.
+ * The link each pair's meta connection runs over now: the one link of the pair the dialer has an
+ * established TCP connection to tinc's port on (one `ss` per dialer, cheap enough for a ramp's
+ * every step), or, where it has several, the one tinc's graph holds (the dialer's edge to the
+ * peer in its dump): after a restore tinc was seen keeping the old connection beside the new one
+ * and sending over the old (2026-11-26). A pair with neither (reconnecting, cut off) is absent.
  */
-export async function metaConnectionLinks(plan: FleetPlan): Promise<Map<string, PlannedLink>> {
+export async function metaConnectionLinks(plan: FleetPlan, dumpOf = tincDumps()): Promise<Map<string, PlannedLink>> {
   const inUse = new Map<string, PlannedLink>();
   const dialers = [...new Set(plan.links.map((l) => dialerOf(plan, l.a, l.b)))];
   await Promise.all(
     dialers.map(async (node) => {
-      const { stdout } = await runHost(netnsArgv(plan.nodes.find((n) => n.name === node)!.namespace, ['ss', '-Htn', 'state', 'established', 'dport', '=', `:${TINC_PORT}`]));
+      const { stdout } = await runHost(netnsArgv(namespaceOf(node), ['ss', '-Htn', 'state', 'established', 'dport', '=', `:${TINC_PORT}`]));
       const remotes = new Set([...stdout.matchAll(/\s(\d+\.\d+\.\d+\.\d+):\d+\s*$/gm)].map((m) => m[1]));
+      const connected = new Map<string, PlannedLink[]>();
       for (const link of plan.links) {
-        if (dialerOf(plan, link.a, link.b) !== node) continue;
-        if (remotes.has(endsFrom(link, node).far.meshAddress)) inUse.set(pairKey(link.a, link.b), link);
+        if (dialerOf(plan, link.a, link.b) !== node || !remotes.has(endsFrom(link, node).far.meshAddress)) continue;
+        const key = pairKey(link.a, link.b);
+        connected.set(key, [...(connected.get(key) ?? []), link]);
+      }
+      for (const [key, links] of connected) {
+        if (links.length === 1) {
+          inUse.set(key, links[0]);
+          continue;
+        }
+        const peer = endsFrom(links[0], node).far.node;
+        const edge = (await dumpOf(node)).edges.find((e) => e.from === node && e.to === peer);
+        const link = edge && linkAt(plan, node, peer, edge.address);
+        if (link) inUse.set(key, link);
       }
     }),
   );
@@ -67,32 +97,61 @@ export async function metaConnectionLinks(plan: FleetPlan): Promise<Map<string, 
  * move reconnect: those whose meta connection runs over a link that is up but slower than the
  * best by more than the margin, and those reordered or with a link back that have none at all
  * (tinc may be waiting out its reconnect back-off, up to MaxTimeout, before it tries a link just
- * restored). A pair whose link was just cut is left to tinc: how soon it notices is the failover
- * profile's to say. Returns the pairs made to reconnect.
+ * restored); with `everyPair`, every pair of several links is looked at. A pair whose link was
+ * just cut is left to tinc: how soon it notices is the failover profile's to say. Returns the
+ * pairs made to reconnect.
  *
  * The reconnect is tinc 1.0's own: on SIGHUP it closes the connections whose host file changed
  * since its last reload (by whole-second mtime) and dials its ConnectTo peers again from their
  * first Address. So the files of the pairs to move get an mtime ahead of any reload and every other
  * host file of the signalled node one before its start, whatever the clock did in between.
  */
-export async function steerOverlay(settings: NetworkSettings, before: NetworkSettings): Promise<string[]> {
+export async function steerOverlay(settings: NetworkSettings, before: NetworkSettings, options: { everyPair?: boolean } = {}): Promise<string[]> {
   const state = readState();
   if (state?.status !== 'up') return [];
   const { plan } = state;
   const restored = (l: PlannedLink) => isCutAnyWay(before, l.id) && !isCutAnyWay(settings, l.id);
   // Files follow the order (a single link's never changes: ramps and traces call this every
-  // second); only pairs reordered or with a link back need a look.
-  const candidates = [...pairLinks(plan, settings)].filter(([, links]) => (links.length > 1 && writeAddresses(links)) || links.some(restored));
+  // second); only pairs reordered or with a link back need a look, unless asked for every pair
+  // with several links (after `up` and on a reset: tinc's first dial may land on a slower one).
+  const candidates = [...pairLinks(plan, settings)].filter(
+    ([, links]) => (links.length > 1 && (writeAddresses(links) || options.everyPair === true)) || links.some(restored),
+  );
   if (candidates.length === 0) return [];
   const inUse = await metaConnectionLinks(plan);
   const move = candidates.filter(([key, links]) => shouldReconnect(links, inUse.get(key), settings));
+  let redialing = move;
+  for (let attempt = 1; redialing.length > 0; attempt++) {
+    await redial(plan, state.createdAt, redialing);
+    // A change of shaping (a ramp's or a trace's step) must not wait: only a restore or a look at
+    // every pair checks that the redial took.
+    if (attempt === REDIALS || !(options.everyPair || redialing.some(([, links]) => links.some(restored)))) break;
+    // tinc's outgoing connection walks its address list from where it last left off, so a redial
+    // sometimes lands on the link it had (seen on 2026-11-26 in 1 run of 4): look once each pair
+    // is connected again, and redial those still not on their best link.
+    const now = await waitFor(async () => {
+      const links = await metaConnectionLinks(plan);
+      return redialing.every(([key]) => links.has(key)) ? links : undefined;
+    }, { what: 'the redialed meta connections', timeoutMs: REDIAL_SETTLE_MS, intervalMs: 100 }).catch(() => undefined);
+    if (!now) break; // not back yet: tinc's own reconnect goes on, and the next change looks again
+    redialing = redialing.filter(([key, links]) => shouldReconnect(links, now.get(key), settings));
+  }
+  return move.map(([key]) => key);
+}
+
+/** How many times a pair is made to redial for one change, and how long a redial may take. */
+const REDIALS = 3;
+const REDIAL_SETTLE_MS = 2_000;
+
+/** Makes each pair's dialer close its connection to the peer and dial again from the first address. */
+async function redial(plan: FleetPlan, createdAt: number, pairs: [string, PlannedLink[]][]): Promise<void> {
   const byDialer = new Map<string, PlannedLink[][]>();
-  for (const [, links] of move) {
+  for (const [, links] of pairs) {
     const dialer = dialerOf(plan, links[0].a, links[0].b);
     byDialer.set(dialer, [...(byDialer.get(dialer) ?? []), links]);
   }
   const ahead = Math.floor(Date.now() / 1000) + 2;
-  const unchanged = Math.floor(state.createdAt / 1000) - 1;
+  const unchanged = Math.floor(createdAt / 1000) - 1;
   for (const [dialer, moving] of byDialer) {
     const movingPeers = new Set(moving.map((links) => endsFrom(links[0], dialer).far.node));
     for (const peer of peersOf(plan, dialer)) {
@@ -101,7 +160,6 @@ export async function steerOverlay(settings: NetworkSettings, before: NetworkSet
     }
     await runHost(['kill', '-HUP', readFileSync(fleetPaths.tincPid(dialer), 'utf8').trim()]);
   }
-  return move.map(([key]) => key);
 }
 
 const hostFile = (node: string, peer: string) => join(fleetPaths.tincDir(node), 'hosts', peer);
@@ -128,22 +186,27 @@ function writeAddresses(links: PlannedLink[]): boolean {
 
 /**
  * The path each pair's packets take now (from the node listed first to the other), as tinc
- * forwards them: its next hops, and the link of each hop's meta connection. Unreachable: no hops.
+ * forwards them: its next hops, the link of each hop's meta connection as tinc's graph holds it,
+ * and whether the hop's packets travel inside that TCP connection (fleets with several connection
+ * types run TCPOnly: tinc.ts says why). Unreachable: no hops.
  */
 export async function overlayPaths(plan: FleetPlan): Promise<OverlayPath[]> {
-  const inUse = await metaConnectionLinks(plan);
-  const dumps = new Map<string, Promise<Map<string, string>>>();
-  const hopsOf = (node: string) => {
-    const files = { pidFile: fleetPaths.tincPid(node), logFile: fleetPaths.log(`tinc-${node}`) };
-    if (!dumps.has(node)) dumps.set(node, nextHops(new NetnsExec(namespaceOf(node)), files));
-    return dumps.get(node)!;
+  const dumpOf = tincDumps();
+  const inUse = await metaConnectionLinks(plan, dumpOf);
+  const hopsOf = async (node: string) => new Map([...(await dumpOf(node)).nodes].map(([to, view]) => [to, view.nextHop]));
+  const hopOf = async (from: string, to: string) => {
+    const dump = await dumpOf(from);
+    const edge = dump.edges.find((e) => e.from === from && e.to === to);
+    const link = (edge && linkAt(plan, from, to, edge.address)) ?? inUse.get(pairKey(from, to));
+    return { link: link?.id ?? '?', overTcp: dump.nodes.get(to)?.overTcp ?? false };
   };
   const paths: OverlayPath[] = [];
   for (const [i, a] of plan.nodes.entries()) {
     for (const b of plan.nodes.slice(i + 1)) {
       const hops = await tincRoute(a.name, b.name, hopsOf, plan.nodes.length).catch(() => []);
-      const links = hops.slice(1).map((hop, k) => inUse.get(pairKey(hops[k], hop))?.id ?? '?');
-      paths.push({ from: a.name, to: b.name, hops, links });
+      const hopViews = await Promise.all(hops.slice(1).map((hop, k) => hopOf(hops[k], hop)));
+      const overTcp = hopViews.map((h) => h.overTcp);
+      paths.push({ from: a.name, to: b.name, hops, links: hopViews.map((h) => h.link), ...(overTcp.some(Boolean) ? { overTcp } : {}) });
     }
   }
   return paths;

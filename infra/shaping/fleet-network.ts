@@ -177,20 +177,21 @@ export class FleetNetwork {
   private async applyScales(settings: NetworkSettings): Promise<NetworkSettings> {
     // A fleet without links (a LAN) has nothing to shape, and perhaps no shaper to ask.
     if (this.inventory.links.length > 0) await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, conditions: conditionsOf(link, settings) })));
-    return this.save(settings);
+    // A reset also puts every pair back on its fastest link, wherever tinc left it.
+    return this.save(settings, { everyPair: true });
   }
 
   private async applyLinks(ids: string[], settings: NetworkSettings): Promise<void> {
     await this.shaper.applyMany(ids.map((id) => this.link(id)).map((link) => ({ link, conditions: conditionsOf(link, settings) })));
   }
 
-  private async save(settings: NetworkSettings): Promise<NetworkSettings> {
+  private async save(settings: NetworkSettings, steer: { everyPair?: boolean } = {}): Promise<NetworkSettings> {
     const before = this.settings();
     writePrivate(this.file, JSON.stringify(settings, null, 2));
     // The overlay picks among a pair's direct links by the order of tinc's addresses: that order
     // follows the network as it is now, or a pair stays on a link a change made the slower.
     if (this.inventory.source === 'local') {
-      if (readState()?.plan.name === this.inventory.name) await steerOverlay(settings, before);
+      if (readState()?.plan.name === this.inventory.name) await steerOverlay(settings, before, steer);
     } else if (this.inventory.shaping === 'tc') await steerVmOverlay(this.inventory, settings, before);
     return settings;
   }

@@ -12,24 +12,61 @@ export interface TincFiles {
   logFile: string;
 }
 
-/** `<name> at <address> ... nexthop <hop> via <via> ...` lines between "Nodes:" and "End of nodes.". */
-export function parseNextHops(log: string): Map<string, string> {
-  const start = log.lastIndexOf('Nodes:');
-  const end = log.indexOf('End of nodes.', start);
-  if (start < 0 || end < 0) throw new Error('no complete node dump in the tinc log');
-  const hops = new Map<string, string>();
-  for (const line of log.slice(start, end).split('\n')) {
-    const m = /\s(\S+) at \S.* nexthop (\S+) via (\S+)/.exec(line);
-    if (m) hops.set(m[1], m[2]);
-  }
-  return hops;
+/** One node as a tincd sees it: where it sends the node's packets next, and whether it sends
+ *  them inside its TCP meta connection (the node's TCPOnly option) rather than over UDP. */
+export interface TincNodeView {
+  nextHop: string;
+  overTcp: boolean;
+}
+
+/** A meta connection as tinc's graph holds it: `from` reached `to` at `address` (tinc's edge). */
+export interface TincEdge {
+  from: string;
+  to: string;
+  address: string;
+}
+
+/** What one tincd's dump (SIGUSR2) says: every node and every edge of its graph. */
+export interface TincDump {
+  nodes: Map<string, TincNodeView>;
+  edges: TincEdge[];
+}
+
+/** tinc 1.0's OPTION_TCPONLY bit (net.h). */
+const OPTION_TCPONLY = 0x2;
+
+/** The lines between the last `start` and the `end` after it; throws when there is none whole. */
+function lastSection(log: string, start: string, end: string): string[] {
+  const from = log.lastIndexOf(start);
+  const to = log.indexOf(end, from);
+  if (from < 0 || to < 0) throw new Error(`no complete ${start.replace(':', '').toLowerCase()} dump in the tinc log`);
+  return log.slice(from, to).split('\n');
 }
 
 /**
- * Asks one tincd for its node dump and returns its next hop per destination. `asRoot` makes a
- * command run as root on the node (tincd's files and signals are root's; on a VM that is sudo).
+ * tinc 1.0.36's dump (node.c and edge.c): ` <name> at <address> ... options <hex> ... nexthop
+ * <hop> via <via> ...` lines between "Nodes:" and "End of nodes.", and ` <from> to <to> at
+ * <address> port <port> options <hex> weight <w>` lines between "Edges:" and "End of edges.".
  */
-export async function nextHops(exec: NodeExec, files: TincFiles, asRoot: (argv: string[]) => string[] = (argv) => argv): Promise<Map<string, string>> {
+export function parseTincDump(log: string): TincDump {
+  const nodes = new Map<string, TincNodeView>();
+  for (const line of lastSection(log, 'Nodes:', 'End of nodes.')) {
+    const m = /\s(\S+) at \S.* options ([0-9a-f]+) .*nexthop (\S+) via \S+/.exec(line);
+    if (m) nodes.set(m[1], { nextHop: m[3], overTcp: (parseInt(m[2], 16) & OPTION_TCPONLY) !== 0 });
+  }
+  const edges: TincEdge[] = [];
+  for (const line of lastSection(log, 'Edges:', 'End of edges.')) {
+    const m = /\s(\S+) to (\S+) at (\S+) port \d+/.exec(line);
+    if (m) edges.push({ from: m[1], to: m[2], address: m[3] });
+  }
+  return { nodes, edges };
+}
+
+/**
+ * Asks one tincd for its dump (SIGUSR2 writes it to the log). `asRoot` makes a command run as root
+ * on the node (tincd's files and signals are root's; on a VM that is sudo).
+ */
+export async function tincDump(exec: NodeExec, files: TincFiles, asRoot: (argv: string[]) => string[] = (argv) => argv): Promise<TincDump> {
   const run = (argv: string[]) => exec.run(asRoot(argv));
   const size = Number((await run(['stat', '-c', '%s', files.logFile])).stdout.trim());
   const pid = (await run(['cat', files.pidFile])).stdout.trim();
@@ -38,10 +75,15 @@ export async function nextHops(exec: NodeExec, files: TincFiles, asRoot: (argv: 
   while (Date.now() < deadline) {
     // Only what was logged after the signal: an older dump may describe an older graph.
     const { stdout } = await run(['tail', '-c', `+${size + 1}`, files.logFile]);
-    if (stdout.includes('End of nodes.')) return parseNextHops(stdout);
+    if (stdout.includes('End of edges.')) return parseTincDump(stdout);
     await sleep(50);
   }
-  throw new Error(`tincd on ${exec.where} did not dump its nodes`);
+  throw new Error(`tincd on ${exec.where} did not dump its graph`);
+}
+
+/** Each destination's next hop as one tincd forwards now. */
+export async function nextHops(exec: NodeExec, files: TincFiles, asRoot?: (argv: string[]) => string[]): Promise<Map<string, string>> {
+  return new Map([...(await tincDump(exec, files, asRoot)).nodes].map(([node, view]) => [node, view.nextHop]));
 }
 
 /** Follows next hops from `from` to `to`; throws when `to` is unreachable or a loop shows up. */

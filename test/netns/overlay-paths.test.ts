@@ -2,12 +2,13 @@
  * The path a pair joined by two direct links takes, for real (three nodes as root): the faster
  * link with nothing cut, the other one a few seconds after the faster is cut (tinc's detection
  * under the `fast` profile plus a reconnect), the faster again a few seconds after its restore,
- * and the other one again when an event makes it the faster. The issue's triangle at a fifth of
+ * and the other one again when an event makes it the faster. Every hop shows `tcp`: a fleet with
+ * two connection types carries data inside tinc's meta connections (infra/local/tinc.ts). The issue's triangle at a fifth of
  * its latencies: two direct links of 42 and 28 ms, and a way round of 8 + 10 ms that tinc's
  * fewest-hops rule leaves unused while a direct link is up.
  */
 import type { Topology } from '../../core/topology';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -24,6 +25,7 @@ import { median } from '../../services/probes/quantile';
 import { findNode } from '../../core/inventory';
 import { fleetStatus } from '../../infra/local/status';
 import { formatPath } from '../../infra/local/overlay-paths';
+import { fleetPaths } from '../../infra/local/state';
 import { sleep, waitFor } from '../../platform/wait';
 import { useLocalFleet } from '../support/local-fleet';
 
@@ -61,10 +63,15 @@ async function rtt(count = 3): Promise<number | null> {
 /** Milliseconds from now until op1's pings to op3 take `targetMs` (within 3 ms), at most `withinMs`. */
 async function msUntilRtt(targetMs: number, withinMs: number): Promise<number> {
   const start = Date.now();
+  const seen: string[] = [];
   await waitFor(async () => {
     const ms = await rtt();
+    seen.push(`${Date.now() - start} ms: ${ms?.toFixed(1) ?? 'no reply'}`);
     return ms !== null && Math.abs(ms - targetMs) <= 3 ? ms : undefined;
-  }, { what: `op1-op3 at ${targetMs} ms`, timeoutMs: withinMs, intervalMs: 100 });
+  }, { what: `op1-op3 at ${targetMs} ms`, timeoutMs: withinMs, intervalMs: 100 }).catch(async (e: Error) => {
+    const log = readFileSync(fleetPaths.log('tinc-op1'), 'utf8').split('\n').filter((l) => /connection|Connection|outgoing|reload|SIGHUP|Got|Trying/.test(l)).slice(-14);
+    throw new Error(`${e.message}; RTTs seen: ${seen.join(', ')}; path now ${await pathNow()}; op1's tinc: ${log.join(' | ')}`);
+  });
   return Date.now() - start;
 }
 
@@ -74,26 +81,26 @@ async function pathNow(): Promise<string> {
 
 test('a pair joined by two links uses the faster that is up, and settles within seconds of every change', async () => {
   expect(Math.abs((await rtt(10))! - 28)).toBeLessThanOrEqual(2);
-  expect(await pathNow()).toBe('op1 =op1-op3/1=> op3');
+  expect(await pathNow()).toBe('op1 =op1-op3/1 tcp=> op3');
 
   await cutLink({ fleet, link: 'op1-op3/1' });
   const afterCut = await msUntilRtt(42, SETTLE_AFTER_CUT_MS);
-  expect(await pathNow()).toBe('op1 =op1-op3/0=> op3');
+  expect(await pathNow()).toBe('op1 =op1-op3/0 tcp=> op3');
 
   await restoreLink({ fleet, link: 'op1-op3/1' });
   const afterRestore = await msUntilRtt(28, SETTLE_AFTER_CHANGE_MS);
-  expect(await pathNow()).toBe('op1 =op1-op3/1=> op3');
+  expect(await pathNow()).toBe('op1 =op1-op3/1 tcp=> op3');
 
   // Type 0 made the faster (10 ms): the pair moves to it without anything cut.
   await changeLinkConditions({ fleet, target: { link: 'op1-op3/0' }, change: { set: { latencyMs: 10 } } });
   const afterChange = await msUntilRtt(10, SETTLE_AFTER_CHANGE_MS);
-  expect(await pathNow()).toBe('op1 =op1-op3/0=> op3');
+  expect(await pathNow()).toBe('op1 =op1-op3/0 tcp=> op3');
 
   // Both direct links cut: the way round (8 + 10 ms), tinc's rule once no direct link is left.
   await cutLink({ fleet, link: 'op1-op3/1' });
   await cutLink({ fleet, link: 'op1-op3/0' });
   await msUntilRtt(18, SETTLE_AFTER_CUT_MS);
-  expect(await pathNow()).toBe('op1 =op1-op2/0=> op2 =op2-op3/0=> op3');
+  expect(await pathNow()).toBe('op1 =op1-op2/0 tcp=> op2 =op2-op3/0 tcp=> op3');
   console.log(`settled after the cut in ${afterCut} ms, the restore in ${afterRestore} ms, the latency change in ${afterChange} ms`);
 });
 
@@ -106,7 +113,7 @@ test('a phase records each pair’s path at its start and each change after a cu
     writeFileSync(topologyFile, stringify(TRIANGLE));
     const scenario = { name: 'fb-paths', experiment: 'A cut the overlay routes around', fleet: { local: topologyFile }, database: { name: 'cassandra', nodes: ['op3'] }, phases: [{ phase: 'run', duration: 20 }] };
     const { record } = await prepareRun({ runId: 'fb-paths-run', scenario });
-    expect(record.inventory.overlay?.paths?.map((p) => `${p.from}-${p.to}: ${formatPath(p)}`)).toContain('op1-op3: op1 =op1-op3/1=> op3');
+    expect(record.inventory.overlay?.paths?.map((p) => `${p.from}-${p.to}: ${formatPath(p)}`)).toContain('op1-op3: op1 =op1-op3/1 tcp=> op3');
     const store = new ResultsStore(path.join(dir, 'results'));
     process.env.FRAGBENCH_RESULTS_DIR = store.root;
     await recordRunStart(store, record);
@@ -122,15 +129,15 @@ test('a phase records each pair’s path at its start and each change after a cu
     await recordCell(store, record.runId, { cellId: 'c1', coordinates: {}, phases: [{ name: 'run', samples: [], events: [], rtt: [], traffic: [], resizes: [] }] });
     const cell = await store.readCell(record.runId, 'c1');
     const op13 = (cell.phases[0].paths ?? []).filter((p) => p.from === 'op1' && p.to === 'op3').map(formatPath);
-    expect(op13[0]).toBe('op1 =op1-op3/1=> op3');
-    expect(op13.at(-1)).toBe('op1 =op1-op3/0=> op3');
+    expect(op13[0]).toBe('op1 =op1-op3/1 tcp=> op3');
+    expect(op13.at(-1)).toBe('op1 =op1-op3/0 tcp=> op3');
 
     const html = renderHtml(buildReport(await store.readRun(record.runId), [cell]), new Map());
     const table = html.slice(html.indexOf('<section id="table-path-changes">'));
     // Straight to the other link, or through a moment without a meta connection (`?`) or the way round.
-    expect(table).toMatch(/<td>op1-op3<\/td><td>op1 =op1-op3\/1=&gt; op3<\/td><td>[^<]+<\/td><\/tr>/);
-    expect(table).toContain('<td>op1 =op1-op3/0=&gt; op3</td></tr>');
-    expect(html).toContain('<dt>op1-op3</dt><dd>op1 =op1-op3/1=&gt; op3</dd>');
+    expect(table).toMatch(/<td>op1-op3<\/td><td>op1 =op1-op3\/1 tcp=&gt; op3<\/td><td>[^<]+<\/td><\/tr>/);
+    expect(table).toContain('<td>op1 =op1-op3/0 tcp=&gt; op3</td></tr>');
+    expect(html).toContain('<dt>op1-op3</dt><dd>op1 =op1-op3/1 tcp=&gt; op3</dd>');
     console.log(`op1-op3's paths as the phase recorded them: ${op13.join(' | ')}`);
   } finally {
     delete process.env.FRAGBENCH_RESULTS_DIR;
