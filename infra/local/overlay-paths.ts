@@ -13,7 +13,7 @@ import { rankLinks, shouldReconnect } from '../../core/overlay-path';
 import { netnsArgv, runHost } from '../../platform/command';
 import { writePrivate } from '../../platform/files';
 import { sleep, waitFor } from '../../platform/wait';
-import { tincDump, tincRoute, type TincDump } from '../../services/probes/route';
+import { nextHopsOf, tincDump, tincRoute, type TincDump } from '../../services/probes/route';
 import { NetnsExec } from '../../services/exec/transports';
 import { TINC_PORT, endsFrom, namespaceOf, type FleetPlan, type PlannedLink } from './plan';
 import { fleetPaths, readState } from './state';
@@ -199,7 +199,7 @@ function writeAddresses(links: PlannedLink[]): boolean {
 export async function overlayPaths(plan: FleetPlan): Promise<OverlayPath[]> {
   const dumpOf = tincDumps();
   const inUse = await metaConnectionLinks(plan, dumpOf);
-  const hopsOf = async (node: string) => new Map([...(await dumpOf(node)).nodes].map(([to, view]) => [to, view.nextHop]));
+  const hopsOf = async (node: string) => nextHopsOf(await dumpOf(node));
   const hopOf = async (from: string, to: string) => {
     const dump = await dumpOf(from);
     const edge = dump.edges.find((e) => e.from === from && e.to === to);

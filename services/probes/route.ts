@@ -81,9 +81,14 @@ export async function tincDump(exec: NodeExec, files: TincFiles, asRoot: (argv: 
   throw new Error(`tincd on ${exec.where} did not dump its graph`);
 }
 
+/** Each destination's next hop in a dump. */
+export function nextHopsOf(dump: TincDump): Map<string, string> {
+  return new Map([...dump.nodes].map(([node, view]) => [node, view.nextHop]));
+}
+
 /** Each destination's next hop as one tincd forwards now. */
 export async function nextHops(exec: NodeExec, files: TincFiles, asRoot?: (argv: string[]) => string[]): Promise<Map<string, string>> {
-  return new Map([...(await tincDump(exec, files, asRoot)).nodes].map(([node, view]) => [node, view.nextHop]));
+  return nextHopsOf(await tincDump(exec, files, asRoot));
 }
 
 /** Follows next hops from `from` to `to`; throws when `to` is unreachable or a loop shows up. */
