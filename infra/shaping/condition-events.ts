@@ -175,8 +175,9 @@ export async function replayTrace(net: FleetNetwork, rows: TraceRow[], options: 
   const start = Date.now();
   for (const step of schedule) {
     await sleep(Math.max(0, start + step.atMs - Date.now()));
-    await net.setConditions(stepChanges(net, step.rows, selections));
-    const late = Date.now() - (start + step.atMs);
+    let shapedAt = 0;
+    await net.setConditions(stepChanges(net, step.rows, selections), { onShaped: () => (shapedAt = Date.now()) });
+    const late = shapedAt - (start + step.atMs);
     for (let k = 0; k < step.rows.length; k++) latenessMs.push(late);
     options.onStep?.();
   }

@@ -111,8 +111,11 @@ export class FleetNetwork {
   /**
    * Sets values on links (per direction or both), applies them, and keeps them until reset; a move
    * also gives where its node now stands, saved in the same write as the links it changed.
+   * `onShaped` is called once the shaper has the values, before the overlay is steered to follow
+   * them (a redial takes tens of ms more): a trace's lateness is the shaper's, not tinc's.
    */
-  async setConditions(changes: ConditionChange[], positions?: Record<string, Position>): Promise<NetworkSettings> {
+  async setConditions(changes: ConditionChange[], options: { positions?: Record<string, Position>; onShaped?: () => void } = {}): Promise<NetworkSettings> {
+    const { positions } = options;
     const settings = this.settings();
     const overrides = { ...settings.overrides };
     for (const change of changes) {
@@ -123,6 +126,7 @@ export class FleetNetwork {
     }
     const next = { ...settings, overrides, ...(positions ? { positions: { ...settings.positions, ...positions } } : {}) };
     await this.applyLinks([...new Set(changes.map((c) => c.link))], next);
+    options.onShaped?.();
     return this.save(next);
   }
 

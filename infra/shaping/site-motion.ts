@@ -84,7 +84,7 @@ export async function moveSite(net: FleetNetwork, input: MoveInput, onStep?: (fr
     const rtts = links.map((l) => [l.id, rttAt(l, position, msPerKm)] as const);
     await net.setConditions(
       links.flatMap((l, i) => directionChanges(l, rtts[i][1])),
-      { [input.node]: position },
+      { positions: { [input.node]: position } },
     );
     for (const [id, rtt] of rtts) {
       const r = ranges.get(id)!;
