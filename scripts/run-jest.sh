@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 json() { [ -n "${JEST_JSON_DIR:-}" ] && echo "--json --outputFile=$JEST_JSON_DIR/jest-$1.json"; }
 ALONE='test/(netns|db|engine)/|test/unit/telemetry-sampler\.test\.ts'
 # shellcheck disable=SC2046
-npx jest --selectProjects unit report infra cli workflow --maxWorkers 2 --testPathIgnorePatterns "$ALONE" $(json parallel)
+bash scripts/timed.sh "jest (parallel)" npx jest --selectProjects unit report infra cli workflow --maxWorkers 2 --testPathIgnorePatterns "$ALONE" $(json parallel)
 parallel=$?
 # shellcheck disable=SC2046
-npx jest --runInBand --selectProjects unit netns db engine --testPathPatterns "$ALONE" $(json serial)
+bash scripts/timed.sh "jest (alone)" npx jest --runInBand --selectProjects unit netns db engine --testPathPatterns "$ALONE" $(json serial)
 serial=$?
 [ "$parallel" -eq 0 ] && [ "$serial" -eq 0 ]
