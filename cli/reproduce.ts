@@ -4,7 +4,7 @@
  * `fragbench run --local`, once per repetition. Everything lands in results/reproduce-<stamp>/:
  * the generated scenarios, the ledger of runs (for `--resume`) and the comparison.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { wholeNumberAbove0 } from './options';
@@ -14,6 +14,7 @@ import { InputError } from '../core/errors';
 import type { CellRecord } from '../core/run-record';
 import { REPRODUCTIONS, selectReproductions } from '../core/reproduce/catalogue';
 import type { Reproduction } from '../core/reproduce/experiment';
+import { experimentDurations, formatDurations } from '../core/reproduce/durations';
 import { cellFinished, emptyLedger, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells, scenarioAtSize, type CellProgress } from '../core/reproduce/replan';
 import type { ScenarioFile } from '../core/scenario';
@@ -27,6 +28,7 @@ import { followRun, startRun, withLocalWorker } from './run';
 
 interface ReproduceOptions {
   plan?: boolean;
+  durations?: boolean;
   repeat?: number;
   resume?: string;
   reportOnly?: boolean;
@@ -184,7 +186,32 @@ async function reportOnly(which: string[], opts: ReproduceOptions): Promise<void
   console.log(await writeComparison(dir, planned, ledger, storeOf(dir)));
 }
 
+/** The reproduce directories `fragbench reproduce` made in the results directory (reproduce-<stamp>), oldest first. */
+function reproduceDirectories(): string[] {
+  const results = defaultResultsDir();
+  if (!existsSync(results)) return [];
+  return readdirSync(results)
+    .filter((name) => /^reproduce-\d{8}-\d{6}$/.test(name) && existsSync(paths(path.join(results, name)).ledger))
+    .sort()
+    .map((name) => path.join(results, name));
+}
+
+/** `--durations`: each experiment's newest complete run, real against planned minutes, and the suite's sum; running nothing. */
+async function durations(which: string[]): Promise<void> {
+  const selected = selectReproductions(which);
+  const dirs = reproduceDirectories();
+  if (dirs.length === 0) {
+    throw new InputError('--durations', `no reproduce directory in ${defaultResultsDir()} (results/reproduce-<stamp>, made by \`fragbench reproduce\`): run an experiment first`);
+  }
+  const ledgers = dirs.map((dir) => ({ directory: path.basename(dir), ledger: readJson<Ledger>(paths(dir).ledger)! }));
+  const found = experimentDurations(ledgers, selected.map((r) => ({ id: r.id, parts: r.parts.map((p) => p.id) })));
+  const plannedS = new Map<string, number>();
+  for (const r of selected) plannedS.set(r.id, (await planReproduction(r, found.get(r.id)?.repeat)).estimate.totalS);
+  console.log(formatDurations(found, plannedS));
+}
+
 async function reproduce(which: string[], opts: ReproduceOptions): Promise<void> {
+  if (opts.durations) return durations(which);
   if (opts.reportOnly) return reportOnly(which, opts);
   return reproduceWith(selectReproductions(which), opts);
 }
@@ -226,6 +253,7 @@ export function registerReproduceCommands(program: Command): void {
     .option('--plan', "print each experiment's scale and estimated duration; run nothing")
     .option('--repeat <n>', 'repetitions per experiment (default: 3 where the 30-minute budget allows, else fewer)', wholeNumberAbove0)
     .option('--resume <dir>', 'continue an interrupted reproduction in its directory (results/reproduce-<stamp>), skipping finished runs and cells')
+    .option('--durations', "each experiment's newest complete run in results/reproduce-<stamp> directories, real against planned minutes, and the suite's sum; run nothing")
     .option('--report-only', 'with --resume: write the comparison (comparison.md, .json and .html) again from the directory, running nothing')
     .action((experiments: string[], opts: ReproduceOptions) => reproduce(experiments, opts));
 }

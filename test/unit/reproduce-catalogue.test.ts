@@ -1,9 +1,11 @@
 /**
  * The reproduction catalogue plans within its budgets on this host's planner (each experiment
  * under 30 minutes with its repetitions, the suite under 3 hours), and `reproduce --plan` prints
- * every experiment's scale and estimate without touching the host.
+ * every experiment's scale and estimate without touching the host; `--durations` reads the ledgers.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { planReproduction, type PlannedReproduction } from '../../cli/reproduce-plan';
 import { REPRODUCTIONS, selectReproductions } from '../../core/reproduce/catalogue';
@@ -72,4 +74,40 @@ test('`fragbench reproduce all --plan` lists every experiment with its scale and
   // The re-plan policy, and each part's steps if a cell is host-bound.
   expect(result.stdout).toMatch(/^re-plan policy: A cell whose verdict is host-bound or network-off runs again with one Cassandra data node fewer/m);
   expect(result.stdout).toContain('re-plan if host-bound: 3 → 2 Cassandra nodes (seoul left out), then client load halved');
+});
+
+describe('`fragbench reproduce --durations`', () => {
+  const cli = path.join(__dirname, '../../bin/fragbench.js');
+  let results: string;
+  beforeEach(() => (results = mkdtempSync(path.join(tmpdir(), 'fb-durations-'))));
+  afterEach(() => rmSync(results, { recursive: true, force: true }));
+  const durations = (...experiments: string[]) =>
+    spawnSync(process.execPath, [cli, 'reproduce', ...experiments, '--durations'], {
+      cwd: path.join(__dirname, '../..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, FRAGBENCH_RESULTS_DIR: results },
+    });
+
+  test('with no reproduce directory: refused, naming the option and what to do', () => {
+    const result = durations();
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/--durations: no reproduce directory in .*fb-durations-.*run an experiment first/);
+  });
+
+  test("prints an experiment's real minutes from its ledger beside the plan, and the others as not run", () => {
+    const start = Date.UTC(2026, 10, 26, 11, 56);
+    const runs = ['redis', 'cassandra'].map((part, i) => ({
+      experiment: 'traffic', part, repetition: 1, runId: `reproduce-traffic-${part}-r1`, status: 'completed', finishedCells: [],
+      startedAt: start + i * 300_000, finishedAt: start + (i + 1) * 300_000,
+    }));
+    mkdirSync(path.join(results, 'reproduce-20261126-115638'));
+    writeFileSync(path.join(results, 'reproduce-20261126-115638', 'ledger.json'), JSON.stringify({ createdAt: start, repeat: { traffic: 1 }, runs }));
+    const result = durations('traffic', 'latency');
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^traffic\s+[\d.]+ min\s+10\.0 min\s+1\s+0\s+2026-11-26 11:56 to 12:06\s+reproduce-20261126-115638$/m);
+    expect(result.stdout).toMatch(/^latency\s+[\d.]+ min\s+not run$/m);
+    expect(result.stdout).toMatch(/^suite, 1 of 2 experiments .*: 10\.0 min real against [\d.]+ min planned \(budget 180\.0 min\)$/m);
+  });
 });

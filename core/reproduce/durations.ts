@@ -1,0 +1,86 @@
+/**
+ * How long each experiment really took, from the ledgers of reproduce directories: for each
+ * experiment, its newest complete run (every part of every repetition it asked for completed),
+ * timed from its first run's start to its last run's end in that directory, re-plans included.
+ * This is the figure the 30-minute and 3-hour budgets are judged on (`fragbench reproduce
+ * --durations`). Pure: the CLI reads the files and plans the estimates.
+ */
+import { BUDGET } from './experiment';
+import { minutes } from './estimate';
+import type { Ledger, LedgerRun } from './ledger';
+
+export interface LedgerIn {
+  /** The reproduce directory (its name is shown). */
+  directory: string;
+  ledger: Ledger;
+}
+
+export interface ExperimentDuration {
+  experiment: string;
+  directory: string;
+  repeat: number;
+  startedAt: number;
+  finishedAt: number;
+  realS: number;
+  /** Runs beyond one per part and repetition: the re-plans of cells that were not `ok`. */
+  replans: number;
+  /** Every part of every repetition has a completed run; an incomplete one is shown only when no complete one exists. */
+  complete: boolean;
+}
+
+function durationIn(directory: string, ledger: Ledger, experiment: string, parts: string[]): ExperimentDuration | undefined {
+  const runs = ledger.runs.filter((r) => r.experiment === experiment);
+  if (runs.length === 0) return undefined;
+  const repeat = ledger.repeat[experiment] ?? Math.max(...runs.map((r) => r.repetition));
+  const completed = (part: string, repetition: number) => runs.some((r: LedgerRun) => r.part === part && r.repetition === repetition && r.status === 'completed');
+  const complete = Array.from({ length: repeat }, (_, i) => i + 1).every((rep) => parts.every((part) => completed(part, rep)));
+  const startedAt = Math.min(...runs.map((r) => r.startedAt));
+  const finishedAt = Math.max(...runs.map((r) => r.finishedAt ?? r.startedAt));
+  return { experiment, directory, repeat, startedAt, finishedAt, realS: (finishedAt - startedAt) / 1000, replans: runs.filter((r) => (r.attempt ?? 1) > 1).length, complete };
+}
+
+/** Per experiment (catalogue order): its newest complete run across the ledgers, else its newest incomplete one, else none. */
+export function experimentDurations(ledgers: LedgerIn[], experiments: { id: string; parts: string[] }[]): Map<string, ExperimentDuration | undefined> {
+  const newest = (a: ExperimentDuration | undefined, b: ExperimentDuration | undefined) => {
+    if (!a || !b) return a ?? b;
+    if (a.complete !== b.complete) return a.complete ? a : b;
+    return a.finishedAt >= b.finishedAt ? a : b;
+  };
+  return new Map(
+    experiments.map(({ id, parts }) => [id, ledgers.map(({ directory, ledger }) => durationIn(directory, ledger, id, parts)).reduce(newest, undefined)]),
+  );
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
+/**
+ * A table of real against planned minutes per experiment and the suite's sum, each against its
+ * budget; experiments with no complete run say so, and the sum then covers only those that have one.
+ */
+export function formatDurations(durations: Map<string, ExperimentDuration | undefined>, plannedS: Map<string, number>): string {
+  const rows = [['experiment', 'planned', 'real', 'repeat', 're-plans', 'ran (UTC)', 'directory']];
+  const notes: string[] = [];
+  let suiteS = 0;
+  let suitePlannedS = 0;
+  let counted = 0;
+  for (const [id, d] of durations) {
+    const planned = plannedS.get(id);
+    if (!d) {
+      rows.push([id, planned === undefined ? '-' : minutes(planned), 'not run', '', '', '', '']);
+      continue;
+    }
+    const over = d.realS > BUDGET.perExperimentS ? ` (over ${minutes(BUDGET.perExperimentS)})` : '';
+    rows.push([id, planned === undefined ? '-' : minutes(planned), `${minutes(d.realS)}${over}${d.complete ? '' : ' (incomplete)'}`, String(d.repeat), String(d.replans), `${day(d.startedAt)} to ${day(d.finishedAt).slice(11)}`, d.directory]);
+    if (d.complete) {
+      suiteS += d.realS;
+      suitePlannedS += planned ?? 0;
+      counted++;
+    } else notes.push(`${id}: its newest run did not complete every part of every repetition; not in the sum`);
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const table = rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd());
+  const missing = durations.size - counted;
+  const scope = missing === 0 ? 'every experiment' : `${counted} of ${durations.size} experiments (the others have no complete run here)`;
+  const over = suiteS > BUDGET.suiteS ? `: OVER the ${minutes(BUDGET.suiteS)} budget` : ` (budget ${minutes(BUDGET.suiteS)})`;
+  return [...table, '', `suite, ${scope}: ${minutes(suiteS)} real against ${minutes(suitePlannedS)} planned${over}`, ...notes].join('\n');
+}
