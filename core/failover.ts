@@ -14,12 +14,17 @@ export interface TincTimers {
 }
 
 /**
- * fast: a silent meta connection is probed after 1 s and dropped 2 s later (re-route in ~2 s
+ * fast: a silent meta connection is probed after 1 s and dropped 1 s later (re-route in ~2 s
  * here), and reconnects are retried every second. tinc-defaults: tinc 1.0's own 60 / 5 / 900.
  * Custom: the given values, tinc's default reconnect cap where none is given.
+ *
+ * tinc 1.0 runs with PingTimeout at most PingInterval (net_setup.c clamps it): `fast` said 2 s
+ * until 2026-11-26 and ran 1 s. The same timeout bounds a connection's authentication, counted in
+ * tinc's whole seconds, so a connection must authenticate within the second it connected in plus
+ * PingTimeout - 1: steering redials early in a second for that (infra/local/overlay-paths.ts).
  */
 export function tincTimers(profile: FailoverProfile = 'fast'): TincTimers {
-  if (profile === 'fast') return { pingInterval: 1, pingTimeout: 2, maxTimeout: 1 };
+  if (profile === 'fast') return { pingInterval: 1, pingTimeout: 1, maxTimeout: 1 };
   if (profile === 'tinc-defaults') return { pingInterval: 60, pingTimeout: 5, maxTimeout: 900 };
   return { pingInterval: profile.pingInterval, pingTimeout: profile.pingTimeout, maxTimeout: profile.maxTimeout ?? 900 };
 }

@@ -39,6 +39,11 @@ export function validateTopology(value: unknown): Topology {
   topology.nodes.forEach((node, i) => {
     if (!linked.has(node.name)) errors.push(new InputError(`nodes[${i}]`, `node "${node.name}" has no link; add one under links`));
   });
+  const failover = topology.failover;
+  if (typeof failover === 'object' && failover.pingTimeout > failover.pingInterval) {
+    // tinc 1.0 would run with pingTimeout = pingInterval and say nothing: the profile would not be what ran.
+    errors.push(new InputError('failover.pingTimeout', `${failover.pingTimeout} is over pingInterval (${failover.pingInterval}); tinc 1.0 uses at most pingInterval: give pingTimeout <= pingInterval`));
+  }
   throwIfAny(errors);
   return withModelledLatencies(topology);
 }

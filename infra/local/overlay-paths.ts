@@ -134,9 +134,9 @@ export async function steerOverlay(settings: NetworkSettings, before: NetworkSet
       return redialing.every(([key]) => links.has(key)) ? links : undefined;
     }, { what: 'the redialed meta connections', timeoutMs: REDIAL_SETTLE_MS, intervalMs: 100 }).catch(() => undefined);
     if (!now) break; // not back yet: tinc's own reconnect goes on, and the next change looks again
-    // A connection just made on a restored link was seen dropped by tinc 2 s later, the pair back
-    // on the slower link (1 run in 11, and once in CI, 2026-11-26): look again after tinc's ping
-    // timeout has passed once.
+    // A connection just made on a restored link was seen dropped by tinc, the pair back on the
+    // slower link (1 run in 11, and once in CI, 2026-11-26; most likely the authentication timeout
+    // msUntilEarlyInSecond now avoids): look again after tinc's ping timeout has passed once.
     await sleep(REDIAL_HOLD_MS);
     const held = await metaConnectionLinks(plan);
     redialing = redialing.filter(([key, links]) => shouldReconnect(links, held.get(key), settings));
@@ -156,6 +156,7 @@ async function redial(plan: FleetPlan, createdAt: number, pairs: [string, Planne
     const dialer = dialerOf(plan, links[0].a, links[0].b);
     byDialer.set(dialer, [...(byDialer.get(dialer) ?? []), links]);
   }
+  await sleep(msUntilEarlyInSecond(Date.now()));
   const ahead = Math.floor(Date.now() / 1000) + 2;
   const unchanged = Math.floor(createdAt / 1000) - 1;
   for (const [dialer, moving] of byDialer) {
@@ -167,6 +168,21 @@ async function redial(plan: FleetPlan, createdAt: number, pairs: [string, Planne
     await runHost(['kill', '-HUP', readFileSync(fleetPaths.tincPid(dialer), 'utf8').trim()]);
   }
 }
+
+/**
+ * How long to wait before a redial so that it starts in the first tenth of a whole second. tinc 1.0
+ * drops a connection still authenticating once its clock's whole second has moved on by PingTimeout,
+ * and clamps PingTimeout to PingInterval (the `fast` profile's 1 s): a redial made late in a second
+ * had as little as a few ms for the several round trips of authentication and went on to the next,
+ * slower address (2 of 10 overlay-paths runs and 2 CI runs, 2026-11-26: "Timeout ... during
+ * authentication" at both ends). tinc's own reconnects start early in a second: its timers fire there.
+ */
+export function msUntilEarlyInSecond(nowMs: number): number {
+  const into = nowMs % 1000;
+  return into <= EARLY_IN_SECOND_MS ? 0 : 1000 - into + 5;
+}
+
+const EARLY_IN_SECOND_MS = 100;
 
 const hostFile = (node: string, peer: string) => join(fleetPaths.tincDir(node), 'hosts', peer);
 

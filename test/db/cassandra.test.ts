@@ -86,6 +86,18 @@ async function rowCount(): Promise<number> {
   return Number((await query(`SELECT COUNT(*) FROM ${KEYSPACE}.${TABLE}`))[0]);
 }
 
+/**
+ * The ring with exactly `members`, every one up and normal, within `timeoutMs`: a member's
+ * failure detector can mark a busy peer down for a moment on this 2-core host (a refused
+ * decommission was seen with the ring unhealthy right after it in CI), but one left leaving or
+ * gone never comes back to normal.
+ */
+async function expectHealthyRing(members: string[], timeoutMs = 30_000): Promise<void> {
+  let last = await lan.adapter.status();
+  await waitFor(async () => ((last = await lan.adapter.status()).healthy ? true : undefined), { what: 'the ring to be all up and normal', timeoutMs, intervalMs: 1000 }).catch(() => undefined);
+  expect({ members: [...last.members].sort(), healthy: last.healthy }).toEqual({ members, healthy: true });
+}
+
 function expectOrdered(t: ResizeTiming): void {
   expect(t.requestedAt).toBeLessThanOrEqual(t.acceptedAt);
   expect(t.acceptedAt).toBeLessThanOrEqual(t.completedAt);
@@ -187,7 +199,7 @@ test('a member whose JVM is SIGKILLed is found dead, and restarted it rejoins wi
   await crashMember(lan.adapter, 'tlb2');
   await lan.adapter.restartMember('tlb2');
   expect(await lan.adapter.deadMembers()).toEqual([]);
-  await waitFor(async () => ((await lan.adapter.status()).healthy ? true : undefined), { what: 'the ring to be all up and normal', timeoutMs: 120_000, intervalMs: 1000 });
+  await expectHealthyRing(['tlb1', 'tlb2', 'tlb3'], 120_000);
   expect(await query(`SELECT field0 FROM ${KEYSPACE}.${TABLE} WHERE y_id = 'user1'`)).toEqual(['kept']);
   expect(await rowCount()).toBe(ROWS);
 });
@@ -196,14 +208,12 @@ test('Cassandra refuses to go below its system replication factor; the cluster s
   await expect(lan.adapter.removeNode(node('tlb3'))).rejects.toThrow(
     /Cassandra refused to decommission tlb3: .*system_distributed.*the cluster is unchanged; set settings\.options\.allowBelowSystemReplication/,
   );
-  expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']), healthy: true });
+  await expectHealthyRing(['tlb1', 'tlb2', 'tlb3']);
 });
 
 test('the seed is never removed', async () => {
   await expect(lan.adapter.removeNode(node('tlb1'))).rejects.toThrow(/tlb1 is the Cassandra cluster's seed/);
-  const status = await lan.adapter.status();
-  expect(status).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']), healthy: true });
-  expect(status.members).toHaveLength(3);
+  await expectHealthyRing(['tlb1', 'tlb2', 'tlb3']);
 });
 
 test('flush empties the table; stop leaves no process', async () => {

@@ -92,7 +92,7 @@ describe('fleet plan', () => {
     expect(files.get('hosts/alpha')!.content).not.toContain('Address');
     // alpha dials the peers after it in the topology, and is dialled by the ones before.
     expect(files.get('tinc.conf')!.content).toContain('ConnectTo = beta\nConnectTo = cl\n');
-    expect(files.get('tinc.conf')!.content).toMatch(/PingInterval = 1\nPingTimeout = 2/);
+    expect(files.get('tinc.conf')!.content).toMatch(/PingInterval = 1\nPingTimeout = 1/);
     expect(files.get('tinc-up')!.mode).toBe(0o700);
     expect(files.get('tinc-up')!.content).toContain('ip addr add 198.19.100.1/24 dev "$INTERFACE"');
     expect(tincFiles(plan, plan.nodes[2], publicKeys).map((f) => f.path).sort()).toEqual(['hosts/beta', 'hosts/gamma', 'tinc-up', 'tinc.conf']);
@@ -111,12 +111,14 @@ describe('fleet plan', () => {
       const p = planFleet(validateTopology({ ...topology, failover }));
       return { text: tincFiles(p, p.nodes[0], publicKeys).find((f) => f.path === 'tinc.conf')!.content, inventory: localInventory(p, publicKeys, 'boringtun 0.7.1') };
     };
-    expect(conf().text).toContain('PingInterval = 1\nPingTimeout = 2\nMaxTimeout = 1\n');
+    expect(conf().text).toContain('PingInterval = 1\nPingTimeout = 1\nMaxTimeout = 1\n');
     expect(conf('tinc-defaults').text).toContain('PingInterval = 60\nPingTimeout = 5\nMaxTimeout = 900\n');
     expect(conf({ pingInterval: 10, pingTimeout: 3 }).text).toContain('PingInterval = 10\nPingTimeout = 3\nMaxTimeout = 900\n');
     expect(conf('tinc-defaults').inventory.overlay?.failover).toEqual({ pingInterval: 60, pingTimeout: 5, maxTimeout: 900 });
     expect(() => validateTopology({ ...topology, failover: 'slow' })).toThrow(/failover/);
     expect(() => validateTopology({ ...topology, failover: { pingInterval: 0, pingTimeout: 2 } })).toThrow(/failover/);
+    // tinc would clamp it to pingInterval without a word: refused, naming the field and the rule.
+    expect(() => validateTopology({ ...topology, failover: { pingInterval: 1, pingTimeout: 2 } })).toThrow(/failover\.pingTimeout: 2 is over pingInterval \(1\).*give pingTimeout <= pingInterval/);
   });
 
   test('the inventory carries reference values and public keys only', () => {
