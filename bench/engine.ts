@@ -39,11 +39,18 @@ export async function withEngine<T>(topology: string, work: (runScenario: RunSce
       work(async (input) => {
         const handle = await env.client.workflow.start('scenarioWorkflow', { taskQueue: TASK_QUEUE, workflowId: `bench-${Date.now()}`, args: [input] });
         const phaseOrigins: number[] = [];
+        // One query at a time, and the last one settled before the worker stops: a query still
+        // being retried after the connection closed threw from the SDK's retry timer and killed the
+        // benchmark after its figures were printed (CI, 2026-11-26).
+        let inFlight: Promise<void> | undefined;
         const poll = setInterval(() => {
-          handle.query(progressQuery).then((p) => {
-            const origin = (p as RunProgress).cell?.phaseStartedAt;
-            if (origin !== undefined && !phaseOrigins.includes(origin)) phaseOrigins.push(origin);
-          }, () => undefined);
+          inFlight ??= handle
+            .query(progressQuery)
+            .then((p) => {
+              const origin = (p as RunProgress).cell?.phaseStartedAt;
+              if (origin !== undefined && !phaseOrigins.includes(origin)) phaseOrigins.push(origin);
+            }, () => undefined)
+            .finally(() => (inFlight = undefined));
         }, 1000);
         try {
           const summary = (await handle.result()) as RunSummary;
@@ -52,6 +59,7 @@ export async function withEngine<T>(topology: string, work: (runScenario: RunSce
           return { summary, run, cells: await store.readCells(run), phaseOrigins };
         } finally {
           clearInterval(poll);
+          await inFlight;
         }
       }),
     );
