@@ -52,9 +52,10 @@ function tincDumps(): (node: string) => Promise<TincDump> {
   };
 }
 
-/** The link joining `from` and `to` on which `to` has `address`. */
-function linkAt(plan: FleetPlan, from: string, to: string, address: string | undefined): PlannedLink | undefined {
-  return plan.links.find((l) => pairKey(l.a, l.b) === pairKey(from, to) && endsFrom(l, from).far.meshAddress === address);
+/** The link of `from`'s edge to `to` in `from`'s dump: the one on which `to` has the edge's address. */
+function edgeLink(plan: FleetPlan, dump: TincDump, from: string, to: string): PlannedLink | undefined {
+  const address = dump.edges.find((e) => e.from === from && e.to === to)?.address;
+  return address === undefined ? undefined : plan.links.find((l) => pairKey(l.a, l.b) === pairKey(from, to) && endsFrom(l, from).far.meshAddress === address);
 }
 
 /**
@@ -82,9 +83,7 @@ export async function metaConnectionLinks(plan: FleetPlan, dumpOf = tincDumps())
           inUse.set(key, links[0]);
           continue;
         }
-        const peer = endsFrom(links[0], node).far.node;
-        const edge = (await dumpOf(node)).edges.find((e) => e.from === node && e.to === peer);
-        const link = edge && linkAt(plan, node, peer, edge.address);
+        const link = edgeLink(plan, await dumpOf(node), node, endsFrom(links[0], node).far.node);
         if (link) inUse.set(key, link);
       }
     }),
@@ -218,8 +217,7 @@ export async function overlayPaths(plan: FleetPlan): Promise<OverlayPath[]> {
   const hopsOf = async (node: string) => nextHopsOf(await dumpOf(node));
   const hopOf = async (from: string, to: string) => {
     const dump = await dumpOf(from);
-    const edge = dump.edges.find((e) => e.from === from && e.to === to);
-    const link = (edge && linkAt(plan, from, to, edge.address)) ?? inUse.get(pairKey(from, to));
+    const link = edgeLink(plan, dump, from, to) ?? inUse.get(pairKey(from, to));
     return { link: link?.id ?? '?', overTcp: dump.nodes.get(to)?.overTcp ?? false };
   };
   const paths: OverlayPath[] = [];
