@@ -1,5 +1,5 @@
 /**
- * The scenario workflow's first and last steps (services/fleet/fleet-lease.ts): what makes them
+ * The scenario workflow's first and last steps (operations/fleet/fleet-lease.ts): what makes them
  * activities is that a held fleet's run is asked about through this worker's Temporal client, the
  * fleet's bring-up heartbeats line by line, and a busy fleet fails at once (not retried: the
  * other run will not end within a retry's wait).
@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AcquireFleetInput, FleetLeaseActivities, HeldFleet } from '../core/fleet-lease';
 import { FleetBusyError, type RunIsLive } from '../infra/local/lease';
-import * as lease from '../services/fleet/fleet-lease';
+import * as lease from '../operations/fleet/fleet-lease';
 
 function activityContext(): Context | undefined {
   try {

@@ -1,11 +1,11 @@
 /**
- * The monitorPhase activity: runs the phase's monitor (services/monitor/phase-monitor.ts),
+ * The monitorPhase activity: runs the phase's monitor (operations/monitor/phase-monitor.ts),
  * heartbeating its progress each second, until the workflow cancels it (when the phase's clients
  * are done) or a write fails.
  */
 import { Context } from '@temporalio/activity';
 import type { MonitorInput } from '../core/telemetry';
-import { startPhaseMonitor } from '../services/monitor/phase-monitor';
+import { startPhaseMonitor } from '../operations/monitor/phase-monitor';
 
 /** Never returns by itself: it ends when cancelled (the workflow's way of saying the phase is over) or when the monitor fails. */
 export async function monitorPhase(input: MonitorInput): Promise<void> {

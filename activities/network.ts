@@ -1,11 +1,11 @@
 /**
  * The network activities (activities/contracts.ts NetworkActivities): the fleet network
- * operations of services/network/network-operations.ts as they are. Each is short (one command
+ * operations of operations/network/network-operations.ts as they are. Each is short (one command
  * per link or node, a measurement of a few seconds), so none heartbeats; bad input is an
  * InputError, which the worker turns into a non-retryable failure.
  */
 import type { NetworkActivities } from './contracts';
-import * as network from '../services/network/network-operations';
+import * as network from '../operations/network/network-operations';
 import { heartbeating } from './heartbeat';
 
 /** The group the worker registers; typed against the contract so a drift fails to compile. */

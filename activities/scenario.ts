@@ -1,5 +1,5 @@
 /**
- * The scenario engine's own activities: preparing a run (services/scenario/scenario-loader.ts),
+ * The scenario engine's own activities: preparing a run (operations/scenario/scenario-loader.ts),
  * reading this host's clock, and injecting a timeline event (the nemesis: it stamps request,
  * acceptance and completion times on the same clock as the samples, and leaves judging the
  * outcome to the report).
@@ -10,7 +10,7 @@ import { eventKindOf } from '../core/event-kinds/registry';
 import type { PlannedEvent } from '../core/scenario';
 import type { FleetRef } from '../core/fleet-ref';
 import type { DatabaseActivities, DatabaseName, NetworkActivities, ResizeTiming, RttMatrix, TrafficMatrix } from './contracts';
-import { prepareRun, type PrepareRunInput, type PreparedRun } from '../services/scenario/scenario-loader';
+import { prepareRun, type PrepareRunInput, type PreparedRun } from '../operations/scenario/scenario-loader';
 
 export { prepareRun };
 

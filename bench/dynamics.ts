@@ -24,7 +24,7 @@ import { stringify } from 'yaml';
 import { findNode, type Inventory } from '../core/inventory';
 import type { Topology } from '../core/topology';
 import { parseTrace } from '../core/trace';
-import { changeLinkConditions, measureBandwidth, rampLinkConditions, replayLinkTrace } from '../services/network/network-operations';
+import { changeLinkConditions, measureBandwidth, rampLinkConditions, replayLinkTrace } from '../operations/network/network-operations';
 import { loadInventory } from '../services/inventory/inventory-loader';
 import { oneWay, type OneWayResult } from '../services/probes/one-way';
 import { median, quantile } from '../services/probes/quantile';

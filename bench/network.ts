@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { NetnsExec } from '../services/exec/transports';
-import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, restoreLink } from '../services/network/network-operations';
+import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, restoreLink } from '../operations/network/network-operations';
 import { ping } from '../services/probes/ping';
 import { median } from '../services/probes/quantile';
 import { loadInventory } from '../services/inventory/inventory-loader';

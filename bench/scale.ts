@@ -11,7 +11,7 @@
  * The workload is paced iperf3 flows between site pairs spread over the fleet, not a database:
  * a YCSB client on one node loads only that node's links, and its JVM would take a core of this
  * 2-core host that the stack needs; iperf3 gives the Mbit/s carried directly.
- * CPU comes from host telemetry (services/telemetry), so other processes on a shared host do not
+ * CPU comes from host telemetry (operations/telemetry), so other processes on a shared host do not
  * count, but they do compete for the CPU: read the figures beside the host's busy %.
  * Removes the fleet at the end, also on error. Needs root and no fleet up.
  *
@@ -19,10 +19,10 @@
  * `--short` (CI): a sample of 12 pairs, 5 pings each, 4 flows for 8 s.
  */
 import { loadInventory } from '../services/inventory/inventory-loader';
-import { measureBandwidth } from '../services/network/network-operations';
+import { measureBandwidth } from '../operations/network/network-operations';
 import { median } from '../services/probes/quantile';
-import { startHostTelemetry } from '../services/telemetry/host-telemetry';
-import { readPidStat } from '../services/telemetry/process-table';
+import { startHostTelemetry } from '../operations/telemetry/host-telemetry';
+import { readPidStat } from '../operations/telemetry/process-table';
 import type { Inventory, InventoryLink } from '../core/inventory';
 import type { TelemetrySample } from '../core/telemetry';
 import { MAX_NODES } from '../core/topology';
@@ -50,7 +50,7 @@ const FLOW_S = SHORT ? 8 : 75;
 /** TCP's start and iperf3's omitted first second, before the loaded window opens. */
 const FLOW_RAMP_MS = 2500;
 const STACK: ProcessKind[] = ['emulator', 'wireguard', 'tinc'];
-/** Telemetry's role for each daemon kind (services/telemetry/local-fleet.ts). */
+/** Telemetry's role for each daemon kind (operations/telemetry/local-fleet.ts). */
 const ROLE: Record<ProcessKind, string> = { emulator: 'emulator', wireguard: 'wireguard', tinc: 'tinc' };
 const LABEL: Record<ProcessKind, string> = { emulator: 'fb-wan', wireguard: 'boringtun', tinc: 'tincd' };
 

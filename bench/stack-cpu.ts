@@ -18,7 +18,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { NetnsExec } from '../services/exec/transports';
-import { applyLatencyEpoch, resetNetwork } from '../services/network/network-operations';
+import { applyLatencyEpoch, resetNetwork } from '../operations/network/network-operations';
 import { flushDatabase } from '../services/databases/cluster-operations';
 import { runYcsbOnce } from '../services/ycsb/fleet-client';
 import { adapterFor } from '../services/databases/registry';

@@ -9,8 +9,8 @@
  */
 import { Command } from 'commander';
 import { readState } from '../infra/local/state';
-import { TelemetrySampler } from '../services/telemetry/sampler';
-import { localTelemetryOptions } from '../services/telemetry/local-fleet';
+import { TelemetrySampler } from '../operations/telemetry/sampler';
+import { localTelemetryOptions } from '../operations/telemetry/local-fleet';
 import type { TelemetrySample } from '../core/telemetry';
 import { sleep } from '../platform/wait';
 

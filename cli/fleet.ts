@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors';
 import { builtInTopologies } from '../core/load-topology';
-import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, overlayRoute, restoreLink } from '../services/network/network-operations';
+import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, overlayRoute, restoreLink } from '../operations/network/network-operations';
 import { fleetBusyMessage } from '../core/fleet-lease';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { readLease } from '../infra/local/lease';

@@ -3,7 +3,7 @@
  * plan `validate` prints (core/plan-view.ts) for each of its parts, touching nothing.
  */
 import { availableParallelism } from 'node:os';
-import { loadScenario } from '../services/scenario/scenario-loader';
+import { loadScenario } from '../operations/scenario/scenario-loader';
 import { planView, type PlanView } from '../core/plan-view';
 import type { RunPlan } from '../core/scenario';
 import { estimateExperiment, minutes, runEstimateS, type ExperimentEstimate } from '../core/reproduce/estimate';

@@ -1,7 +1,7 @@
 /**
  * Host telemetry: one sample a second, stored beside the load samples on the same clock, so every
  * result carries the evidence that the tool stayed out of the way (DESIGN.md, "Measuring the
- * measurer"). The sampler that produces it is `services/telemetry/`; `core/verdict.ts` judges it.
+ * measurer"). The sampler that produces it is `operations/telemetry/`; `core/verdict.ts` judges it.
  */
 import type { DatabaseName } from './database';
 import type { FleetRef } from './fleet-ref';

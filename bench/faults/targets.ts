@@ -7,7 +7,7 @@ import { runHost } from '../../platform/command';
 import { statePaths } from '../../platform/paths';
 import { readPidFile } from '../../platform/process';
 import { hostPids } from '../../platform/pid';
-import { readPidStat } from '../../services/telemetry/process-table';
+import { readPidStat } from '../../operations/telemetry/process-table';
 import { readState, type ProcessKind } from '../../infra/local/state';
 import { pick, type Part } from './schedule';
 

@@ -68,7 +68,7 @@ export const traceReplay = defineEventKind({
     return { ...a, timeScale };
   },
   check: (a, st, when) => {
-    if (a.rows.length === 0) return `the rows of ${a.file} were not loaded: plan scenarios through services/scenario/scenario-loader.ts, which reads trace files (${when})`;
+    if (a.rows.length === 0) return `the rows of ${a.file} were not loaded: plan scenarios through operations/scenario/scenario-loader.ts, which reads trace files (${when})`;
     const problems = traceTargetProblems(a.rows, st.fleet, a.file);
     return problems.length > 0 ? problems.join('; ') : undefined;
   },

@@ -19,7 +19,7 @@ import {
   readTraffic,
   resetNetwork,
   restoreLink,
-} from '../../services/network/network-operations';
+} from '../../operations/network/network-operations';
 import { NetnsExec } from '../../services/exec/transports';
 import { runHost } from '../../platform/command';
 import { ping } from '../../services/probes/ping';

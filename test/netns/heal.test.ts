@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { applyLatencyEpoch, cutLink } from '../../services/network/network-operations';
+import { applyLatencyEpoch, cutLink } from '../../operations/network/network-operations';
 import { NetnsExec } from '../../services/exec/transports';
 import { monitorPhase } from '../../activities/monitor';
 import { ping } from '../../services/probes/ping';

@@ -12,7 +12,7 @@ import {
   partitionLinks,
   rampLinkConditions,
   restoreLink,
-} from '../../services/network/network-operations';
+} from '../../operations/network/network-operations';
 import { oneWay } from '../../services/probes/one-way';
 import { median } from '../../services/probes/quantile';
 import { EmulatorClient } from '../../infra/local/emulator-client';

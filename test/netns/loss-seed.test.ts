@@ -10,9 +10,9 @@ import type { Topology } from '../../core/topology';
 import { EmulatorClient } from '../../infra/local/emulator-client';
 import { fleetPaths } from '../../infra/local/state';
 import { FleetNetwork } from '../../infra/shaping/fleet-network';
-import { resetNetwork } from '../../services/network/network-operations';
+import { resetNetwork } from '../../operations/network/network-operations';
 import { oneWay } from '../../services/probes/one-way';
-import { prepareRun } from '../../services/scenario/scenario-loader';
+import { prepareRun } from '../../operations/scenario/scenario-loader';
 import { sleep, waitFor } from '../../platform/wait';
 import { useLocalFleet } from '../support/local-fleet';
 

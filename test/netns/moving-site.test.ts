@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import type { Topology } from '../../core/topology';
 import type { Inventory } from '../../core/inventory';
 import { haversineKm, type Position } from '../../core/site-motion';
-import { moveSite } from '../../services/network/network-operations';
+import { moveSite } from '../../operations/network/network-operations';
 import { loadInventory } from '../../services/inventory/inventory-loader';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { EmulatorClient } from '../../infra/local/emulator-client';

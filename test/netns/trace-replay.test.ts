@@ -4,7 +4,7 @@
 import { findLink } from '../../core/inventory';
 import type { Direction, DirectionConditions } from '../../core/link-conditions';
 import { parseTrace, type TraceRow } from '../../core/trace';
-import { replayLinkTrace } from '../../services/network/network-operations';
+import { replayLinkTrace } from '../../operations/network/network-operations';
 import { EmulatorClient, type DirectionStats } from '../../infra/local/emulator-client';
 import { fleetPaths, readState } from '../../infra/local/state';
 import { relayBytesPerPayloadByte } from '../../infra/local/overlay-cost';

@@ -17,7 +17,7 @@ import { operatorSshPath, vmFleetDown } from '../../infra/vmlocal/fleet';
 import { NO_NETEM, vmStackUp, type VmStack } from '../../infra/vmlocal/stack';
 import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluster';
 import { SshExec } from '../../services/exec/transports';
-import { overlayRoute } from '../../services/network/network-operations';
+import { overlayRoute } from '../../operations/network/network-operations';
 import { pingReplies } from '../support/ping';
 import { smallTopology } from '../support/small-topology';
 

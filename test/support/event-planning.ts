@@ -6,7 +6,7 @@ import { planScenario, type ResolvedFleet } from '../../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
 import type { Topology } from '../../core/topology';
 import { validateTopology } from '../../core/validate-topology';
-import { topologyView } from '../../services/scenario/scenario-fleet';
+import { topologyView } from '../../operations/scenario/scenario-fleet';
 import { inputProblems } from './input-problems';
 
 /** `events` is the YAML list under the phase's `events:`, indented six spaces. */

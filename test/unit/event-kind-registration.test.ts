@@ -4,7 +4,7 @@
  * the report, with nothing else touched. The workflow side is in test/workflow/event-kinds.test.ts.
  */
 import { eventInjector, type EventTargets } from '../../activities/scenario';
-import { topologyView } from '../../services/scenario/scenario-fleet';
+import { topologyView } from '../../operations/scenario/scenario-fleet';
 import { statusLine } from '../../cli/run-follow';
 import type { EventKind } from '../../core/events';
 import { registerEventKind } from '../../core/event-kinds/registry';

@@ -1,5 +1,5 @@
 /**
- * Holding the local fleet, split in two: the service (services/fleet/fleet-lease.ts) takes the
+ * Holding the local fleet, split in two: the service (operations/fleet/fleet-lease.ts) takes the
  * lease and throws the domain's errors; the activity (activities/fleet-lease.ts) turns a busy
  * fleet into a non-retryable failure and leaves bad input as InputError for the worker's
  * interceptor. Runs against a private state root: no fleet is brought up (the lease is refused,
@@ -16,7 +16,7 @@ const leaseFile = path.join(root, 'run-lease.json');
 // The lease and fleet paths are read when their modules load: point them here first.
 process.env.FRAGBENCH_STATE_DIR = root;
 const activity = require('../../activities/fleet-lease') as typeof import('../../activities/fleet-lease');
-const service = require('../../services/fleet/fleet-lease') as typeof import('../../services/fleet/fleet-lease');
+const service = require('../../operations/fleet/fleet-lease') as typeof import('../../operations/fleet/fleet-lease');
 
 const other: FleetLease = { runId: 'fb-other-run', topology: 'fhc-4', since: 1_700_000_000_000, broughtUp: false };
 const input = { runId: 'fb-this-run', scenarioFile: 'scenarios/quickstart.yaml', mode: 'existing' as const };

@@ -5,10 +5,11 @@
  *
  *   core        only core (and the published JSON schemas, which are data)
  *   platform    platform, core, and of packages only node's built-ins
- *   services    services, platform, core; never the Temporal activity context or workflow API.
- *               The fleet-driving services (FLEET_DRIVING) may also import infra; infra may
- *               import every other service, so the two never meet in a cycle.
- *   infra       infra, services (not the fleet-driving ones), platform, core
+ *   services    services, platform, core; never the Temporal activity context or workflow API
+ *   infra       infra, services, platform, core
+ *   operations  operations, infra, services, platform, core: the services that drive a running
+ *               fleet through infra (shape and cut links, hold and bring up the fleet, supervise
+ *               a phase, sample telemetry, plan a run against the fleet that is up)
  *   report      report, services, core, platform (a reader of results); never imported by services,
  *               so what a service computes for a run (cell summaries, the reference cell) is core's
  *   activities  everything below it; never workflows or the entry points. Of report/ only its
@@ -23,17 +24,15 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-type Layer = 'core' | 'platform' | 'services' | 'infra' | 'report' | 'activities' | 'workflows' | 'cli' | 'bench' | 'worker';
+type Layer = 'core' | 'platform' | 'services' | 'infra' | 'operations' | 'report' | 'activities' | 'workflows' | 'cli' | 'bench' | 'worker';
 
-/** Services that drive a running fleet through infra (shaping, bringing it up, healing its daemons). */
-const FLEET_DRIVING = ['services/network', 'services/fleet', 'services/monitor', 'services/telemetry'];
-
-const BELOW_ACTIVITIES: Layer[] = ['core', 'platform', 'services', 'infra', 'report'];
+const BELOW_ACTIVITIES: Layer[] = ['core', 'platform', 'services', 'infra', 'operations', 'report'];
 const ALLOWED: Record<Layer, Layer[]> = {
   core: ['core'],
   platform: ['platform', 'core'],
   services: ['services', 'platform', 'core'],
   infra: ['infra', 'services', 'platform', 'core'],
+  operations: ['operations', 'infra', 'services', 'platform', 'core'],
   report: ['report', 'services', 'platform', 'core'],
   activities: ['activities', ...BELOW_ACTIVITIES],
   workflows: ['workflows', 'core'],
@@ -48,6 +47,7 @@ const ACTIVITY_TYPES_ONLY: Layer[] = ['workflows', 'cli', 'bench'];
 /** Packages a layer may not import: Temporal's activity context and workflow API stay in their layers. */
 const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
   services: /^@temporalio\/(activity|workflow)$/,
+  operations: /^@temporalio\/(activity|workflow)$/,
   infra: /^@temporalio\//,
 };
 
@@ -76,8 +76,6 @@ function layerOf(relative: string): Layer | undefined {
   return top in ALLOWED ? (top as Layer) : undefined;
 }
 
-const fleetDriving = (relative: string) => FLEET_DRIVING.some((dir) => relative.startsWith(`${dir}/`));
-
 /** Why `from` may not import `spec`, or undefined when it may. */
 function violation(from: string, { spec, typeOnly }: Import): string | undefined {
   const layer = layerOf(from)!;
@@ -90,8 +88,6 @@ function violation(from: string, { spec, typeOnly }: Import): string | undefined
   const to = layerOf(target);
   if (to === undefined || to === layer) return undefined;
   if (to === 'activities' && typeOnly && ACTIVITY_TYPES_ONLY.includes(layer)) return undefined;
-  if (layer === 'services' && to === 'infra') return fleetDriving(from) ? undefined : `only the fleet-driving services (${FLEET_DRIVING.join(', ')}) import infra`;
-  if (layer === 'infra' && fleetDriving(target)) return 'infra may not import a fleet-driving service (it imports infra)';
   if (layer === 'activities' && to === 'report' && target !== REPORT_WRITER) return `activities import of report/ only ${REPORT_WRITER} (summaries and references are in core/)`;
   return ALLOWED[layer].includes(to) ? undefined : `${layer} may not import ${to}${ACTIVITY_TYPES_ONLY.includes(layer) && to === 'activities' ? ' (only `import type`)' : ''}`;
 }
@@ -110,6 +106,24 @@ test.each(Object.keys(ALLOWED) as Layer[])('%s imports only what its layer may',
   expect(violationsOf(layer)).toEqual([]);
 });
 
+/** Every top-level folder a layer's files import at run time (type-only and schema imports aside). */
+function foldersImportedBy(layer: Layer): Set<string> {
+  const folders = filesUnder(path.join(ROOT, layer)).flatMap((file) => {
+    const from = path.relative(ROOT, file);
+    return importsIn(readFileSync(file, 'utf8'))
+      .filter(({ spec, typeOnly }) => spec.startsWith('.') && !typeOnly && !spec.endsWith('.schema.json'))
+      .map(({ spec }) => path.relative(ROOT, path.resolve(ROOT, path.dirname(from), spec)).split(path.sep)[0]);
+  });
+  return new Set(folders.filter((top) => top !== layer && top in ALLOWED));
+}
+
+test('no two top-level folders import each other', () => {
+  const layers = Object.keys(ALLOWED) as Layer[];
+  const imports = new Map(layers.map((layer) => [layer, foldersImportedBy(layer)]));
+  const mutual = layers.flatMap((a) => [...imports.get(a)!].filter((b) => a < b && imports.get(b as Layer)?.has(a)).map((b) => `${a} <-> ${b}`));
+  expect(mutual).toEqual([]);
+});
+
 describe('the check itself', () => {
   const check = (from: string, line: string) => importsIn(line).map((imp) => violation(from, imp));
 
@@ -124,11 +138,12 @@ describe('the check itself', () => {
     expect(check('workflows/x.ts', "import { x } from '../services/ycsb/command';")).toEqual(['workflows may not import services']);
   });
 
-  test('keeps infra and the fleet-driving services apart', () => {
+  test('keeps infra below the operations that drive it, and services below both', () => {
     expect(check('infra/local/x.ts', "import { a } from '../../services/exec/transports';")).toEqual([undefined]);
-    expect(check('infra/local/x.ts', "import { a } from '../../services/network/network-operations';")).toEqual(['infra may not import a fleet-driving service (it imports infra)']);
-    expect(check('services/network/x.ts', "import { a } from '../../infra/shaping/fleet-network';")).toEqual([undefined]);
-    expect(check('services/ycsb/x.ts', "import { a } from '../../infra/local/state';")).toEqual([expect.stringMatching(/^only the fleet-driving services/)]);
+    expect(check('infra/local/x.ts', "import { a } from '../../operations/network/network-operations';")).toEqual(['infra may not import operations']);
+    expect(check('operations/network/x.ts', "import { a } from '../../infra/shaping/fleet-network';")).toEqual([undefined]);
+    expect(check('services/ycsb/x.ts', "import { a } from '../../infra/local/state';")).toEqual(['services may not import infra']);
+    expect(check('services/ycsb/x.ts', "import { a } from '../../operations/monitor/path-watch';")).toEqual(['services may not import operations']);
     expect(check('infra/local/x.ts', "import { a } from '../../activities/network';")).toEqual(['infra may not import activities']);
   });
 

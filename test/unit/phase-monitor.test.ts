@@ -1,5 +1,5 @@
 /**
- * The phase monitor apart from its activity: the service (services/monitor/phase-monitor.ts)
+ * The phase monitor apart from its activity: the service (operations/monitor/phase-monitor.ts)
  * stores telemetry each second and tells its progress, and reports a failed write on `failed`;
  * the activity (activities/monitor.ts) fails with the monitor's error instead of running on with
  * a hole in the evidence. A VM inventory without links: no
@@ -16,7 +16,7 @@ import { vmNode } from '../support/recording-exec';
 const dir = mkdtempSync(path.join(tmpdir(), 'fb-monitor-'));
 // The local fleet's paths are read when their modules load: none here, so this is a VM fleet.
 process.env.FRAGBENCH_STATE_DIR = path.join(dir, 'state');
-const { startPhaseMonitor } = require('../../services/monitor/phase-monitor') as typeof import('../../services/monitor/phase-monitor');
+const { startPhaseMonitor } = require('../../operations/monitor/phase-monitor') as typeof import('../../operations/monitor/phase-monitor');
 const { monitorPhase } = require('../../activities/monitor') as typeof import('../../activities/monitor');
 const { ResultsStore } = require('../../services/results/results-store') as typeof import('../../services/results/results-store');
 

@@ -1,7 +1,7 @@
 /** `fragbench validate`: the plan a scenario will follow, and the warnings it deserves, from its topology alone. */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadScenario, readScenarioFile } from '../../services/scenario/scenario-loader';
+import { loadScenario, readScenarioFile } from '../../operations/scenario/scenario-loader';
 import { formatPlanView, planView } from '../../core/plan-view';
 
 const base = {

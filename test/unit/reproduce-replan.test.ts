@@ -10,7 +10,7 @@ import { figuresTable } from '../../core/reproduce/comparison-text';
 import type { Figure } from '../../core/reproduce/figures';
 import { emptyLedger, withRun, type CellSize, type Coordinates, type Ledger, type LedgerRun } from '../../core/reproduce/ledger';
 import { cellProgress, planNote, REPLAN_POLICY, replanCells, replanDecision, replanLadder, scenarioAtSize, type ReplanContext } from '../../core/reproduce/replan';
-import { loadScenario } from '../../services/scenario/scenario-loader';
+import { loadScenario } from '../../operations/scenario/scenario-loader';
 
 jest.setTimeout(60_000);
 

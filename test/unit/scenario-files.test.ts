@@ -5,14 +5,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { topologyView } from '../../services/scenario/scenario-fleet';
+import { topologyView } from '../../operations/scenario/scenario-fleet';
 import { linkId } from '../../core/inventory';
 import { loadTopology } from '../../core/load-topology';
 import type { FleetSpec, RunPlan } from '../../core/scenario';
 import { fleetKey, planScenario, type FleetView, type ResolvedFleet } from '../../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
 import { withTraceRows } from '../../core/scenario-traces';
-import { readTraceFile } from '../../services/scenario/scenario-loader';
+import { readTraceFile } from '../../operations/scenario/scenario-loader';
 import { planFragmented } from '../../infra/pulumi/plan-fragmented';
 import { planHybrid } from '../../infra/pulumi/plan-hybrid';
 import type { FleetPlan } from '../../infra/pulumi/plan';

@@ -2,7 +2,7 @@
  * Scenario validation: each malformed scenario is rejected with the path of the bad field and a
  * hint; good ones expand into the cells, phases and timed events the engine runs.
  */
-import { topologyView } from '../../services/scenario/scenario-fleet';
+import { topologyView } from '../../operations/scenario/scenario-fleet';
 import { loadTopology } from '../../core/load-topology';
 import { planScenario, type ResolvedFleet } from '../../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';

@@ -1,5 +1,5 @@
 /**
- * The private-key scan (services/fleet/secret-scan.ts) on a fleet laid out as the local fleet
+ * The private-key scan (operations/fleet/secret-scan.ts) on a fleet laid out as the local fleet
  * lays its keys (a scratch state root: WireGuard keys and interface configs, tinc RSA keys and
  * host files), a copy of a stored run, SQLite files and a log: keys planted as a record's field,
  * as a PEM escaped in JSON, as text in a database and base64-encoded inside a payload are all
@@ -12,14 +12,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
 import type { FleetState } from '../../infra/local/state';
-import type * as FleetKeys from '../../services/fleet/fleet-keys';
-import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../../services/fleet/secret-scan';
+import type * as FleetKeys from '../../operations/fleet/fleet-keys';
+import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../../operations/fleet/secret-scan';
 
 // The fleet's paths are fixed when its module loads: point them at a scratch state root first.
 const stateRoot = mkdtempSync(path.join(tmpdir(), 'fb-secret-scan-'));
 const savedStateDir = process.env.FRAGBENCH_STATE_DIR;
 process.env.FRAGBENCH_STATE_DIR = stateRoot;
-const { localFleetKeys, keyScanPlaces } = require('../../services/fleet/fleet-keys') as typeof FleetKeys;
+const { localFleetKeys, keyScanPlaces } = require('../../operations/fleet/fleet-keys') as typeof FleetKeys;
 
 const fleetDir = path.join(stateRoot, 'fleet');
 const resultsDir = path.join(stateRoot, 'results');

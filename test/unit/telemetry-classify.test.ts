@@ -2,7 +2,7 @@
 import type { ProcessInfo } from '../../core/telemetry';
 import { planFleet } from '../../infra/local/plan';
 import type { FleetState } from '../../infra/local/state';
-import { emulatorLinkBytes, localFleetClassifier } from '../../services/telemetry/local-fleet';
+import { emulatorLinkBytes, localFleetClassifier } from '../../operations/telemetry/local-fleet';
 import { smallTopology } from '../support/small-topology';
 
 const plan = planFleet(smallTopology);

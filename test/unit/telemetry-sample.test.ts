@@ -1,6 +1,6 @@
 // The arithmetic of one telemetry sample from two readings (synthetic counters, no /proc).
 import type { Role } from '../../core/telemetry';
-import { telemetrySample, type Reading } from '../../services/telemetry/sample';
+import { telemetrySample, type Reading } from '../../operations/telemetry/sample';
 
 const MB = 1024;
 const mem = { totalKb: 24_000 * MB, availableKb: 20_000 * MB };

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ProcessClassifier, TelemetrySample } from '../../core/telemetry';
-import { RESCAN_AT_OTHER_PERCENT, TelemetrySampler } from '../../services/telemetry/sampler';
+import { RESCAN_AT_OTHER_PERCENT, TelemetrySampler } from '../../operations/telemetry/sampler';
 
 const BUSY_ROLE = 'ycsb:busy';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

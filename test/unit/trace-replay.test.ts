@@ -17,7 +17,7 @@ import { traceReplay } from '../../core/event-kinds/trace-replay';
 import { eventOptions } from '../../workflows/activities';
 import { loadTopology } from '../../core/load-topology';
 import type { LinkConditions } from '../../core/link-conditions';
-import { topologyView } from '../../services/scenario/scenario-fleet';
+import { topologyView } from '../../operations/scenario/scenario-fleet';
 import { localInventory } from '../../infra/local/inventory';
 import { planFleet } from '../../infra/local/plan';
 import { FleetNetwork } from '../../infra/shaping/fleet-network';
@@ -226,7 +226,7 @@ ${events}`),
   test('rows cannot be written into the scenario, and a plan made without the loader is refused', () => {
     expect(inputProblems(() => scenario('      - { at: 0, replay: { file: traces/ok.csv, rows: [] } }')).map((e) => e.field)).toEqual(['phases[0].events[0].replay.rows']);
     expect(inputProblems(() => planScenario(scenario('      - { at: 0, replay: { file: traces/ok.csv } }'), () => fleet)).map((e) => e.message)).toEqual([
-      'phases[0].events[0].replay: the rows of traces/ok.csv were not loaded: plan scenarios through services/scenario/scenario-loader.ts, which reads trace files (at 0 s)',
+      'phases[0].events[0].replay: the rows of traces/ok.csv were not loaded: plan scenarios through operations/scenario/scenario-loader.ts, which reads trace files (at 0 s)',
     ]);
   });
 });

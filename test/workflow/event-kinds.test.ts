@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { eventInjector, type EventTargets } from '../../activities/scenario';
-import type { PreparedRun } from '../../services/scenario/scenario-loader';
+import type { PreparedRun } from '../../operations/scenario/scenario-loader';
 import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
 import { registerEventKind } from '../../core/event-kinds/registry';
 import type { CellRecord, RunRecord } from '../../core/run-record';

@@ -20,7 +20,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
 import type { InjectEventInput, InjectedEvent } from '../../activities/scenario';
-import type { PreparedRun } from '../../services/scenario/scenario-loader';
+import type { PreparedRun } from '../../operations/scenario/scenario-loader';
 import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
 import type { CellPlan, PlannedEvent, PlannedPhase } from '../../core/scenario';
 import { YCSB_DEFAULTS } from '../../core/scenario';
@@ -374,7 +374,7 @@ describe('the run holds the fleet for its whole length', () => {
     const cause = (outcome as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.message).toMatch(/fleet busy: run other on fhc-4 since/);
     expect(Date.now() - started).toBeLessThan(10_000);
-    // Release is still asked, and does nothing for a lease the run does not hold (services/fleet/fleet-lease.ts).
+    // Release is still asked, and does nothing for a lease the run does not hold (operations/fleet/fleet-lease.ts).
     expect(lastRun!.recorded.steps).toEqual(['acquire', 'release tearDown=true']);
     expect(lastRun!.recorded.clients).toHaveLength(0);
   });

@@ -8,18 +8,18 @@
  */
 import { findNode, type Inventory } from '../../core/inventory';
 import { FleetNetwork } from '../../infra/shaping/fleet-network';
-import { execFor } from '../exec/transports';
-import { loadInventory } from '../inventory/inventory-loader';
-import { ping } from '../probes/ping';
-import { configuredRttMs, nextPairs, probePairs, type RttProbe } from '../probes/rtt-probe';
-import { ResultsStore } from '../results/results-store';
+import { execFor } from '../../services/exec/transports';
+import { loadInventory } from '../../services/inventory/inventory-loader';
+import { ping } from '../../services/probes/ping';
+import { configuredRttMs, nextPairs, probePairs, type RttProbe } from '../../services/probes/rtt-probe';
+import { ResultsStore } from '../../services/results/results-store';
 import type { MonitorInput } from '../../core/telemetry';
 import type { RecordedEvent } from '../../core/events';
 import { deadDaemons, restart } from '../../infra/local/heal';
 import { oomCause, oomKills } from '../../platform/oom';
 import type { FleetProcess } from '../../infra/local/state';
 import type { DatabaseAdapter } from '../../core/database';
-import { adapterFor } from '../databases/registry';
+import { adapterFor } from '../../services/databases/registry';
 import { startHostTelemetry } from '../telemetry/host-telemetry';
 import { pathWatch } from './path-watch';
 

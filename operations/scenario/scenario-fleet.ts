@@ -9,7 +9,7 @@ import { InputError } from '../../core/errors';
 import type { FleetRef } from '../../core/fleet-ref';
 import type { Inventory } from '../../core/inventory';
 import { linkId } from '../../core/inventory';
-import { loadInventory } from '../inventory/inventory-loader';
+import { loadInventory } from '../../services/inventory/inventory-loader';
 import { loadTopology } from '../../core/load-topology';
 import type { FleetSpec } from '../../core/scenario';
 import type { FleetView, ResolvedFleet } from '../../core/scenario-plan';

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { dbRole, ycsbRole, type ProcessInfo, type Role } from '../../core/telemetry';
-import { TOOL_JVM_MAINS } from '../databases/cassandra/config';
+import { TOOL_JVM_MAINS } from '../../services/databases/cassandra/config';
 
 /** Main classes of the YCSB client: this project's wrapper and YCSB's own. */
 const YCSB_MAIN_CLASSES = ['fragbench.ycsb.Main', 'site.ycsb.Client'];
