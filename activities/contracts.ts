@@ -28,7 +28,11 @@ export interface NetworkActivities {
   cutLink(input: { fleet: FleetRef; link: string }): Promise<{ appliedAt: number }>;
   restoreLink(input: { fleet: FleetRef; link: string }): Promise<{ appliedAt: number }>;
   /** A network event: set, scale, cut, restore or reset the selected links (directions). */
-  changeLinkConditions(input: { fleet: FleetRef; target: ConditionEventInput; change: ConditionChangeSpec }): Promise<{ appliedAt: number; links: number }>;
+  changeLinkConditions(input: {
+    fleet: FleetRef;
+    target: ConditionEventInput;
+    change: ConditionChangeSpec;
+  }): Promise<{ appliedAt: number; links: number }>;
   /** Moves the selected links' values to a target over `overS` seconds, linearly or by whole seconds. */
   rampLinkConditions(input: {
     fleet: FleetRef;
@@ -43,7 +47,12 @@ export interface NetworkActivities {
   partitionLinks(input: { fleet: FleetRef; groups: string[][] }): Promise<{ appliedAt: number; cut: string[] }>;
   healPartition(input: { fleet: FleetRef }): Promise<{ appliedAt: number; restored: string[] }>;
   /** Cuts and restores a link every half period for `forS` seconds; leaves it restored. */
-  flapLink(input: { fleet: FleetRef; link: string; periodS: number; forS: number }): Promise<{ appliedAt: number; completedAt: number; flips: number }>;
+  flapLink(input: {
+    fleet: FleetRef;
+    link: string;
+    periodS: number;
+    forS: number;
+  }): Promise<{ appliedAt: number; completedAt: number; flips: number }>;
   /**
    * Sets the rows' values, each at t / speed from the start (looped until `untilS` seconds when
    * `loop`); lateness is each row's applied minus due time, ms.
@@ -85,7 +94,9 @@ export interface LoadActivities {
    * One client for a whole run phase: stores each second as it arrives, heartbeats the latest,
    * resumes from the stored seconds when retried; returns the totals, not the samples.
    */
-  ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & import('../core/ycsb').PhaseClientInput): Promise<import('../core/ycsb').PhaseClientResult>;
+  ycsbRun(
+    input: { fleet: FleetRef; database: DatabaseName } & import('../core/ycsb').PhaseClientInput,
+  ): Promise<import('../core/ycsb').PhaseClientResult>;
   /**
    * Host telemetry and in-run RTT probes for a phase, stored beside its samples every second,
    * until cancelled (activities/monitor.ts).
@@ -113,9 +124,5 @@ export interface ResultsActivities {
     reference?: Pick<import('../core/run-record').CellSummary, 'throughputOpsPerS' | 'bytesTransferred'>;
   }): Promise<import('../core/run-record').CellSummary>;
   /** Marks the run finished and renders its report; returns the report's path. */
-  finishRun(input: {
-    runId: string;
-    status: 'completed' | 'failed' | 'cancelled';
-    finishedAt: number;
-  }): Promise<{ reportPath: string }>;
+  finishRun(input: { runId: string; status: 'completed' | 'failed' | 'cancelled'; finishedAt: number }): Promise<{ reportPath: string }>;
 }

@@ -56,7 +56,8 @@ const ycsb = (workload: YcsbSettings['workload'], recordCount: number, operation
 
 const fmt = (n: number) => n.toFixed(0);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const resize = (t: ResizeTiming) => `accepted after ${seconds(t.acceptedAt - t.requestedAt)}, completed after ${seconds(t.completedAt - t.requestedAt)}`;
+const resize = (t: ResizeTiming) =>
+  `accepted after ${seconds(t.acceptedAt - t.requestedAt)}, completed after ${seconds(t.completedAt - t.requestedAt)}`;
 
 function report(what: string, series: RunSeries): number {
   const t = series.totals;
@@ -102,12 +103,20 @@ async function benchCassandra(inventory: Inventory, fleet: FleetRef): Promise<vo
   const members = nodes.slice(0, CASSANDRA_NODES);
   try {
     const info = await adapter.formCluster(members, {});
-    const labels = Object.entries(info.nonDefaultSettings).map(([k, v]) => `${k}=${v}`).join(', ');
+    const labels = Object.entries(info.nonDefaultSettings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
     console.log(`cassandra ${info.version}: ${CASSANDRA_NODES}-node cluster formed in ${seconds(info.formedInMs)} (non-default: ${labels})`);
     report('cassandra ycsb load', await runYcsbOnce('load', { fleet, database: 'cassandra', settings: ycsb('a', CASSANDRA_RECORDS, 0) }));
-    const cold = report('cassandra ycsb workload A, cold', await runYcsbOnce('run', { fleet, database: 'cassandra', settings: ycsb('a', CASSANDRA_RECORDS, 0) }));
+    const cold = report(
+      'cassandra ycsb workload A, cold',
+      await runYcsbOnce('run', { fleet, database: 'cassandra', settings: ycsb('a', CASSANDRA_RECORDS, 0) }),
+    );
     await runYcsbOnce('run', { fleet, database: 'cassandra', settings: { ...ycsb('a', CASSANDRA_RECORDS, 0), maxSeconds: WARM_UP_SECONDS } });
-    const warm = report(`cassandra ycsb workload A, after ${WARM_UP_SECONDS} s more`, await runYcsbOnce('run', { fleet, database: 'cassandra', settings: ycsb('a', CASSANDRA_RECORDS, 0) }));
+    const warm = report(
+      `cassandra ycsb workload A, after ${WARM_UP_SECONDS} s more`,
+      await runYcsbOnce('run', { fleet, database: 'cassandra', settings: ycsb('a', CASSANDRA_RECORDS, 0) }),
+    );
     console.log(`cassandra warm / cold: ${(warm / cold).toFixed(2)}`);
     await ringReadCost(adapter, members[0]);
     // The join and decommission (about 45 s here) are the db tests' too (test/db/cassandra.test.ts,
@@ -146,7 +155,9 @@ async function ringReadCost(adapter: DatabaseAdapter, node: InventoryNode): Prom
   const share = (cpuS: number) => `${((100 * cpuS) / seconds).toFixed(0)} % of one core`;
   const polled = await cpuOver(node, 'poll', seconds, readers.nodetoolStatus);
   const watched = await cpuOver(node, 'hold', seconds, readers.ringWatch);
-  console.log(`cassandra ring reads for ${seconds} s, as a resize's wait makes them: nodetool status then 1 s, repeated: ${polled.runs} JVMs, ${polled.cpuS.toFixed(1)} CPU-s (${share(polled.cpuS)}); one ring watcher: ${watched.cpuS.toFixed(1)} CPU-s (${share(watched.cpuS)}); ${(polled.cpuS / Math.max(watched.cpuS, 0.01)).toFixed(1)} times less`);
+  console.log(
+    `cassandra ring reads for ${seconds} s, as a resize's wait makes them: nodetool status then 1 s, repeated: ${polled.runs} JVMs, ${polled.cpuS.toFixed(1)} CPU-s (${share(polled.cpuS)}); one ring watcher: ${watched.cpuS.toFixed(1)} CPU-s (${share(watched.cpuS)}); ${(polled.cpuS / Math.max(watched.cpuS, 0.01)).toFixed(1)} times less`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -91,7 +91,10 @@ function stalls(xs: number[], sd: number): number[] {
 
 async function asymmetric(): Promise<void> {
   say(`Asymmetric link dy1-dy2/0 (a->b 30 ms, 10 Mbit/s; b->a 10 ms, 40 Mbit/s): one-way delay, ${SPACED} datagrams 20 ms apart`);
-  for (const [from, to, delay, cap] of [['dy1', 'dy2', 30, 10], ['dy2', 'dy1', 10, 40]] as const) {
+  for (const [from, to, delay, cap] of [
+    ['dy1', 'dy2', 30, 10],
+    ['dy2', 'dy1', 10, 40],
+  ] as const) {
     const r = await probe(from, to, SPACED, 20);
     const p50 = median(r.delaysMs);
     const { mbps } = await measureBandwidth({ fleet, from, to, seconds: IPERF_S });
@@ -111,7 +114,9 @@ async function loss(): Promise<void> {
     // so the check allows 3 binomial standard deviations when that is more.
     const sdPoints = 100 * Math.sqrt(((percent / 100) * (1 - percent / 100)) / LOSS_PACKETS);
     const allowed = Math.max(1, 3 * sdPoints);
-    say(`  configured ${percent} %: measured ${fmt(r.lossPercent)} % (${mark(Math.abs(r.lossPercent - percent) <= allowed)}, within ${fmt(allowed)} points), reordered ${r.reordered}`);
+    say(
+      `  configured ${percent} %: measured ${fmt(r.lossPercent)} % (${mark(Math.abs(r.lossPercent - percent) <= allowed)}, within ${fmt(allowed)} points), reordered ${r.reordered}`,
+    );
   }
   await changeLinkConditions({ fleet, target: { link: 'dy2-dy3/0' }, change: { reset: true } });
 }
@@ -126,7 +131,9 @@ async function jitter(): Promise<void> {
     // stall are printed beside it, so a stall of the host's reads as the host's, not the link's jitter.
     const stalled = stalls(spread.delaysMs, robustSd(spread.delaysMs));
     const sd = stdDev(spread.delaysMs.filter((x) => !stalled.includes(x)));
-    const stallNote = stalled.length ? `; ${stalled.length} stalled datagram(s), ${stalled.map((x) => `${fmt(x - median(spread.delaysMs))} ms`).join(', ')} late: the host's, not the link's` : '';
+    const stallNote = stalled.length
+      ? `; ${stalled.length} stalled datagram(s), ${stalled.map((x) => `${fmt(x - median(spread.delaysMs))} ms`).join(', ')} late: the host's, not the link's`
+      : '';
     say(
       `  configured ${jitterMs} ms: measured sd ${fmt(sd)} ms without stalls (${mark(within(sd, jitterMs, 0.2, 0))}), plain sd ${fmt(stdDev(spread.delaysMs))} ms${stallNote}; ` +
         `reordered ${dense.reordered} of ${dense.delaysMs.length} (${mark(dense.reordered === 0)})`,
@@ -140,7 +147,13 @@ async function ramp(): Promise<void> {
   say(`\nLinear ramp of dy1-dy3/0 from 60 to 160 ms RTT over ${RAMP_S} s; one-way datagrams every 50 ms`);
   const startMs = Number(process.hrtime.bigint() / 1000n) / 1000;
   const probing = probe('dy1', 'dy3', Math.round((RAMP_S * 1000) / 50) + 20, 50);
-  const ramped = await rampLinkConditions({ fleet, target: { link: 'dy1-dy3/0' }, change: { set: { latencyMs: 160 } }, overS: RAMP_S, steps: 'linear' });
+  const ramped = await rampLinkConditions({
+    fleet,
+    target: { link: 'dy1-dy3/0' },
+    change: { set: { latencyMs: 160 } },
+    overS: RAMP_S,
+    steps: 'linear',
+  });
   const r = await probing;
   const expected = (sentAtMs: number) => 30 + 50 * Math.min(1, Math.max(0, (sentAtMs - startMs) / (RAMP_S * 1000)));
   const errors = r.sentAtMs.map((t, i) => r.delaysMs[i] - expected(t));
@@ -165,10 +178,13 @@ async function traceReplay(): Promise<void> {
   const rows = parsed.rows.filter((r) => r.tS < TRACE_S);
   say(`\nTrace replay of traces/bench-rtt-10min.csv on dy1-dy3/0: ${TRACE_S} s (${rows.length} rows); pings every 100 ms`);
   const count = (TRACE_S + 1) * 10;
-  const pinging = new NetnsExec('fb-dy1').run(['ping', '-n', '-D', '-i', '0.1', '-W', '2', '-c', String(count), findNode(inventory, 'dy3').overlayAddress], {
-    allowFailure: true,
-    timeoutMs: (TRACE_S + 30) * 1000,
-  });
+  const pinging = new NetnsExec('fb-dy1').run(
+    ['ping', '-n', '-D', '-i', '0.1', '-W', '2', '-c', String(count), findNode(inventory, 'dy3').overlayAddress],
+    {
+      allowFailure: true,
+      timeoutMs: (TRACE_S + 30) * 1000,
+    },
+  );
   const replayed = await replayLinkTrace({ fleet, rows, speed: 1, loop: false });
   const replies = [...(await pinging).stdout.matchAll(/^\[(\d+\.\d+)\] .*icmp_seq=\d+ ttl=\d+ time=([\d.]+) ms$/gm)].map((m) => ({
     second: Math.floor((Number(m[1]) * 1000 - Number(m[2]) - replayed.appliedAt) / 1000),
@@ -185,10 +201,17 @@ async function traceReplay(): Promise<void> {
   say(
     `  ${probed.length}/${TRACE_S} seconds probed (${replies.length} replies of ${count}); ${inside} within max(1 ms, 2 %) of the trace ` +
       `(${fmt((100 * inside) / Math.max(1, probed.length), 1)} %, ${mark(inside === TRACE_S)}); median error ${fmt(median(probed.map((x) => x.error)))} ms, ` +
-      `p99 |error| ${fmt(quantile(probed.map((x) => Math.abs(x.error)), 0.99))} ms`,
+      `p99 |error| ${fmt(
+        quantile(
+          probed.map((x) => Math.abs(x.error)),
+          0.99,
+        ),
+      )} ms`,
   );
   say(`  worst seconds: ${worst.map((x) => `t=${x.s} s ${fmt(x.measured, 1)} vs ${x.expected} ms`).join(', ')}`);
-  say(`  rows applied late by p50 ${fmt(replayed.latenessMs.p50, 0)} ms, p99 ${fmt(replayed.latenessMs.p99, 0)} ms, max ${fmt(replayed.latenessMs.max, 0)} ms (${mark(replayed.latenessMs.p99 <= 50)})`);
+  say(
+    `  rows applied late by p50 ${fmt(replayed.latenessMs.p50, 0)} ms, p99 ${fmt(replayed.latenessMs.p99, 0)} ms, max ${fmt(replayed.latenessMs.max, 0)} ms (${mark(replayed.latenessMs.p99 <= 50)})`,
+  );
   await changeLinkConditions({ fleet, target: { link: 'dy1-dy3/0' }, change: { reset: true } });
 }
 
@@ -201,7 +224,9 @@ async function eventLateness(): Promise<void> {
     late.push(appliedAt - requested);
   }
   await changeLinkConditions({ fleet, target: { all: true }, change: { reset: true } });
-  say(`\nA network event on all links, request to applied (50 events): p50 ${fmt(median(late), 0)} ms, p99 ${fmt(quantile(late, 0.99), 0)} ms (${mark(quantile(late, 0.99) <= 50)})`);
+  say(
+    `\nA network event on all links, request to applied (50 events): p50 ${fmt(median(late), 0)} ms, p99 ${fmt(quantile(late, 0.99), 0)} ms (${mark(quantile(late, 0.99) <= 50)})`,
+  );
 }
 
 async function main(): Promise<void> {

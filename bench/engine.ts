@@ -37,7 +37,11 @@ export async function withEngine<T>(topology: string, work: (runScenario: RunSce
     const worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue: TASK_QUEUE });
     return await worker.runUntil(() =>
       work(async (input) => {
-        const handle = await env.client.workflow.start('scenarioWorkflow', { taskQueue: TASK_QUEUE, workflowId: `bench-${Date.now()}`, args: [input] });
+        const handle = await env.client.workflow.start('scenarioWorkflow', {
+          taskQueue: TASK_QUEUE,
+          workflowId: `bench-${Date.now()}`,
+          args: [input],
+        });
         const phaseOrigins: number[] = [];
         // One query at a time, and the last one settled before the worker stops: a query still
         // being retried after the connection closed threw from the SDK's retry timer and killed the
@@ -46,10 +50,13 @@ export async function withEngine<T>(topology: string, work: (runScenario: RunSce
         const poll = setInterval(() => {
           inFlight ??= handle
             .query(progressQuery)
-            .then((p) => {
-              const origin = (p as RunProgress).cell?.phaseStartedAt;
-              if (origin !== undefined && !phaseOrigins.includes(origin)) phaseOrigins.push(origin);
-            }, () => undefined)
+            .then(
+              (p) => {
+                const origin = (p as RunProgress).cell?.phaseStartedAt;
+                if (origin !== undefined && !phaseOrigins.includes(origin)) phaseOrigins.push(origin);
+              },
+              () => undefined,
+            )
             .finally(() => (inFlight = undefined));
         }, 1000);
         try {

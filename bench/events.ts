@@ -38,9 +38,14 @@ async function main() {
     const origin = phaseOrigins[0];
     if (origin === undefined) throw new Error('never saw the run phase start');
     const run = cells[0].phases.find((p) => p.name === 'run')!;
-    const late = run.events.filter((e) => e.kind !== 'client-restart').map((e) => e.requestedAt - (origin + e.scheduledOffsetS * 1000)).sort((a, b) => a - b);
+    const late = run.events
+      .filter((e) => e.kind !== 'client-restart')
+      .map((e) => e.requestedAt - (origin + e.scheduledOffsetS * 1000))
+      .sort((a, b) => a - b);
     if (late.length === 0) throw new Error('no event fired');
-    console.log(`events: ${late.length} over a ${minutes}-minute timeline at time scale ${timeScale} (${((minutes * 60 * timeScale) / 60).toFixed(1)} min real)`);
+    console.log(
+      `events: ${late.length} over a ${minutes}-minute timeline at time scale ${timeScale} (${((minutes * 60 * timeScale) / 60).toFixed(1)} min real)`,
+    );
     console.log(
       `firing error ms: min ${late[0]} median ${percentile(late, 50)} p95 ${percentile(late, 95)} max ${late[late.length - 1]}; ` +
         `within 1 s: ${late.filter((l) => Math.abs(l) < 1000).length}/${late.length}`,

@@ -55,7 +55,9 @@ const log = (line: string) => console.log(`[${new Date().toISOString().slice(11,
 
 async function refuseIfBusy(): Promise<void> {
   if (await answers(DEV_SERVER.ip, DEV_SERVER.port)) {
-    throw new Error(`a Temporal server answers on ${DEV_SERVER.ip}:${DEV_SERVER.port}; this benchmark starts and kills a dev server of its own on that port: stop what serves there first`);
+    throw new Error(
+      `a Temporal server answers on ${DEV_SERVER.ip}:${DEV_SERVER.port}; this benchmark starts and kills a dev server of its own on that port: stop what serves there first`,
+    );
   }
   const ours = new Set([...DATABASE_NODES, 'client', 'wan'].map((n) => `fb-${n}`));
   const taken = (await fbNamespaces()).filter((n) => ours.has(n));
@@ -101,7 +103,9 @@ async function emulatorSocketPrivate(killedPid: number): Promise<string> {
   const socket = statSync(fleetPaths.emulatorSocket);
   const dir = statSync(path.dirname(fleetPaths.emulatorSocket));
   const rootOnly = (s: { uid: number; mode: number }) => s.uid === 0 && (s.mode & 0o077) === 0;
-  return rootOnly(socket) || rootOnly(dir) ? 'root only' : `socket mode ${(socket.mode & 0o777).toString(8)}, directory ${(dir.mode & 0o777).toString(8)}`;
+  return rootOnly(socket) || rootOnly(dir)
+    ? 'root only'
+    : `socket mode ${(socket.mode & 0o777).toString(8)}, directory ${(dir.mode & 0o777).toString(8)}`;
 }
 
 interface Gathered {
@@ -135,7 +139,11 @@ async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
   for (const planned of plan) {
     await sleep(Math.max(0, originMs + planned.atS * 1000 - Date.now()));
     // A part still coming back from an earlier kill is waited for, briefly.
-    const target = await waitFor(() => findTarget(planned.part, DATABASE_NODES, random), { what: `a running ${planned.part}`, timeoutMs: 15_000, intervalMs: 250 }).catch(() => undefined);
+    const target = await waitFor(() => findTarget(planned.part, DATABASE_NODES, random), {
+      what: `a running ${planned.part}`,
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    }).catch(() => undefined);
     if (!target) {
       log(`${planned.part}: none running at ${planned.atS} s; not killed`);
       continue;
@@ -155,7 +163,10 @@ async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
 function readDevFaults(): DevFault[] {
   const file = statePaths.devSupervision('faults.jsonl');
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as DevFault);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as DevFault);
 }
 
 /**
@@ -185,7 +196,9 @@ function printTable(outcomes: KillOutcome[]): void {
   }
   console.log('\neach kill:');
   for (const o of outcomes) {
-    console.log(`  ${o.kill.part} pid ${o.kill.pid}${o.kill.owner ? ` (${o.kill.owner})` : ''}: detected ${fmt(o.detectedS)} s, back ${fmt(o.backS)} s, ${o.lostS} s of samples missing, load back ${fmt(o.loadBackS)} s; ${o.seenAs ?? 'NOT DETECTED'}`);
+    console.log(
+      `  ${o.kill.part} pid ${o.kill.pid}${o.kill.owner ? ` (${o.kill.owner})` : ''}: detected ${fmt(o.detectedS)} s, back ${fmt(o.backS)} s, ${o.lostS} s of samples missing, load back ${fmt(o.loadBackS)} s; ${o.seenAs ?? 'NOT DETECTED'}`,
+    );
   }
 }
 
@@ -198,7 +211,11 @@ async function main(): Promise<void> {
   let client: Client | undefined;
   const seenPids = new Set<number>();
   try {
-    await waitFor(() => (workerPid() !== undefined && readPidFile(statePaths.temporalDev('pid')) !== undefined ? true : undefined), { what: 'fragbench dev to start its server and worker', timeoutMs: 90_000, intervalMs: 500 });
+    await waitFor(() => (workerPid() !== undefined && readPidFile(statePaths.temporalDev('pid')) !== undefined ? true : undefined), {
+      what: 'fragbench dev to start its server and worker',
+      timeoutMs: 90_000,
+      intervalMs: 500,
+    });
     const settings = temporalSettings();
     client = await connectClient(settings);
     const handle = await startRun(client, settings, SCENARIO, { timeScale: TIME_SCALE });
@@ -221,7 +238,8 @@ async function main(): Promise<void> {
     printTable(outcomes);
 
     const failedRestarts = events.filter((e) => e.detail.restartFailed !== undefined);
-    for (const e of failedRestarts) console.log(`restart failed: ${e.label} at ${e.scheduledOffsetS.toFixed(1)} s: ${String(e.detail.restartFailed).split('\n')[0]}`);
+    for (const e of failedRestarts)
+      console.log(`restart failed: ${e.label} at ${e.scheduledOffsetS.toFixed(1)} s: ${String(e.detail.restartFailed).split('\n')[0]}`);
     if (failedRestarts.length > 0) problems.push(`${failedRestarts.length} restart(s) failed before one held (above)`);
     const undetected = outcomes.filter((o) => o.detectedS === undefined);
     if (undetected.length > 0) problems.push(`${undetected.length} kill(s) not detected: ${undetected.map((o) => o.kill.part).join(', ')}`);
@@ -229,8 +247,12 @@ async function main(): Promise<void> {
     if (short.length > 0) problems.push(`killed fewer than ${KILLS_PER_PART} time(s): ${short.join(', ')}`);
     const slow = outcomes.filter((o) => (o.detectedS ?? 0) > TARGETS.detectS);
     const lossy = outcomes.filter((o) => o.lostS > TARGETS.lostS);
-    console.log(`\ndetection within ${TARGETS.detectS} s: ${outcomes.length - slow.length} of ${outcomes.length}${slow.length ? ` (late: ${slow.map((o) => `${o.kill.part} ${fmt(o.detectedS)} s`).join(', ')})` : ''}`);
-    console.log(`samples lost at most ${TARGETS.lostS} s per kill: ${outcomes.length - lossy.length} of ${outcomes.length}${lossy.length ? ` (over: ${lossy.map((o) => `${o.kill.part} ${o.lostS} s`).join(', ')})` : ''}`);
+    console.log(
+      `\ndetection within ${TARGETS.detectS} s: ${outcomes.length - slow.length} of ${outcomes.length}${slow.length ? ` (late: ${slow.map((o) => `${o.kill.part} ${fmt(o.detectedS)} s`).join(', ')})` : ''}`,
+    );
+    console.log(
+      `samples lost at most ${TARGETS.lostS} s per kill: ${outcomes.length - lossy.length} of ${outcomes.length}${lossy.length ? ` (over: ${lossy.map((o) => `${o.kill.part} ${o.lostS} s`).join(', ')})` : ''}`,
+    );
     if (!SHORT && (slow.length > 0 || lossy.length > 0)) problems.push('a detection or loss target was missed (above)');
 
     const verification = await verifyStoredRun(store, runId);
@@ -243,7 +265,9 @@ async function main(): Promise<void> {
     if (gathered.socketChecks.some((c) => c !== 'root only')) problems.push('a restarted emulator socket is open to others');
     const keysAfter = await keyProblems(gathered.keys, [...keyScanPlaces(BENCH_RESULTS_DIR).filter((place) => place !== FLEET_DIR), DEV_LOG], false);
     const keyIssues = [...gathered.keysWhileUp, ...keysAfter];
-    console.log(`private keys (${gathered.keys.length}) outside their 0600 files, after the kills and after the run: ${keyIssues.length === 0 ? 'none' : keyIssues.join('; ')}`);
+    console.log(
+      `private keys (${gathered.keys.length}) outside their 0600 files, after the kills and after the run: ${keyIssues.length === 0 ? 'none' : keyIssues.join('; ')}`,
+    );
     if (gathered.keys.length === 0) problems.push('no fleet key was read, so the key check checked nothing');
     if (keyIssues.length > 0) problems.push('a private key was found outside its file, or a key file is not 0600');
   } finally {
@@ -259,7 +283,9 @@ async function main(): Promise<void> {
   }
   const leftNamespaces = (await fbNamespaces()).filter((n) => !namespacesBefore.includes(n));
   const leftPids = [...seenPids].filter((pid) => isAlive(pid));
-  console.log(`host clean: ${leftNamespaces.length === 0 && leftPids.length === 0 ? 'yes' : `no (namespaces ${leftNamespaces.join(', ') || 'none'}, pids ${leftPids.join(', ') || 'none'})`}`);
+  console.log(
+    `host clean: ${leftNamespaces.length === 0 && leftPids.length === 0 ? 'yes' : `no (namespaces ${leftNamespaces.join(', ') || 'none'}, pids ${leftPids.join(', ') || 'none'})`}`,
+  );
   if (leftNamespaces.length > 0 || leftPids.length > 0) problems.push('the host is not clean');
   if (!flag('keep')) for (const dir of [BENCH_STATE_DIR, BENCH_RESULTS_DIR]) rmSync(dir, { recursive: true, force: true });
   if (problems.length > 0) throw new Error(problems.join('\n'));

@@ -31,7 +31,9 @@ async function oneFleet(index: number): Promise<{ within: boolean; errors: numbe
   try {
     const correction = readState()?.baseRttMs ?? 0;
     const pairs = await rttPairs(await loadInventory({ kind: 'local' }), 1, PINGS, PING_INTERVAL_S);
-    const worst = pairs.reduce((w, p) => (Math.abs(errorMs(p)) / allowedMs(p.configuredMs) > Math.abs(errorMs(w)) / allowedMs(w.configuredMs) ? p : w));
+    const worst = pairs.reduce((w, p) =>
+      Math.abs(errorMs(p)) / allowedMs(p.configuredMs) > Math.abs(errorMs(w)) / allowedMs(w.configuredMs) ? p : w,
+    );
     const outside = pairs.filter((p) => Math.abs(errorMs(p)) > allowedMs(p.configuredMs));
     say(
       `${String(index + 1).padStart(5)} ${fmt(up.seconds, 1).padStart(6)} ${fmt(correction).padStart(10)}   ` +

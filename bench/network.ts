@@ -157,8 +157,7 @@ async function restoreAndSettle(links: string[], from: string, to: string, timeo
 /** Of the given links, the one the overlay sends `from`'s pings to `to` over right now. */
 async function busiestLink(ids: string[], from: string, to: string): Promise<string> {
   const emulator = new EmulatorClient(fleetPaths.emulatorSocket);
-  const packets = async () =>
-    new Map((await emulator.stats()).map((l) => [l.id, l.ab.packets + l.ba.packets]));
+  const packets = async () => new Map((await emulator.stats()).map((l) => [l.id, l.ab.packets + l.ba.packets]));
   const before = await packets();
   const inventory = await loadInventory(fleet);
   await ping(new NetnsExec(`fb-${from}`), findNode(inventory, to).overlayAddress, 20, 0.02);
@@ -197,7 +196,9 @@ async function failover(label: string, from: string, to: string, links: () => Pr
     paths.push(`${before} | cut: ${during} | restored, packets on: ${formatPath(back.path)}`);
   }
   say(`failover ${label}: ${times.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(times))} s; target <= ${expect.targetS} s)`);
-  say(`  meta connection back on the fastest link after the restore: ${settling.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(settling))} s)`);
+  say(
+    `  meta connection back on the fastest link after the restore: ${settling.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(settling))} s)`,
+  );
   for (const p of [...new Set(paths)]) say(`  path ${from}-${to}: ${p}`);
   return times;
 }

@@ -126,7 +126,12 @@ function sayRtt(label: string, pairs: PairRtt[]): void {
     `RTT ${label}: ${within.length}/${pairs.length} pairs within max(1 ms, 2 %) (median of ${PINGS} pings each); ` +
       `error median ${fmt(median(errors))} ms, most negative ${fmt(Math.min(...errors))} ms, most positive ${fmt(Math.max(...errors))} ms`,
   );
-  say(`  worst: ${worst.slice(0, 4).map((p) => `${p.a}-${p.b} ${fmt(p.configuredMs, 1)} -> ${fmt(p.medianMs, 1)} ms`).join('; ')}`);
+  say(
+    `  worst: ${worst
+      .slice(0, 4)
+      .map((p) => `${p.a}-${p.b} ${fmt(p.configuredMs, 1)} -> ${fmt(p.medianMs, 1)} ms`)
+      .join('; ')}`,
+  );
 }
 
 function sayVerdict(label: string, v: PhaseVerdict): void {
@@ -195,7 +200,9 @@ function probedInventory(inventory: Inventory): Inventory {
 
 /** Flows on fibre links between data nodes, spread over the link list, no node in two flows. */
 function flowLinks(inventory: Inventory, count: number): InventoryLink[] {
-  const candidates = inventory.links.filter((l) => l.type === 0 && l.a !== inventory.clientNode && l.b !== inventory.clientNode && l.bandwidthMbps >= 2 * FLOW_MBPS);
+  const candidates = inventory.links.filter(
+    (l) => l.type === 0 && l.a !== inventory.clientNode && l.b !== inventory.clientNode && l.bandwidthMbps >= 2 * FLOW_MBPS,
+  );
   const used = new Set<string>();
   const chosen: InventoryLink[] = [];
   const stride = Math.max(1, Math.floor(candidates.length / count));

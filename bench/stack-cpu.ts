@@ -298,7 +298,9 @@ async function main(): Promise<void> {
     say(`\nidle RTT floor, every link at latency scale ${FLOOR_SCALE} (${floorPings} pings each, ${PING_INTERVAL_S} s apart)`);
     say('client ->      configured    min    avg    p99    max');
     for (const r of floor) {
-      say(`${r.to.padEnd(14)} ${fmt(r.configuredMs).padStart(10)} ${fmt(r.minMs).padStart(6)} ${fmt(r.avgMs).padStart(6)} ${fmt(r.p99Ms).padStart(6)} ${fmt(r.maxMs).padStart(6)}`);
+      say(
+        `${r.to.padEnd(14)} ${fmt(r.configuredMs).padStart(10)} ${fmt(r.minMs).padStart(6)} ${fmt(r.avgMs).padStart(6)} ${fmt(r.p99Ms).padStart(6)} ${fmt(r.maxMs).padStart(6)}`,
+      );
     }
     const excessPings = o.short ? 50 : EXCESS_PINGS;
     const excess = await rttFromClient(inventory, o.scale, excessPings);
@@ -315,7 +317,11 @@ async function main(): Promise<void> {
     const info = await adapter.formCluster(nodes, {});
     say(`\nredis ${info.version}: 3 masters (${nodes.map((n) => n.name).join(', ')}) formed in ${fmt(info.formedInMs / 1000, 1)} s`);
     await flushDatabase({ fleet, database: 'redis' });
-    await runYcsbOnce('load', { fleet, database: 'redis', settings: { ...ycsbSettings(o), target: undefined, maxSeconds: undefined, operationCount: RECORDS } });
+    await runYcsbOnce('load', {
+      fleet,
+      database: 'redis',
+      settings: { ...ycsbSettings(o), target: undefined, maxSeconds: undefined, operationCount: RECORDS },
+    });
     const use = await measureLoad(inventory, o);
     say(
       `\nYCSB workload A, target ${o.rate} ops/s, ${o.threads} threads, latency scale ${o.scale}: ` +
@@ -325,12 +331,16 @@ async function main(): Promise<void> {
     for (const l of LAYERS) say(`${l.padEnd(14)} ${fmt(use.usPerOp[l], 1).padStart(9)} ${fmt(use.corePercent[l], 1).padStart(12)}`);
     say(`tool total     ${fmt(use.toolUsPerOp, 1).padStart(9)}   (ycsb + tincd + wireguard + fb-wan; target <= 300)`);
     say(`host busy      ${fmt(use.hostBusyPercent, 1).padStart(9)} %  (both cores, everything running on the host)`);
-    say(`relayed        ${fmt(use.packetsPerOp ?? NaN, 1).padStart(9)} datagrams per operation (each through 2 WireGuard daemons, 2 tincd, fb-wan once)`);
+    say(
+      `relayed        ${fmt(use.packetsPerOp ?? NaN, 1).padStart(9)} datagrams per operation (each through 2 WireGuard daemons, 2 tincd, fb-wan once)`,
+    );
     // Keys spread evenly over the masters' slots, so an operation's expected latency is the mean
     // configured RTT from the client to a master (Redis's own service time is tens of µs).
     const expectedMs = nodes.reduce((sum, n) => sum + configuredRttMs(inventory, n.name, o.scale), 0) / nodes.length;
     const opExcessMs = (use.opLatencyMs ?? NaN) - expectedMs;
-    say(`op latency     ${fmt(use.opLatencyMs ?? NaN).padStart(9)} ms  (configured RTT to a master, mean ${fmt(expectedMs)} ms: excess ${fmt(opExcessMs)} ms; target <= 1)`);
+    say(
+      `op latency     ${fmt(use.opLatencyMs ?? NaN).padStart(9)} ms  (configured RTT to a master, mean ${fmt(expectedMs)} ms: excess ${fmt(opExcessMs)} ms; target <= 1)`,
+    );
     const worstP99 = Math.max(...excess.map((r) => r.p99Ms - r.configuredMs));
     // The floor is what the stack adds on its own: the pair configured below it shows it (the
     // others are corrected down to their configured RTT by the overlay cost measured at up).

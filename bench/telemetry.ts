@@ -37,8 +37,10 @@ async function main(): Promise<void> {
 
   console.log(`fleet: ${state ? `${state.plan.name} (${state.status})` : 'none (classified by program only)'}`);
   console.log(`samples: ${samples.length} in ${wallS.toFixed(1)} s`);
-  console.log(`sampler CPU: ${cpuMsPerS.toFixed(2)} ms per second = ${(cpuMsPerS / 10).toFixed(2)} % of one core ` +
-    `(target < ${TARGET_PERCENT_OF_CORE} %) — user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms`);
+  console.log(
+    `sampler CPU: ${cpuMsPerS.toFixed(2)} ms per second = ${(cpuMsPerS / 10).toFixed(2)} % of one core ` +
+      `(target < ${TARGET_PERCENT_OF_CORE} %) — user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms`,
+  );
   console.log('processes classified per role:');
   for (const [role, n] of Object.entries(sampler.classified()).sort()) console.log(`  ${role.padEnd(20)} ${n}`);
   const last = samples.at(-1);

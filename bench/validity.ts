@@ -50,8 +50,18 @@ function lightScenario(): Record<string, unknown> {
         phase: 'run',
         duration,
         events: SHORT
-          ? [{ at: 8, cut: 'sydney-pune/0' }, { at: 16, restore: 'sydney-pune/0' }, { at: 22, latency: 0.1 }]
-          : [{ at: 5, remove: 'seoul' }, { at: 30, cut: 'sydney-pune/0' }, { at: 60, restore: 'sydney-pune/0' }, { at: 105, latency: 0.1 }, { at: 125, latency: 0.2 }],
+          ? [
+              { at: 8, cut: 'sydney-pune/0' },
+              { at: 16, restore: 'sydney-pune/0' },
+              { at: 22, latency: 0.1 },
+            ]
+          : [
+              { at: 5, remove: 'seoul' },
+              { at: 30, cut: 'sydney-pune/0' },
+              { at: 60, restore: 'sydney-pune/0' },
+              { at: 105, latency: 0.1 },
+              { at: 125, latency: 0.2 },
+            ],
       },
     ],
   };
@@ -80,7 +90,8 @@ function samplesPerSecond(phase: PhaseRecord): number {
 /** YCSB JVMs telemetry saw during the phase: distinct PIDs of `ycsb…` roles. */
 function jvmStarts(phase: PhaseRecord): number {
   const pids = new Set<number>();
-  for (const t of phase.telemetry ?? []) for (const [role, list] of Object.entries(t.pids ?? {})) if (role.startsWith('ycsb')) list.forEach((p) => pids.add(p));
+  for (const t of phase.telemetry ?? [])
+    for (const [role, list] of Object.entries(t.pids ?? {})) if (role.startsWith('ycsb')) list.forEach((p) => pids.add(p));
   return pids.size;
 }
 
@@ -128,11 +139,17 @@ function reportRun(label: string, finished: FinishedRun, idleExcess: number[]): 
   const main = measured[0];
   const origin = main.samples.length > 0 ? main.samples[0].time - main.samples[0].elapsedS * 1000 : 0;
   const dip = largestUnexplainedDip(main, origin);
-  say(dip ? `largest dip at a multiple of 60 s not explained by an event: ${fmt(dip.dipPercent, 1)} % at t=${dip.t} s` : 'largest dip at a multiple of 60 s: none (phase shorter than 70 s or every minute had an event)');
+  say(
+    dip
+      ? `largest dip at a multiple of 60 s not explained by an event: ${fmt(dip.dipPercent, 1)} % at t=${dip.t} s`
+      : 'largest dip at a multiple of 60 s: none (phase shorter than 70 s or every minute had an event)',
+  );
 
   const probes = (main.probes ?? []).filter((p) => p.measuredMs !== null);
   const loaded = probes.map((p) => p.measuredMs! - p.configuredMs).sort((a, b) => a - b);
-  say(`RTT excess (measured - configured) idle: p50 ${fmt(median(idleExcess))} ms, p99 ${fmt(quantile(idleExcess, 0.99))} ms (${idleExcess.length} pings)`);
+  say(
+    `RTT excess (measured - configured) idle: p50 ${fmt(median(idleExcess))} ms, p99 ${fmt(quantile(idleExcess, 0.99))} ms (${idleExcess.length} pings)`,
+  );
   say(`RTT excess under load: p50 ${fmt(median(loaded))} ms, p99 ${fmt(quantile(loaded, 0.99))} ms (${loaded.length} probes); stack floor = the p50`);
 
   const telemetry = main.telemetry ?? [];
@@ -140,7 +157,8 @@ function reportRun(label: string, finished: FinishedRun, idleExcess: number[]): 
   const byLayer = new Map<string, number>();
   for (const [role, seconds] of cpuSecondsByRole(telemetry)) byLayer.set(layerOf(role), (byLayer.get(layerOf(role)) ?? 0) + seconds);
   const perOp = [...byLayer].map(([layer, s]) => `${layer} ${fmt((s * 1e6) / Math.max(okOps, 1), 0)}`).join(', ');
-  const usPerOp = (layers: string[]) => ([...byLayer].filter(([layer]) => layers.includes(layer)).reduce((n, [, s]) => n + s, 0) * 1e6) / Math.max(okOps, 1);
+  const usPerOp = (layers: string[]) =>
+    ([...byLayer].filter(([layer]) => layers.includes(layer)).reduce((n, [, s]) => n + s, 0) * 1e6) / Math.max(okOps, 1);
   say(`CPU µs per database operation by layer (${okOps} ok ops): ${perOp}`);
   // The target is the data path's (the client and the network stack every operation crosses); the
   // worker and the Temporal server cost about the same per second whatever the rate.
@@ -173,7 +191,9 @@ async function main(): Promise<void> {
     const overloaded = await runScenario({ scenario: overloadedScenario() });
     reportRun('overloaded', overloaded, idle);
     const verdict = overloaded.cells[0].summary.verdict?.verdict;
-    say(`\noverloaded run's verdict: ${verdict} (${verdict && verdict !== 'ok' ? 'flagged, as it must be' : 'NOT flagged: the verdict missed an overloaded host'})`);
+    say(
+      `\noverloaded run's verdict: ${verdict} (${verdict && verdict !== 'ok' ? 'flagged, as it must be' : 'NOT flagged: the verdict missed an overloaded host'})`,
+    );
     if (!verdict || verdict === 'ok') process.exitCode = 1;
   });
 }

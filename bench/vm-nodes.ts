@@ -33,8 +33,10 @@ async function seconds(step: () => Promise<unknown>): Promise<string> {
 async function main(): Promise<void> {
   const opts = new Command().option('--short', "CI's short mode: the nodes, packages and mesh only").parse().opts<{ short?: boolean }>();
   const image = builtRootfsRecord();
-  if (!image) throw new Error('the VM-shaped nodes\' image is not built; run scripts/setup.sh');
-  console.log(`image: built in ${image.seconds?.toFixed(1) ?? '?'} s at ${image.builtAt} (debootstrap + ${image.packages} packages downloaded for the local repository)`);
+  if (!image) throw new Error("the VM-shaped nodes' image is not built; run scripts/setup.sh");
+  console.log(
+    `image: built in ${image.seconds?.toFixed(1) ?? '?'} s at ${image.builtAt} (debootstrap + ${image.packages} packages downloaded for the local repository)`,
+  );
   const dir = mkdtempSync(path.join(tmpdir(), 'fb-bench-vm-'));
   const topology = path.join(dir, 'vm-bench.yaml');
   writeFileSync(topology, stringify(smallTopology));
@@ -42,7 +44,9 @@ async function main(): Promise<void> {
   try {
     const stack = await vmStackUp('vm-bench', topology);
     const n = stack.plan.nodes.length;
-    console.log(`nodes: ${n} + jump host up, sshd answering through the jump host, in ${stack.seconds.nodes.toFixed(1)} s (${(stack.seconds.nodes / (n + 1)).toFixed(2)} s per node)`);
+    console.log(
+      `nodes: ${n} + jump host up, sshd answering through the jump host, in ${stack.seconds.nodes.toFixed(1)} s (${(stack.seconds.nodes / (n + 1)).toFixed(2)} s per node)`,
+    );
     console.log(`cloud-init packages (wireguard-tools, tinc, iperf3) on ${n} nodes at once: ${stack.seconds.install.toFixed(1)} s`);
     console.log(`mesh scripts (WireGuard + tinc) on ${n} nodes at once: ${stack.seconds.mesh.toFixed(1)} s`);
     if (!opts.short) {
@@ -51,7 +55,9 @@ async function main(): Promise<void> {
       const cassandra = () => new CassandraAdapter(stack.inventory).install(node);
       console.log(`Cassandra install (its package and a JDK) on ${node.name} by its adapter: ${await seconds(cassandra)} s`);
       const client = findNode(stack.inventory, stack.inventory.clientNode).exec as Extract<InventoryNode['exec'], { transport: 'ssh' }>;
-      console.log(`Java + YCSB client shipped to ${stack.inventory.clientNode}: ${await seconds(() => ensureYcsbClient(client, ycsbHome(client)))} s`);
+      console.log(
+        `Java + YCSB client shipped to ${stack.inventory.clientNode}: ${await seconds(() => ensureYcsbClient(client, ycsbHome(client)))} s`,
+      );
     }
   } finally {
     console.log(`down: ${await seconds(vmFleetDown)} s`);

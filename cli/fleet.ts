@@ -19,7 +19,9 @@ function refuseWhileLeased(force: boolean | undefined): void {
 }
 
 export function registerFleetCommands(program: Command): void {
-  const fleet = program.command('fleet').description('the local emulated fleet: one network namespace per node, a WAN emulator, a WireGuard mesh and a tinc overlay');
+  const fleet = program
+    .command('fleet')
+    .description('the local emulated fleet: one network namespace per node, a WAN emulator, a WireGuard mesh and a tinc overlay');
 
   fleet
     .command('up')

@@ -25,7 +25,14 @@ function locateRun(run: string): { store: ResultsStore; runId: string } {
 /** A column-aligned text table. */
 function columns(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `name.csv` -> `name-events.csv`, beside it. */
@@ -61,7 +68,11 @@ export function registerReportCommands(program: Command): void {
   program
     .command('export')
     .argument('<run>', 'a run id or the path of a run directory')
-    .addOption(new Option('--format <format>', 'csv (per-second samples, plus an events file beside it) or json (everything recorded)').choices(EXPORT_FORMATS).makeOptionMandatory())
+    .addOption(
+      new Option('--format <format>', 'csv (per-second samples, plus an events file beside it) or json (everything recorded)')
+        .choices(EXPORT_FORMATS)
+        .makeOptionMandatory(),
+    )
     .option('--out <file>', 'where to write; default: in the run directory')
     .description('export a run’s samples and events as CSV, or the whole record as JSON; prints the files written')
     .action(async (run: string, options: { format: ExportFormat; out?: string }) => {
@@ -99,7 +110,14 @@ export function registerReportCommands(program: Command): void {
         return;
       }
       const header = ['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS', 'LOSS SEED'];
-      const rows = runs.map((r) => [r.runId, r.scenario, r.status, new Date(r.startedAt).toISOString().slice(0, 19).replace('T', ' '), String(r.cellIds.length), r.lossSeed === undefined ? '-' : String(r.lossSeed)]);
+      const rows = runs.map((r) => [
+        r.runId,
+        r.scenario,
+        r.status,
+        new Date(r.startedAt).toISOString().slice(0, 19).replace('T', ' '),
+        String(r.cellIds.length),
+        r.lossSeed === undefined ? '-' : String(r.lossSeed),
+      ]);
       say(columns([header, ...rows]));
     });
 }

@@ -29,7 +29,15 @@ export async function planReproduction(reproduction: Reproduction, repeat?: numb
     const { plan, fleets } = await loadScenario(part.scenario, 'offline');
     parts.push({ id: part.id, plan, view: planView(plan, fleets[0].view, availableParallelism()) });
   }
-  return { reproduction, parts, estimate: estimateExperiment(reproduction, parts.map((p) => p.view), repeat) };
+  return {
+    reproduction,
+    parts,
+    estimate: estimateExperiment(
+      reproduction,
+      parts.map((p) => p.view),
+      repeat,
+    ),
+  };
 }
 
 /** plan-view says a warning per cell and phase; here each is said once with how often it applies. */
@@ -44,7 +52,10 @@ function distinctWarnings(warnings: string[]): Map<string, number> {
 
 /** The steps a host-bound cell of the part would be re-planned through, each distinct ladder once. */
 function replanLine(reproduction: Reproduction, part: PlannedPart): string {
-  const cells = replanCells(reproduction.parts.find((p) => p.id === part.id)!, part.plan);
+  const cells = replanCells(
+    reproduction.parts.find((p) => p.id === part.id)!,
+    part.plan,
+  );
   const ladders = [...new Set(cells.map((c) => replanLadder(c.context, c.base).join(', then ')))];
   const floor = reproduction.parts.find((p) => p.id === part.id)!.replan;
   const steps = ladders.map((l) => l || 'no smaller plan').join(' | ');
@@ -62,12 +73,16 @@ export function formatPlannedReproduction({ reproduction: r, parts, estimate }: 
   ];
   for (const part of parts) {
     const cells = part.view.cells.map((c) => `${c.database} on ${c.nodes.length} node(s)`).join(', ');
-    lines.push(`  part ${part.id}: ${part.view.fleet.name}, ${part.view.cells.length} cell(s) (${cells}), ~${minutes(runEstimateS(part.view))} per run`);
+    lines.push(
+      `  part ${part.id}: ${part.view.fleet.name}, ${part.view.cells.length} cell(s) (${cells}), ~${minutes(runEstimateS(part.view))} per run`,
+    );
     for (const [w, n] of distinctWarnings(part.view.warnings)) lines.push(`    ! ${w}${n > 1 ? ` (in ${n} phases)` : ''}`);
     lines.push(replanLine(r, part));
   }
   for (const n of r.notRunHere) lines.push(`  not run here: ${n}`);
-  lines.push(`  estimate: ${minutes(estimate.perRepetitionS)} per repetition x ${estimate.repeat} = ${minutes(estimate.totalS)}${estimate.overBudget ? ` (! ${estimate.overBudget})` : ''}`);
+  lines.push(
+    `  estimate: ${minutes(estimate.perRepetitionS)} per repetition x ${estimate.repeat} = ${minutes(estimate.totalS)}${estimate.overBudget ? ` (! ${estimate.overBudget})` : ''}`,
+  );
   return lines.join('\n');
 }
 

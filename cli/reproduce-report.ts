@@ -28,7 +28,9 @@ function clientsOf(plans: CellPlan[], targetsAreOfferedLoad: boolean) {
   return (cell: CellRecord, phase: string): PhaseClient | undefined =>
     plans
       .find((p) => JSON.stringify(p.coordinates) === JSON.stringify(cell.coordinates))
-      ?.phases.flatMap((p) => (p.kind === 'run' && p.name === phase ? [{ ...(targetsAreOfferedLoad ? {} : { target: p.ycsb.target }), threads: p.ycsb.threads }] : []))[0];
+      ?.phases.flatMap((p) =>
+        p.kind === 'run' && p.name === phase ? [{ ...(targetsAreOfferedLoad ? {} : { target: p.ycsb.target }), threads: p.ycsb.threads }] : [],
+      )[0];
 }
 
 /** The figures one run recorded for one cell. */
@@ -65,13 +67,22 @@ async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: P
         const note = last ? planNote(progress) : 'unfinished';
         const runIds = last ? [last.runId] : runs.map((r) => r.runId).reverse();
         for (const runId of runIds) {
-          const found = namingFleets(planned.reproduction.parts, defined.scenario.fleet, await figuresOfRun(store, runId, progress.cell, planned.reproduction.targetsAreOfferedLoad === true));
+          const found = namingFleets(
+            planned.reproduction.parts,
+            defined.scenario.fleet,
+            await figuresOfRun(store, runId, progress.cell, planned.reproduction.targetsAreOfferedLoad === true),
+          );
           if (found.length === 0) continue;
           figures.push(...found.map((f) => ({ ...f, plan: note })));
           if (repetition === 1 && !result.firstRepetitionRuns.includes(runId)) result.firstRepetitionRuns.push(runId);
           break;
         }
-        if (note !== 'as planned' && runs.length > 0) result.plans.push(`r${repetition} ${part.id} ${Object.entries(progress.cell).map(([k, v]) => `${k}=${v}`).join(' ')}: ${note}`);
+        if (note !== 'as planned' && runs.length > 0)
+          result.plans.push(
+            `r${repetition} ${part.id} ${Object.entries(progress.cell)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}: ${note}`,
+          );
       }
     }
     result.perRepetition.push(figures);
@@ -97,7 +108,10 @@ export async function writeComparison(dir: string, planned: PlannedReproduction[
   const markdown = [heading, ...comparisons.map(experimentSection)].join('\n');
   writeFileAtomic(path.join(dir, 'comparison.md'), markdown);
   const json = Object.fromEntries(
-    comparisons.map(({ reproduction, repeat, plans, figures, latency }) => [reproduction.id, { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), plans, figures, ...(latency ? { latency } : {}) }]),
+    comparisons.map(({ reproduction, repeat, plans, figures, latency }) => [
+      reproduction.id,
+      { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), plans, figures, ...(latency ? { latency } : {}) },
+    ]),
   );
   writeJsonAtomic(path.join(dir, 'comparison.json'), json);
   const html = await writeComparisonHtml(store, { dir, writtenAt, comparisons, published: published as PublishedLatency });

@@ -51,7 +51,11 @@ function openDirectory(resume: string | undefined): { dir: string; ledger: Ledge
   }
   const dir = path.resolve(resume);
   const ledger = readJson<Ledger>(paths(dir).ledger);
-  if (!existsSync(dir) || !ledger) throw new InputError('--resume', `${resume} is not a reproduce directory (no ledger.json in it); give one that \`fragbench reproduce\` made, e.g. results/reproduce-<stamp>`);
+  if (!existsSync(dir) || !ledger)
+    throw new InputError(
+      '--resume',
+      `${resume} is not a reproduce directory (no ledger.json in it); give one that \`fragbench reproduce\` made, e.g. results/reproduce-<stamp>`,
+    );
   mkdirSync(paths(dir).scenarios, { recursive: true });
   return { dir, ledger };
 }
@@ -62,7 +66,12 @@ async function finishedCellsOf(runId: string, part: PlannedPart): Promise<Pick<L
   if (!(await store.hasRun(runId))) return { finishedCells: [] };
   const records: CellRecord[] = await store.readCells(await store.readRun(runId)).catch(() => []);
   const planned = part.plan.cells[0]?.phases.length ?? 0;
-  const finished = records.filter((r) => cellFinished(r.phases.map((p) => p.name), planned));
+  const finished = records.filter((r) =>
+    cellFinished(
+      r.phases.map((p) => p.name),
+      planned,
+    ),
+  );
   return {
     finishedCells: finished.map((r) => r.coordinates),
     verdicts: finished.map((r) => {
@@ -109,7 +118,14 @@ class ReproduceSession {
    * one step smaller while the re-plan policy allows (core/reproduce/replan.ts). Attempts that
    * finished earlier (a resume) are not redone; an attempt that does not finish is left to a resume.
    */
-  async runPart(client: Client, settings: TemporalSettings, planned: PlannedReproduction, part: PlannedPart, repetition: number, repeat: number): Promise<void> {
+  async runPart(
+    client: Client,
+    settings: TemporalSettings,
+    planned: PlannedReproduction,
+    part: PlannedPart,
+    repetition: number,
+    repeat: number,
+  ): Promise<void> {
     const experiment = planned.reproduction.id;
     const reproductionPart = planned.reproduction.parts.find((p) => p.id === part.id)!;
     const cells = replanCells(reproductionPart, part.plan);
@@ -121,29 +137,42 @@ class ReproduceSession {
       const due = progress.filter((p) => p.next && !tried.has(dueKey(p)));
       if (due.length === 0) {
         if (round === 0) console.log(`${label}: finished earlier, skipped`);
-        for (const p of progress.filter((x) => x.attempts.length > 1 || (x.decision && x.decision.kind !== 'keep'))) console.log(`${label}, cell ${JSON.stringify(p.cell)}: ${planNote(p)}`);
+        for (const p of progress.filter((x) => x.attempts.length > 1 || (x.decision && x.decision.kind !== 'keep')))
+          console.log(`${label}, cell ${JSON.stringify(p.cell)}: ${planNote(p)}`);
         return;
       }
       for (const p of due) tried.add(dueKey(p));
       for (const attempt of this.attemptsFor(reproductionPart.scenario, cells, `${experiment}-${part.id}-r${repetition}`, repetition, due)) {
-        if (attempt.meta.replan) console.log(`\n${label}: re-planned (attempt ${attempt.meta.attempt}): ${attempt.meta.replan.step}, ${attempt.meta.replan.because}`);
+        if (attempt.meta.replan)
+          console.log(`\n${label}: re-planned (attempt ${attempt.meta.attempt}): ${attempt.meta.replan.step}, ${attempt.meta.replan.because}`);
         await this.runAttempt(client, settings, at, part, attempt, label);
       }
     }
   }
 
   /** First plans of the due cells as one run (the whole scenario when every cell is due), then each re-plan as a run of its own cell. */
-  private attemptsFor(scenario: ScenarioFile, cells: ReturnType<typeof replanCells>, stem: string, repetition: number, due: CellProgress[]): Attempted[] {
+  private attemptsFor(
+    scenario: ScenarioFile,
+    cells: ReturnType<typeof replanCells>,
+    stem: string,
+    repetition: number,
+    due: CellProgress[],
+  ): Attempted[] {
     const scenarios = paths(this.dir).scenarios;
     const cellIndex = (cell: Coordinates) => cells.findIndex((c) => JSON.stringify(c.coordinates) === JSON.stringify(cell)) + 1;
     // A first attempt at a size other than the plan's (carried from an earlier repetition) runs as a re-plan does: its cell alone, at its size.
     const atBase = (p: CellProgress) => p.next!.attempt === 1 && p.next!.replan === undefined;
     const firsts = due.filter(atBase);
     const attempts: Attempted[] = [];
-    if (firsts.length === cells.length) attempts.push({ scenario: { ...scenario, name: `${scenario.name}-r${repetition}` }, file: path.join(scenarios, `${stem}.json`), meta: {} });
+    if (firsts.length === cells.length)
+      attempts.push({ scenario: { ...scenario, name: `${scenario.name}-r${repetition}` }, file: path.join(scenarios, `${stem}.json`), meta: {} });
     else {
       for (const p of firsts) {
-        attempts.push({ scenario: { ...restrictToCell(scenario, p.cell), name: `${scenario.name}-r${repetition}` }, file: path.join(scenarios, `${stem}-cell${cellIndex(p.cell)}.json`), meta: {} });
+        attempts.push({
+          scenario: { ...restrictToCell(scenario, p.cell), name: `${scenario.name}-r${repetition}` },
+          file: path.join(scenarios, `${stem}-cell${cellIndex(p.cell)}.json`),
+          meta: {},
+        });
       }
     }
     for (const p of due.filter((x) => !atBase(x))) {
@@ -158,16 +187,33 @@ class ReproduceSession {
     return attempts;
   }
 
-  private async runAttempt(client: Client, settings: TemporalSettings, at: { experiment: string; part: string; repetition: number }, part: PlannedPart, attempt: Attempted, label: string): Promise<void> {
+  private async runAttempt(
+    client: Client,
+    settings: TemporalSettings,
+    at: { experiment: string; part: string; repetition: number },
+    part: PlannedPart,
+    attempt: Attempted,
+    label: string,
+  ): Promise<void> {
     writeJsonAtomic(attempt.file, attempt.scenario);
     console.log(`\n${label}: ${attempt.file}`);
     const handle = await startRun(client, settings, attempt.file, {});
-    const run: LedgerRun = { ...at, runId: runIdFor(handle.workflowId), status: 'started', finishedCells: [], startedAt: Date.now(), ...attempt.meta };
+    const run: LedgerRun = {
+      ...at,
+      runId: runIdFor(handle.workflowId),
+      status: 'started',
+      finishedCells: [],
+      startedAt: Date.now(),
+      ...attempt.meta,
+    };
     this.record(run);
     const { code, summary } = await followRun(client, handle);
     const status = summary?.status ?? (code === 130 ? 'cancelled' : 'failed');
     this.record({ ...run, status, ...(await finishedCellsOf(run.runId, part)), finishedAt: Date.now() });
-    if (code === 130) throw new Error(`interrupted; continue with: fragbench reproduce ${this.experiments.join(' ')} --resume ${path.relative(process.cwd(), this.dir)}`);
+    if (code === 130)
+      throw new Error(
+        `interrupted; continue with: fragbench reproduce ${this.experiments.join(' ')} --resume ${path.relative(process.cwd(), this.dir)}`,
+      );
   }
 }
 
@@ -176,7 +222,11 @@ const storeOf = (dir: string) => new ResultsStore(path.dirname(dir));
 
 /** `--report-only`: the comparison of a reproduce directory written again from its ledger, running nothing. */
 async function reportOnly(which: string[], opts: ReproduceOptions): Promise<void> {
-  if (opts.resume === undefined) throw new InputError('--report-only', 'needs --resume <dir>: the reproduce directory whose comparison to write again, e.g. results/reproduce-<stamp>');
+  if (opts.resume === undefined)
+    throw new InputError(
+      '--report-only',
+      'needs --resume <dir>: the reproduce directory whose comparison to write again, e.g. results/reproduce-<stamp>',
+    );
   const { dir, ledger } = openDirectory(opts.resume);
   // `all` means what this directory ran.
   const all = which.length === 0 || which.includes('all');
@@ -201,10 +251,16 @@ async function durations(which: string[]): Promise<void> {
   const selected = selectReproductions(which);
   const dirs = reproduceDirectories();
   if (dirs.length === 0) {
-    throw new InputError('--durations', `no reproduce directory in ${defaultResultsDir()} (results/reproduce-<stamp>, made by \`fragbench reproduce\`): run an experiment first`);
+    throw new InputError(
+      '--durations',
+      `no reproduce directory in ${defaultResultsDir()} (results/reproduce-<stamp>, made by \`fragbench reproduce\`): run an experiment first`,
+    );
   }
   const ledgers = dirs.map((dir) => ({ directory: path.basename(dir), ledger: readJson<Ledger>(paths(dir).ledger)! }));
-  const found = experimentDurations(ledgers, selected.map((r) => ({ id: r.id, parts: r.parts.map((p) => p.id) })));
+  const found = experimentDurations(
+    ledgers,
+    selected.map((r) => ({ id: r.id, parts: r.parts.map((p) => p.id) })),
+  );
   const plannedS = new Map<string, number>();
   for (const r of selected) plannedS.set(r.id, (await planReproduction(r, found.get(r.id)?.repeat)).estimate.totalS);
   console.log(formatDurations(found, plannedS));
@@ -249,11 +305,16 @@ export async function reproduceWith(selected: Reproduction[], opts: Omit<Reprodu
 export function registerReproduceCommands(program: Command): void {
   program
     .command('reproduce [experiments...]')
-    .description('run the published experiments (SPEC.md §4) scaled to this host, each as scenario runs, and compare them with the published values; `all` (the default) or one or more of the ids `--plan` lists')
+    .description(
+      'run the published experiments (SPEC.md §4) scaled to this host, each as scenario runs, and compare them with the published values; `all` (the default) or one or more of the ids `--plan` lists',
+    )
     .option('--plan', "print each experiment's scale and estimated duration; run nothing")
     .option('--repeat <n>', 'repetitions per experiment (default: 3 where the 30-minute budget allows, else fewer)', wholeNumberAbove0)
     .option('--resume <dir>', 'continue an interrupted reproduction in its directory (results/reproduce-<stamp>), skipping finished runs and cells')
-    .option('--durations', "each experiment's newest complete run in results/reproduce-<stamp> directories, real against planned minutes, and the suite's sum; run nothing")
+    .option(
+      '--durations',
+      "each experiment's newest complete run in results/reproduce-<stamp> directories, real against planned minutes, and the suite's sum; run nothing",
+    )
     .option('--report-only', 'with --resume: write the comparison (comparison.md, .json and .html) again from the directory, running nothing')
     .action((experiments: string[], opts: ReproduceOptions) => reproduce(experiments, opts));
 }

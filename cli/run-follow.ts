@@ -58,7 +58,10 @@ export function statusLine(progress: RunProgress, sample: Sample | undefined): s
 export async function follow(client: Client, handle: WorkflowHandle, print: (line: string) => void = console.log): Promise<RunSummary> {
   const result = handle.result() as Promise<RunSummary>;
   let closed = false;
-  result.then(() => (closed = true), () => (closed = true));
+  result.then(
+    () => (closed = true),
+    () => (closed = true),
+  );
   let last = '';
   while (!closed) {
     const progress = (await handle.query(progressQuery).catch(() => undefined)) as RunProgress | undefined;
@@ -87,16 +90,47 @@ export function describeResize(r: ResizeSummary): string {
  * resize's acceptance and completion and, separately, when throughput settled after it.
  */
 export function summaryTable(cells: CellResult[]): string {
-  const header = ['cell', 'status', 'validity', 'ops/s', 'normalized', 'ok', 'failed', 'error %', 'zero s', 'resizes (after request)', 'throughput settled s'];
+  const header = [
+    'cell',
+    'status',
+    'validity',
+    'ops/s',
+    'normalized',
+    'ok',
+    'failed',
+    'error %',
+    'zero s',
+    'resizes (after request)',
+    'throughput settled s',
+  ];
   const rows = cells.map((c) => {
     const s = c.summary;
-    const settle = s ? Object.entries(s.settleSeconds).map(([label, sec]) => `${label}: ${sec}`).join(', ') : '';
+    const settle = s
+      ? Object.entries(s.settleSeconds)
+          .map(([label, sec]) => `${label}: ${sec}`)
+          .join(', ')
+      : '';
     const resizes = (s?.resizes ?? []).map(describeResize).join('; ');
-    return [c.cellId, c.status, s ? verdictText(s.verdict) : '-', fixed(s?.throughputOpsPerS, 1), fixed(s?.normalizedThroughput, 3), String(s?.okOps ?? '-'),
-      String(s?.failedOps ?? '-'), fixed(s?.errorPercent, 2), String(s?.zeroSeconds ?? '-'), resizes || '-', settle || '-'];
+    return [
+      c.cellId,
+      c.status,
+      s ? verdictText(s.verdict) : '-',
+      fixed(s?.throughputOpsPerS, 1),
+      fixed(s?.normalizedThroughput, 3),
+      String(s?.okOps ?? '-'),
+      String(s?.failedOps ?? '-'),
+      fixed(s?.errorPercent, 2),
+      String(s?.zeroSeconds ?? '-'),
+      resizes || '-',
+      settle || '-',
+    ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const failures = cells.filter((c) => c.error).map((c) => `${c.cellId}: ${c.error}`);
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ...failures].join('\n');
 }

@@ -94,7 +94,13 @@ export async function startRun(client: Client, settings: TemporalSettings, scena
   const holder = await liveLeaseOfAnother('', runIsLiveVia(client));
   if (holder && !fleet.wait) throw new Error(`${fleetBusyMessage(holder)}; or queue behind it with --wait`);
   if (holder) console.log(`${fleetBusyMessage(holder)}: this run waits for it`);
-  const input: ScenarioInput = { scenario: value, options, keepFleet: fleet.keepFleet, fleet: fleet.existingFleet ? 'existing' : 'auto', waitForFleet: fleet.wait };
+  const input: ScenarioInput = {
+    scenario: value,
+    options,
+    keepFleet: fleet.keepFleet,
+    fleet: fleet.existingFleet ? 'existing' : 'auto',
+    waitForFleet: fleet.wait,
+  };
   const handle = await client.workflow.start('scenarioWorkflow', {
     taskQueue: settings.taskQueue,
     workflowId: workflowIdFor(plan.scenario),
@@ -193,7 +199,9 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   }
   const handle = await startRun(client, settings, file, options, opts);
   if (!opts.follow) {
-    console.log(`follow it with the UI, or stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`);
+    console.log(
+      `follow it with the UI, or stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`,
+    );
     return;
   }
   process.exitCode = await followToEnd(client, handle);
@@ -253,7 +261,9 @@ async function signalRun(workflowId: string, how: 'cancel' | 'abort') {
 export function registerRunCommands(program: Command): void {
   program
     .command('dev')
-    .description(`start a local Temporal dev server if none answers on ${LOCAL_ADDRESS} (UI ${UI_ADDRESS}; FRAGBENCH_DEV_PORT moves both), then run a worker; both are restarted if they die`)
+    .description(
+      `start a local Temporal dev server if none answers on ${LOCAL_ADDRESS} (UI ${UI_ADDRESS}; FRAGBENCH_DEV_PORT moves both), then run a worker; both are restarted if they die`,
+    )
     .option('--stop', 'stop the dev server this project started, and exit')
     .action(async (opts: { stop?: boolean }) => {
       if (opts.stop) {
@@ -263,7 +273,9 @@ export function registerRunCommands(program: Command): void {
       const supervisor = new DevSupervisor();
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void supervisor.stop());
       await supervisor.start();
-      console.log(`Temporal UI: ${UI_ADDRESS} (the server and the worker are restarted if they die; deaths in ${statePaths.devSupervision('faults.jsonl')})`);
+      console.log(
+        `Temporal UI: ${UI_ADDRESS} (the server and the worker are restarted if they die; deaths in ${statePaths.devSupervision('faults.jsonl')})`,
+      );
       await supervisor.finished();
     });
 
@@ -283,12 +295,17 @@ export function registerRunCommands(program: Command): void {
     .option('--keep-fleet', 'leave the fleet the run brings up running at the end, for inspection')
     .option('--existing-fleet', 'run on the local fleet already up (fragbench fleet up); do not bring one up')
     .option('--wait', 'if another run holds the fleet, wait for it instead of being refused')
-    .option('--local', 'start the local Temporal dev server if none answers and run a worker in this process for the run (as the quickstart does); implies --follow')
+    .option(
+      '--local',
+      'start the local Temporal dev server if none answers and run a worker in this process for the run (as the quickstart does); implies --follow',
+    )
     .action(runCommand);
 
   program
     .command('validate <scenario>')
-    .description('check a scenario against its topology and print its plan: fleet, cells, phases, each event at its time, expected duration, warnings; touches nothing')
+    .description(
+      'check a scenario against its topology and print its plan: fleet, cells, phases, each event at its time, expected duration, warnings; touches nothing',
+    )
     .option('--time-scale <factor>', 'the plan with every interval shrunk, as `run --time-scale` would', positiveNumber)
     .option('--json', 'the same plan as JSON')
     .option('--topology <name|file>', "plan on this local topology instead of the scenario's fleet (e.g. a cloud scenario on hybrid-virginia)")

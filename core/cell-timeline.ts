@@ -96,8 +96,6 @@ export function cellTimeline(phases: PhaseRecord[]): CellTimeline {
     bySecond.set(t, seen ? mergeSamples(seen, sample) : sample);
   }
   const points = [...bySecond].map(([t, sample]) => ({ t, sample })).sort((a, b) => a.t - b.t);
-  const events = measured
-    .flatMap((p) => p.events.map((event) => ({ t: at(event.requestedAt), phase: p.name, event })))
-    .sort((a, b) => a.t - b.t);
+  const events = measured.flatMap((p) => p.events.map((event) => ({ t: at(event.requestedAt), phase: p.name, event }))).sort((a, b) => a.t - b.t);
   return { originMs, points, events };
 }

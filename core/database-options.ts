@@ -20,7 +20,10 @@ const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER): OptionRule => 
   valid: (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max,
 });
 const yesNo: OptionRule = { expects: 'true or false', valid: (v) => typeof v === 'boolean' };
-const oneOf = (...values: string[]): OptionRule => ({ expects: `one of ${values.join(', ')}`, valid: (v) => typeof v === 'string' && values.includes(v) });
+const oneOf = (...values: string[]): OptionRule => ({
+  expects: `one of ${values.join(', ')}`,
+  valid: (v) => typeof v === 'string' && values.includes(v),
+});
 
 const CASSANDRA_CONSISTENCY = oneOf('ANY', 'ONE', 'TWO', 'THREE', 'QUORUM', 'ALL', 'LOCAL_QUORUM', 'EACH_QUORUM', 'LOCAL_ONE');
 
@@ -38,7 +41,10 @@ export const DATABASE_OPTIONS: Record<DatabaseName, Record<string, OptionRule>> 
   },
   mongodb: {
     readPreference: oneOf('primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'),
-    writeConcern: { expects: '"majority" or a whole number >= 0', valid: (v) => v === 'majority' || (typeof v === 'number' && Number.isInteger(v) && v >= 0) },
+    writeConcern: {
+      expects: '"majority" or a whole number >= 0',
+      valid: (v) => v === 'majority' || (typeof v === 'number' && Number.isInteger(v) && v >= 0),
+    },
   },
   mysql: { fieldCount: wholeNumber(1) },
   riak: {},

@@ -38,7 +38,10 @@ const DISK_FAILURES: Record<string, { meaning: (dir: string) => string; remedy: 
   ENOSPC: { meaning: (dir) => `the disk holding ${dir} is full`, remedy: 'free space on it' },
   EDQUOT: { meaning: (dir) => `the disk quota for ${dir} is used up`, remedy: 'raise the quota or free space' },
   EIO: { meaning: (dir) => `the disk holding ${dir} reported an I/O error`, remedy: 'check the disk (the kernel log says more)' },
-  EROFS: { meaning: (dir) => `the file system holding ${dir} is read-only`, remedy: 'make it writable, or point FRAGBENCH_RESULTS_DIR at another disk' },
+  EROFS: {
+    meaning: (dir) => `the file system holding ${dir} is read-only`,
+    remedy: 'make it writable, or point FRAGBENCH_RESULTS_DIR at another disk',
+  },
 };
 
 /**

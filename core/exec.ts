@@ -32,9 +32,7 @@ export class CommandError extends Error {
     readonly where: string,
     readonly result: ExecResult,
   ) {
-    super(
-      `${argv.join(' ')} on ${where} exited with ${result.code}: ${tail(result.stderr || result.stdout, 20)}`,
-    );
+    super(`${argv.join(' ')} on ${where} exited with ${result.code}: ${tail(result.stderr || result.stdout, 20)}`);
     this.name = 'CommandError';
   }
 }

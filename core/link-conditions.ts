@@ -98,7 +98,11 @@ export function rampFraction(elapsedS: number, overS: number, steps: 'linear' | 
 /** The conditions `fraction` of the way from `from` to `to` (a rate cap of null counts as no ramp: it jumps at the end). */
 export function conditionsBetween(from: DirectionConditions, to: DirectionConditions, fraction: number): DirectionConditions {
   const rate =
-    from.bandwidthMbps !== null && to.bandwidthMbps !== null ? between(from.bandwidthMbps, to.bandwidthMbps, fraction) : fraction >= 1 ? to.bandwidthMbps : from.bandwidthMbps;
+    from.bandwidthMbps !== null && to.bandwidthMbps !== null
+      ? between(from.bandwidthMbps, to.bandwidthMbps, fraction)
+      : fraction >= 1
+        ? to.bandwidthMbps
+        : from.bandwidthMbps;
   return {
     delayMs: between(from.delayMs, to.delayMs, fraction),
     bandwidthMbps: rate,

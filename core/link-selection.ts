@@ -116,6 +116,7 @@ export function partitionProblem(groups: string[][], fleet: SelectableFleet): st
 /** What is wrong with values set on these links, if anything: a round trip cannot go to one direction. */
 export function valuesProblem(values: ConditionValues | undefined, links: SelectedLink[]): string | undefined {
   if (values?.latencyMs !== undefined && values.delayMs !== undefined) return 'give latencyMs (round trip) or delayMs (one way), not both';
-  if (values?.latencyMs !== undefined && links.some((l) => l.directions.length === 1)) return 'latencyMs is a round trip and this event sets one direction: give delayMs (one way)';
+  if (values?.latencyMs !== undefined && links.some((l) => l.directions.length === 1))
+    return 'latencyMs is a round trip and this event sets one direction: give delayMs (one way)';
   return undefined;
 }

@@ -127,7 +127,10 @@ function insertWaitS(cell: CellPlan, fleet: FleetView): number | undefined {
 function quorumWaitMs(cell: CellPlan, fromClient: number[], rtts: (from: string, to: string[]) => number[] | undefined): number | undefined {
   const othersNeeded = cassandraAcks(cell) - 1;
   const perCoordinator = cell.nodes.map((coordinator, i) => {
-    const toOthers = rtts(coordinator, cell.nodes.filter((n) => n !== coordinator));
+    const toOthers = rtts(
+      coordinator,
+      cell.nodes.filter((n) => n !== coordinator),
+    );
     return toOthers && fromClient[i] + (othersNeeded > 0 ? (toOthers.sort((x, y) => x - y)[othersNeeded - 1] ?? 0) : 0);
   });
   const known = allKnown(perCoordinator);
@@ -179,20 +182,34 @@ export function planView(plan: RunPlan, fleet: FleetView, cores: number): PlanVi
             const needS = resizeLowerBoundS(cell, fleet, kind.resize.node(event.action), kind.resize.delta, members);
             const leftS = phase.durationS === undefined ? undefined : phase.durationS - event.atS;
             if (needS !== undefined && leftS !== undefined && needS > leftS && !phase.waitForResizes) {
-              warnings.push(`${where} needs at least ~${Math.round(needS)} s to move its data at these latencies, but the phase ends ${Math.round(leftS)} s later: it will still be moving (add waitForResizes: true to the phase, or lengthen it)`);
+              warnings.push(
+                `${where} needs at least ~${Math.round(needS)} s to move its data at these latencies, but the phase ends ${Math.round(leftS)} s later: it will still be moving (add waitForResizes: true to the phase, or lengthen it)`,
+              );
             }
             members += kind.resize.delta;
           }
         }
         const jvms = clients + (cell.database === 'cassandra' ? members : 0);
         if (jvms > cores) {
-          warnings.push(`${cell.cellId} ${phase.name}: ${jvms} JVMs (${clients} YCSB client(s)${cell.database === 'cassandra' ? ` + ${members} Cassandra nodes` : ''}) on ${cores} cores: the host will likely be the bottleneck (the verdict will say host-bound); use fewer nodes or run on a larger host`);
+          warnings.push(
+            `${cell.cellId} ${phase.name}: ${jvms} JVMs (${clients} YCSB client(s)${cell.database === 'cassandra' ? ` + ${members} Cassandra nodes` : ''}) on ${cores} cores: the host will likely be the bottleneck (the verdict will say host-bound); use fewer nodes or run on a larger host`,
+          );
         }
       }
       phases.push(view);
       clock += phaseLengthS(phase);
     }
-    cells.push({ cellId: cell.cellId, coordinates: cell.coordinates, database: cell.database, nodes: cell.nodes, client: cell.client, latencyScale: cell.latencyScale, bandwidthScale: cell.bandwidthScale, startsAtS, phases });
+    cells.push({
+      cellId: cell.cellId,
+      coordinates: cell.coordinates,
+      database: cell.database,
+      nodes: cell.nodes,
+      client: cell.client,
+      latencyScale: cell.latencyScale,
+      bandwidthScale: cell.bandwidthScale,
+      startsAtS,
+      phases,
+    });
   }
   return {
     scenario: plan.scenario,
@@ -209,14 +226,23 @@ const minutes = (s: number) => (s >= 120 ? `${(s / 60).toFixed(1)} min` : `${Mat
 
 /** The plan in a terminal. */
 export function formatPlanView(v: PlanView): string {
-  const lines = [`${v.scenario}: "${v.experiment}"; ${v.cells.length} cell(s); time scale ${v.timeScale}; about ${minutes(v.expectedDurationS)} or more`];
+  const lines = [
+    `${v.scenario}: "${v.experiment}"; ${v.cells.length} cell(s); time scale ${v.timeScale}; about ${minutes(v.expectedDurationS)} or more`,
+  ];
   lines.push(`fleet ${v.fleet.name}: ${v.fleet.nodes.map((n) => n.name).join(', ')} (client ${v.fleet.clientNode}); ${v.fleet.links.length} links`);
   for (const l of v.fleet.links) {
     if (l.latencyMs !== undefined) lines.push(`  ${l.id.padEnd(22)} ${l.latencyMs} ms RTT, ${l.bandwidthMbps ?? '?'} Mbit/s`);
   }
   for (const c of v.cells) {
-    const scales = [c.latencyScale !== undefined ? `latency x${c.latencyScale}` : '', c.bandwidthScale !== undefined ? `bandwidth x${c.bandwidthScale}` : ''].filter(Boolean).join(', ');
-    lines.push(`cell ${c.cellId} (from ~${minutes(c.startsAtS)}): ${c.database} on ${c.nodes.join(', ')}; YCSB on ${c.client}${scales ? `; ${scales}` : ''}`);
+    const scales = [
+      c.latencyScale !== undefined ? `latency x${c.latencyScale}` : '',
+      c.bandwidthScale !== undefined ? `bandwidth x${c.bandwidthScale}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    lines.push(
+      `cell ${c.cellId} (from ~${minutes(c.startsAtS)}): ${c.database} on ${c.nodes.join(', ')}; YCSB on ${c.client}${scales ? `; ${scales}` : ''}`,
+    );
     for (const p of c.phases) {
       const bound = p.durationS !== undefined ? `${p.durationS} s` : p.operations !== undefined ? `${p.operations} ops` : '';
       const flags = [p.warmup ? 'warm-up' : '', p.waitForResizes ? 'waits for resizes' : ''].filter(Boolean).join(', ');

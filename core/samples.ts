@@ -114,4 +114,3 @@ export function addTotals(a: RunTotals | undefined, b: RunTotals): RunTotals {
   const runtimeMs = a.runtimeMs + b.runtimeMs;
   return { runtimeMs, throughputOpsPerS: runtimeMs > 0 ? ycsbOperations(ops) / (runtimeMs / 1000) : 0, ops };
 }
-

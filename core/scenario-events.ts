@@ -32,7 +32,14 @@ export function expandEvents(
     const written = event as unknown as Record<string, unknown>;
     const kinds = eventKinds().filter((k) => written[k.key] !== undefined);
     if (kinds.length !== 1) {
-      errors.push(new InputError(path, `needs exactly one action (found ${kinds.length ? kinds.map((k) => k.key).join(', ') : 'none'}); use one of: ${eventKinds().map((k) => k.key).join(', ')}`));
+      errors.push(
+        new InputError(
+          path,
+          `needs exactly one action (found ${kinds.length ? kinds.map((k) => k.key).join(', ') : 'none'}); use one of: ${eventKinds()
+            .map((k) => k.key)
+            .join(', ')}`,
+        ),
+      );
       return;
     }
     const [kind] = kinds;
@@ -40,15 +47,22 @@ export function expandEvents(
     const value = written[key];
     // A kind whose value is itself a list (a partition's groups) takes it whole.
     const items = kind.takesList && Array.isArray(value) ? value : undefined;
-    if (items && event.times !== undefined) errors.push(new InputError(`${path}.times`, `the list in \`${key}\` already says how many; remove \`times\``));
-    if (event.times !== undefined && event.every === undefined) errors.push(new InputError(`${path}.times`, 'repeating needs `every: <seconds>` between repetitions'));
+    if (items && event.times !== undefined)
+      errors.push(new InputError(`${path}.times`, `the list in \`${key}\` already says how many; remove \`times\``));
+    if (event.times !== undefined && event.every === undefined)
+      errors.push(new InputError(`${path}.times`, 'repeating needs `every: <seconds>` between repetitions'));
     const count = items?.length ?? event.times ?? 1;
     for (let k = 0; k < count; k++) {
       const item = items ? items[k] : value;
       const itemPath = items ? `${path}.${key}[${k}]` : `${path}.${key}`;
       const at = event.at + k * (event.every ?? 0);
       if (at >= durationS) {
-        errors.push(new InputError(items || event.times ? itemPath : `${path}.at`, `at ${at} s is not before the phase's end (duration ${durationS} s): move it earlier or lengthen the phase`));
+        errors.push(
+          new InputError(
+            items || event.times ? itemPath : `${path}.at`,
+            `at ${at} s is not before the phase's end (duration ${durationS} s): move it earlier or lengthen the phase`,
+          ),
+        );
         continue;
       }
       const unfitted = kind.toAction(item);
@@ -63,5 +77,8 @@ export function expandEvents(
     }
   });
   // Stable: events at the same offset keep the order they were written in.
-  return planned.map((e, i) => [e, i] as const).sort((x, y) => x[0].atS - y[0].atS || x[1] - y[1]).map(([e]) => e);
+  return planned
+    .map((e, i) => [e, i] as const)
+    .sort((x, y) => x[0].atS - y[0].atS || x[1] - y[1])
+    .map(([e]) => e);
 }

@@ -44,7 +44,13 @@ function toCoordinate(dimension: string, value: MatrixValue, path: string, error
     return { dimension, name, overrides, path };
   }
   if (isKnown(dimension)) checkKnownValue(dimension, value, path, errors);
-  else errors.push(new InputError(path, `"${dimension}" is not one of ${KNOWN_DIMENSIONS.join(', ')}: write its values as objects {name, fleet?, database?, client?, ycsb?}`));
+  else
+    errors.push(
+      new InputError(
+        path,
+        `"${dimension}" is not one of ${KNOWN_DIMENSIONS.join(', ')}: write its values as objects {name, fleet?, database?, client?, ycsb?}`,
+      ),
+    );
   return { dimension, name: value, overrides: {}, path };
 }
 
@@ -71,7 +77,10 @@ export function expandMatrix(file: ScenarioFile, errors: InputError[]): MatrixCe
   });
   for (const [dimension, value] of Object.entries(reference)) {
     const values = file.matrix?.[dimension];
-    if (!values) errors.push(new InputError(`reference.${dimension}`, `not a matrix dimension; use one of: ${Object.keys(file.matrix ?? {}).join(', ') || '(no matrix)'}`));
+    if (!values)
+      errors.push(
+        new InputError(`reference.${dimension}`, `not a matrix dimension; use one of: ${Object.keys(file.matrix ?? {}).join(', ') || '(no matrix)'}`),
+      );
     else if (!values.some((v) => (typeof v === 'object' ? v.name : v) === value)) {
       errors.push(new InputError(`reference.${dimension}`, `${JSON.stringify(value)} is not one of matrix.${dimension}`));
     }

@@ -63,7 +63,8 @@ export function fleetSpecs(file: ScenarioFile): { spec: FleetSpec; path: string 
   const errors: InputError[] = [];
   for (const { spec, path } of specs) {
     const kinds = (['local', 'inventoryFile', 'pulumiStack'] as const).filter((k) => k in spec);
-    if (kinds.length !== 1) errors.push(new InputError(path, 'needs exactly one of `local: <topology>`, `inventoryFile: <path>` or `pulumiStack: <stack>`'));
+    if (kinds.length !== 1)
+      errors.push(new InputError(path, 'needs exactly one of `local: <topology>`, `inventoryFile: <path>` or `pulumiStack: <stack>`'));
     else if ('cwd' in spec && kinds[0] !== 'pulumiStack') errors.push(new InputError(`${path}.cwd`, 'only a `pulumiStack` fleet takes `cwd`'));
   }
   throwIfAny(errors);
@@ -81,7 +82,9 @@ export function planScenario(file: ScenarioFile, lookup: FleetLookup, options: P
   const timeScale = options.timeScale ?? file.timeScale ?? 1;
   if (!(timeScale > 0)) errors.push(new InputError('timeScale', 'must be a number above 0 (1 = real time, 0.1 = ten times faster)'));
   if (file.windowSeconds !== undefined) {
-    errors.push(new InputError('windowSeconds', 'was removed: each client now runs as one process for its whole phase (no load windows); delete this setting'));
+    errors.push(
+      new InputError('windowSeconds', 'was removed: each client now runs as one process for its whole phase (no load windows); delete this setting'),
+    );
   }
   const cells = expandMatrix(file, errors);
   throwIfAny(errors);
@@ -100,10 +103,18 @@ export function planScenario(file: ScenarioFile, lookup: FleetLookup, options: P
   });
   throwIfAny(
     [...problems.values()].map(({ error, cells: where }) =>
-      where.length === cells.length || cells.length === 1 ? error : new InputError(error.field, `${error.problem} (in cell${where.length > 1 ? 's' : ''} ${where.join(', ')})`),
+      where.length === cells.length || cells.length === 1
+        ? error
+        : new InputError(error.field, `${error.problem} (in cell${where.length > 1 ? 's' : ''} ${where.join(', ')})`),
     ),
   );
-  return { scenario: file.name, experiment: file.experiment, timeScale, ...(file.lossSeed === undefined ? {} : { lossSeed: file.lossSeed }), cells: plans };
+  return {
+    scenario: file.name,
+    experiment: file.experiment,
+    timeScale,
+    ...(file.lossSeed === undefined ? {} : { lossSeed: file.lossSeed }),
+    cells: plans,
+  };
 }
 
 /** `flush`, `load`, `run`, or with the index where a kind repeats (`run2`), or the run phase's label. */
@@ -154,11 +165,18 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
   const dataNodes = view.nodes.filter((n) => n.role === 'data').map((n) => n.name);
 
   const database = s.database.name;
-  if (!database) errors.push(new InputError('database.name', 'is required: name the database (redis, cassandra, mongodb, mysql, riak, couchdb) or add a `database` matrix dimension'));
+  if (!database)
+    errors.push(
+      new InputError(
+        'database.name',
+        'is required: name the database (redis, cassandra, mongodb, mysql, riak, couchdb) or add a `database` matrix dimension',
+      ),
+    );
   const nodes = s.database.nodes === undefined || s.database.nodes === 'all' ? dataNodes : s.database.nodes;
   nodes.forEach((node, i) => {
     const where = s.database.nodes === 'all' || s.database.nodes === undefined ? s.database.nodesPath : `${s.database.nodesPath}[${i}]`;
-    if (!dataNodes.includes(node)) errors.push(new InputError(where, `"${node}" is not a data node of fleet ${view.name}; data nodes: ${dataNodes.join(', ')}`));
+    if (!dataNodes.includes(node))
+      errors.push(new InputError(where, `"${node}" is not a data node of fleet ${view.name}; data nodes: ${dataNodes.join(', ')}`));
     if (nodes.indexOf(node) !== i) errors.push(new InputError(where, `"${node}" is listed twice`));
   });
   if (database && nodes.length < MIN_CLUSTER_NODES[database]) {
@@ -200,7 +218,8 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
   });
   const names = phases.map((p) => p.name);
   names.forEach((n, i) => {
-    if (names.indexOf(n) !== i) errors.push(new InputError(`phases[${i}].label`, `phase name "${n}" is used twice; give each run phase its own label`));
+    if (names.indexOf(n) !== i)
+      errors.push(new InputError(`phases[${i}].label`, `phase name "${n}" is used twice; give each run phase its own label`));
   });
   checkTimeline(phases, nodes, dataNodes, view, errors);
 

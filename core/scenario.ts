@@ -13,9 +13,7 @@ import type { EventAction, WrittenAction } from './event-kinds/registry';
 /** Where the fleet comes from. Relative paths are resolved against the project root. */
 export type FleetSpec =
   /** The local emulated fleet, which must be up with this topology (`fragbench fleet up <name>`). */
-  | { local: string }
-  | { inventoryFile: string }
-  | { pulumiStack: string; cwd?: string };
+  { local: string } | { inventoryFile: string } | { pulumiStack: string; cwd?: string };
 
 export interface DatabaseSpec {
   name?: DatabaseName;

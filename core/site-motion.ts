@@ -38,8 +38,10 @@ const deg = (r: number) => (r * 180) / Math.PI;
 
 /** Which coordinate of a position is out of range and why, or undefined. */
 export function positionProblem(p: Position): { key: 'lat' | 'lon'; problem: string } | undefined {
-  if (!Number.isFinite(p.lat) || p.lat < -90 || p.lat > 90) return { key: 'lat', problem: `latitude must be -90..90 degrees (north positive), got ${p.lat}` };
-  if (!Number.isFinite(p.lon) || p.lon < -180 || p.lon > 180) return { key: 'lon', problem: `longitude must be -180..180 degrees (east positive), got ${p.lon}` };
+  if (!Number.isFinite(p.lat) || p.lat < -90 || p.lat > 90)
+    return { key: 'lat', problem: `latitude must be -90..90 degrees (north positive), got ${p.lat}` };
+  if (!Number.isFinite(p.lon) || p.lon < -180 || p.lon > 180)
+    return { key: 'lon', problem: `longitude must be -180..180 degrees (east positive), got ${p.lon}` };
   return undefined;
 }
 
@@ -85,7 +87,8 @@ const ANTIPODAL_KM = EARTH_RADIUS_KM * Math.PI - 10;
 /** Why a path cannot be followed (a leg between antipodes), or undefined. */
 export function pathProblem(path: Position[]): string | undefined {
   for (let i = 1; i < path.length; i++) {
-    if (haversineKm(path[i - 1], path[i]) > ANTIPODAL_KM) return `leg ${i} joins two (nearly) antipodal points, which no single great circle joins: add a waypoint between them`;
+    if (haversineKm(path[i - 1], path[i]) > ANTIPODAL_KM)
+      return `leg ${i} joins two (nearly) antipodal points, which no single great circle joins: add a waypoint between them`;
   }
   return undefined;
 }

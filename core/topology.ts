@@ -83,7 +83,9 @@ export function linkConditionsOf(link: TopologyLink): LinkReferenceConditions {
   const ba = link['b->a'];
   const half = (link.latencyMs ?? 0) / 2;
   const latencyMs = (ab?.delayMs ?? half) + (ba?.delayMs ?? half);
-  const caps = [ab?.bandwidthMbps ?? link.bandwidthMbps, ba?.bandwidthMbps ?? link.bandwidthMbps].filter((c): c is number => c !== undefined && c !== null);
+  const caps = [ab?.bandwidthMbps ?? link.bandwidthMbps, ba?.bandwidthMbps ?? link.bandwidthMbps].filter(
+    (c): c is number => c !== undefined && c !== null,
+  );
   // With per-direction values each direction keeps its own delay: the shared latencyMs becomes
   // the sum, so half of it is no longer either direction's delay.
   const directions = { ab: { ...ab, delayMs: ab?.delayMs ?? half }, ba: { ...ba, delayMs: ba?.delayMs ?? half } };

@@ -53,11 +53,19 @@ export function parseTrace(text: string, file: string): ParsedTrace {
     const row = parseRow(cells, line);
     const previous = rows.at(-1);
     if (typeof row === 'string') fail(row);
-    else if (previous && row.tS < previous.tS) fail(`t ${row.tS} is before the previous row's ${previous.tS} (line ${previous.line}): sort the rows by t`);
+    else if (previous && row.tS < previous.tS)
+      fail(`t ${row.tS} is before the previous row's ${previous.tS} (line ${previous.line}): sort the rows by t`);
     else rows.push(row);
   });
-  if (errors.length === 0 && rows.length === 0) errors.push(new InputError(file, `has no rows: after the header ${TRACE_HEADER}, give one row per value, e.g. 0,all,latencyMs,40`));
-  if (rows.length > MAX_TRACE_ROWS) errors.push(new InputError(file, `has ${rows.length} rows; at most ${MAX_TRACE_ROWS} (they travel in the workflow's history): split it into several replay events`));
+  if (errors.length === 0 && rows.length === 0)
+    errors.push(new InputError(file, `has no rows: after the header ${TRACE_HEADER}, give one row per value, e.g. 0,all,latencyMs,40`));
+  if (rows.length > MAX_TRACE_ROWS)
+    errors.push(
+      new InputError(
+        file,
+        `has ${rows.length} rows; at most ${MAX_TRACE_ROWS} (they travel in the workflow's history): split it into several replay events`,
+      ),
+    );
   return errors.length > 0 ? { errors } : { rows };
 }
 
@@ -85,12 +93,14 @@ export function parseTarget(text: string): ConditionEventInput | string {
   if (head === 'node' || head === 'tag') {
     const [name, direction, extra] = rest;
     if (!name || extra !== undefined) return `target "${text}": ${TARGET_HELP}`;
-    if (direction !== undefined && !GROUP_DIRECTIONS.includes(direction as DirectionWord)) return `target "${text}": a ${head}'s direction is out, in or both`;
+    if (direction !== undefined && !GROUP_DIRECTIONS.includes(direction as DirectionWord))
+      return `target "${text}": a ${head}'s direction is out, in or both`;
     return { [head]: name, ...(direction !== undefined && { direction: direction as DirectionWord }) };
   }
   if (!head.includes('/') || rest.length > 1) return `target "${text}": ${TARGET_HELP}`;
   const [direction] = rest;
-  if (direction !== undefined && !LINK_DIRECTIONS.includes(direction as DirectionWord)) return `target "${text}": a link's direction is a->b, b->a or both`;
+  if (direction !== undefined && !LINK_DIRECTIONS.includes(direction as DirectionWord))
+    return `target "${text}": a link's direction is a->b, b->a or both`;
   return { link: head, ...(direction !== undefined && { direction: direction as DirectionWord }) };
 }
 
@@ -172,7 +182,7 @@ export function replaySchedule(rows: TraceRow[], pace: ReplayPace): ReplayStep[]
   const steps: ReplayStep[] = [];
   for (let pass = 0; pass < passes; pass++) {
     for (const row of rows) {
-      const atMs = Math.round((((pass * lengthS + row.tS) / pace.speed) * 1000));
+      const atMs = Math.round(((pass * lengthS + row.tS) / pace.speed) * 1000);
       if (pace.untilS !== undefined && atMs >= pace.untilS * 1000) return steps;
       const last = steps.at(-1);
       if (last?.atMs === atMs) last.rows.push(row);

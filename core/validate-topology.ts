@@ -15,7 +15,8 @@ export function validateTopology(value: unknown): Topology {
   const names = new Set<string>();
   topology.nodes.forEach((node, i) => {
     if (names.has(node.name)) errors.push(new InputError(`nodes[${i}].name`, `duplicate node name "${node.name}"; give each node its own name`));
-    if (RESERVED_NODE_NAMES.includes(node.name)) errors.push(new InputError(`nodes[${i}].name`, `"${node.name}" is reserved by the local fleet; choose another name`));
+    if (RESERVED_NODE_NAMES.includes(node.name))
+      errors.push(new InputError(`nodes[${i}].name`, `"${node.name}" is reserved by the local fleet; choose another name`));
     names.add(node.name);
   });
   if (topology.client !== undefined && !names.has(topology.client)) {
@@ -42,7 +43,12 @@ export function validateTopology(value: unknown): Topology {
   const failover = topology.failover;
   if (typeof failover === 'object' && failover.pingTimeout > failover.pingInterval) {
     // tinc 1.0 would run with pingTimeout = pingInterval and say nothing: the profile would not be what ran.
-    errors.push(new InputError('failover.pingTimeout', `${failover.pingTimeout} is over pingInterval (${failover.pingInterval}); tinc 1.0 uses at most pingInterval: give pingTimeout <= pingInterval`));
+    errors.push(
+      new InputError(
+        'failover.pingTimeout',
+        `${failover.pingTimeout} is over pingInterval (${failover.pingInterval}); tinc 1.0 uses at most pingInterval: give pingTimeout <= pingInterval`,
+      ),
+    );
   }
   throwIfAny(errors);
   return withModelledLatencies(topology);
@@ -87,7 +93,11 @@ function missingDirectionValues(link: TopologyLink, field: string, ends: { unpla
     if (shared === 'latencyMs' && ends.unplaced.length === 0) return [];
     // Half-placed: the other way to a latency is to place the rest.
     const placing = shared === 'latencyMs' && ends.unplaced.length === 1 ? `, or ${ends.unplaced[0]} so the distance model gives it` : '';
-    return [new InputError(`${field}.${shared}`, `missing: give ${shared} for both directions, or ${own} in ${without.map((k) => `"${k}"`).join(' and ')}${placing}`)];
+    return [
+      new InputError(
+        `${field}.${shared}`,
+        `missing: give ${shared} for both directions, or ${own} in ${without.map((k) => `"${k}"`).join(' and ')}${placing}`,
+      ),
+    ];
   });
 }
-

@@ -159,7 +159,9 @@ export function phaseVerdict(evidence: PhaseEvidence, t: VerdictThresholds = VER
   // One daemon at a full core is named by the rule below, which is the more precise finding.
   const oneDaemonPinned = NETWORK_STACK_ROLES.some((role) => (rolePinnedSharePercent[role] ?? 0) >= t.shareOfSecondsPercent);
   if (!oneDaemonPinned && stackShare >= t.shareOfSecondsPercent) {
-    reasons.push(secondsReason('host-bound', `network stack (${NETWORK_STACK_ROLES.join(' + ')}) ≥ ${t.pinnedPercentOfCore} % of one core`, stackShare, t));
+    reasons.push(
+      secondsReason('host-bound', `network stack (${NETWORK_STACK_ROLES.join(' + ')}) ≥ ${t.pinnedPercentOfCore} % of one core`, stackShare, t),
+    );
   }
   for (const role of roles) {
     const pinned = rolePinnedSharePercent[role];

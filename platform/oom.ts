@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 
 export function oomKills(): number {
-  const line = readFileSync('/proc/vmstat', 'utf8').split('\n').find((l) => l.startsWith('oom_kill '));
+  const line = readFileSync('/proc/vmstat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('oom_kill '));
   return line ? Number(line.split(' ')[1]) : 0;
 }
 

@@ -92,7 +92,8 @@ export interface StopOptions {
  */
 export async function stopEscalating(targets: readonly Stoppable[], options: StopOptions = {}): Promise<void> {
   const { graceMs = 2_000, pollMs = 50, killWaitMs = 30_000 } = options;
-  const running = async (list: readonly Stoppable[]) => (await Promise.all(list.map(async (t) => ((await t.isRunning()) ? t : undefined)))).filter((t): t is Stoppable => t !== undefined);
+  const running = async (list: readonly Stoppable[]) =>
+    (await Promise.all(list.map(async (t) => ((await t.isRunning()) ? t : undefined)))).filter((t): t is Stoppable => t !== undefined);
   const waitGone = async (list: Stoppable[], ms: number) => {
     const deadline = Date.now() + ms;
     while (list.length > 0 && Date.now() < deadline) {

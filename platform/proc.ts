@@ -68,7 +68,10 @@ export function parsePidStat(text: string): PidStat {
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) throw new Error(`not a /proc/<pid>/stat line: ${text.slice(0, 80)}`);
   // rest[0] is field 3 (state); utime, stime, cutime, cstime, starttime and rss are fields 14-17, 22 and 24.
-  const rest = text.slice(close + 2).trim().split(' ');
+  const rest = text
+    .slice(close + 2)
+    .trim()
+    .split(' ');
   const field = (n: number) => Number(rest[n - 3]);
   return {
     pid: Number(text.slice(0, open).trim()),
@@ -111,7 +114,11 @@ export function parseNetDev(text: string): InterfaceBytes {
   for (const line of text.split('\n').slice(2)) {
     const colon = line.indexOf(':');
     if (colon < 0) continue;
-    const numbers = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    const numbers = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     result[line.slice(0, colon).trim()] = { rxBytes: numbers[0], txBytes: numbers[8] };
   }
   return result;

@@ -50,7 +50,13 @@ export async function settlesWithin(task: Promise<unknown>, ms: number): Promise
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([task.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      task.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

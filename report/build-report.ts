@@ -68,7 +68,12 @@ function timelineCells(cells: CellRecord[], contents: RunContents, otherFigures:
 }
 
 function timelineFigures(cells: CellRecord[], axes: string[]): Figure[] {
-  return cells.flatMap((cell) => [...rttTimeline(cell, axes), ...throughputTimeline(cell, axes), ...siteMotion(cell, axes), ...clientShares(cell, axes)]);
+  return cells.flatMap((cell) => [
+    ...rttTimeline(cell, axes),
+    ...throughputTimeline(cell, axes),
+    ...siteMotion(cell, axes),
+    ...clientShares(cell, axes),
+  ]);
 }
 
 /** What the reader should know about cells and figures the report does not show. */
@@ -79,8 +84,10 @@ function coverageNotes(run: RunRecord, contents: RunContents, timelines: number,
     notes.push(`Per-second timelines are drawn for the first ${timelines} of ${contents.cellCount} cells; the tables cover all of them.`);
   }
   const unsampled = contents.cellCount - contents.sampledCells;
-  if (unsampled > 0 && unsampled === contents.cellCount) notes.push('No cell recorded per-second samples in a measured phase: there is no timeline to draw, only the tables.');
-  else if (unsampled > 0) notes.push(`${unsampled} of ${contents.cellCount} cells recorded no per-second samples in a measured phase: they appear only in the tables.`);
+  if (unsampled > 0 && unsampled === contents.cellCount)
+    notes.push('No cell recorded per-second samples in a measured phase: there is no timeline to draw, only the tables.');
+  else if (unsampled > 0)
+    notes.push(`${unsampled} of ${contents.cellCount} cells recorded no per-second samples in a measured phase: they appear only in the tables.`);
   const missing = run.cellIds.length - contents.cellCount;
   if (missing > 0) notes.push(`${missing} of ${run.cellIds.length} planned cells have no results (run ${run.status}).`);
   return notes;
@@ -102,7 +109,17 @@ export function buildReport(run: RunRecord, recorded: CellRecord[]): ReportModel
   const candidates = [...overview, ...timelineFigures(timelines, axes)].map((f): [Figure, string | undefined] => [f, undrawable(f)]);
   const figures = candidates.filter(([, problem]) => problem === undefined).map(([f]) => f);
   const leftOut = candidates.filter((c): c is [Figure, string] => c[1] !== undefined);
-  const tables = [cellSummaryTable(cells, axes), resizeTable(cells, axes), removalTable(cells, axes), pathChangeTable(cells, axes)].filter((t): t is Table => t !== undefined);
+  const tables = [cellSummaryTable(cells, axes), resizeTable(cells, axes), removalTable(cells, axes), pathChangeTable(cells, axes)].filter(
+    (t): t is Table => t !== undefined,
+  );
   const validity = validityBanner(cells, (cell) => cellLabel(cell, axes));
-  return { run, question: reportQuestion(contents), figures, tables, notes: coverageNotes(run, contents, timelines.length, leftOut), cells, validity };
+  return {
+    run,
+    question: reportQuestion(contents),
+    figures,
+    tables,
+    notes: coverageNotes(run, contents, timelines.length, leftOut),
+    cells,
+    validity,
+  };
 }

@@ -7,7 +7,17 @@
  * to SVG, report/vega.ts) and inlined; the page loads nothing (report/html.ts's policy).
  */
 import path from 'node:path';
-import { REPLAN_NOTE, INTERVAL_NOTE, LATENCY_RULES, figureTable, measurerSummary, orderingTable, ratioTable, type ExperimentComparison, type TextTable } from '../core/reproduce/comparison-text';
+import {
+  REPLAN_NOTE,
+  INTERVAL_NOTE,
+  LATENCY_RULES,
+  figureTable,
+  measurerSummary,
+  orderingTable,
+  ratioTable,
+  type ExperimentComparison,
+  type TextTable,
+} from '../core/reproduce/comparison-text';
 import type { PublishedLatency } from '../core/reproduce/latency-comparison';
 import type { CellRecord } from '../core/run-record';
 import { ResultsStore, writeFileAtomic } from '../services/results/results-store';
@@ -62,7 +72,12 @@ function tableHtml(t: TextTable, className = ''): string {
 
 function setupHtml(c: ExperimentComparison, published: PublishedLatency): string {
   const r = c.reproduction;
-  const publishedSetup = r.id === 'latency' ? `${r.publishedSetup} (${Object.entries(published.setup).map(([k, v]) => `${k} ${v}`).join(', ')})` : r.publishedSetup;
+  const publishedSetup =
+    r.id === 'latency'
+      ? `${r.publishedSetup} (${Object.entries(published.setup)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`
+      : r.publishedSetup;
   const ours = (['sites', 'records', 'durations', 'threads'] as const).map((k) => `<li>${k}: ${escapeHtml(r.scaling[k])}</li>`).join('');
   return `<table class="setup"><thead><tr><th>published</th><th>ours (scaled to this host)</th></tr></thead>
 <tbody><tr><td>${escapeHtml(publishedSetup)}</td><td><ul>${ours}</ul><p>Why this scale: ${escapeHtml(r.scaling.why)}</p></td></tr></tbody></table>

@@ -121,7 +121,11 @@ function definitionList(entries: [string, string][], empty: string, stacked = fa
   return `<dl${stacked ? ' class="stacked"' : ''}>${entries.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+const iso = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 
 function duration(run: RunRecord): string {
   if (run.finishedAt === undefined) return 'still running';
@@ -154,7 +158,15 @@ function aside(run: RunRecord): string {
   ${definitionList(Object.entries(run.versions), 'Not recorded.')}
   <h2>Fleet</h2>
   ${definitionList(fleet, '')}
-  ${inventory.overlay?.paths ? `<h2>Overlay paths at the start</h2>\n  ${definitionList(inventory.overlay.paths.map((p): [string, string] => [pairName(p), formatPath(p)]), '', true)}` : ''}
+  ${
+    inventory.overlay?.paths
+      ? `<h2>Overlay paths at the start</h2>\n  ${definitionList(
+          inventory.overlay.paths.map((p): [string, string] => [pairName(p), formatPath(p)]),
+          '',
+          true,
+        )}`
+      : ''
+  }
   <h2>Scenario settings</h2>
   <details><summary>as run</summary><pre>${escapeHtml(JSON.stringify(run.settings, null, 2))}</pre></details>
 </aside>`;

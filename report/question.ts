@@ -57,10 +57,7 @@ export function reportQuestion(contents: RunContents): string {
   const along = axes(contents);
   const during = happenings(contents);
   const verb = subject === 'throughput' ? 'does' : 'do';
-  const clauses = [
-    ...(along.length > 0 ? [`change with ${listText(along)}`] : []),
-    ...(during.length > 0 ? [`respond to ${listText(during)}`] : []),
-  ];
+  const clauses = [...(along.length > 0 ? [`change with ${listText(along)}`] : []), ...(during.length > 0 ? [`respond to ${listText(during)}`] : [])];
   const timing = contents.resizeTimes ? ', and how long do resizes take' : '';
   if (clauses.length > 0) return `How ${verb} ${subject} ${clauses.join(' and ')}${timing}?`;
   const cells = contents.cellCount === 1 ? 'the cell' : `each of the ${contents.cellCount} cells`;

@@ -55,7 +55,9 @@ export function cellSummaryTable(cells: CellRecord[], axes: string[]): Table {
     formatNumber(c.summary.errorPercent, 2),
     String(c.summary.zeroSeconds),
     ...ops.map((op) => ms(c.summary.avgLatencyUs[op])),
-    ...(bytes ? [c.summary.bytesTransferred === undefined ? dash : formatBytes(c.summary.bytesTransferred), maybe(c.summary.normalizedBytes, 2)] : []),
+    ...(bytes
+      ? [c.summary.bytesTransferred === undefined ? dash : formatBytes(c.summary.bytesTransferred), maybe(c.summary.normalizedBytes, 2)]
+      : []),
     ...(judged ? [verdictText(c.summary.verdict)] : []),
   ]);
   const worst = cells.reduce((a, b) => (b.summary.zeroSeconds > a.summary.zeroSeconds ? b : a), cells[0]);
@@ -63,8 +65,12 @@ export function cellSummaryTable(cells: CellRecord[], axes: string[]): Table {
   const findings = !worst
     ? 'no cell was recorded'
     : [
-        worst.summary.zeroSeconds > 0 ? `most seconds without a successful operation: ${worst.summary.zeroSeconds} (${cellLabel(worst, axes)})` : 'every second had successful operations',
-        errors.summary.errorPercent > 0 ? `highest error rate: ${formatNumber(errors.summary.errorPercent, 2)}% (${cellLabel(errors, axes)})` : 'no operation failed',
+        worst.summary.zeroSeconds > 0
+          ? `most seconds without a successful operation: ${worst.summary.zeroSeconds} (${cellLabel(worst, axes)})`
+          : 'every second had successful operations',
+        errors.summary.errorPercent > 0
+          ? `highest error rate: ${formatNumber(errors.summary.errorPercent, 2)}% (${cellLabel(errors, axes)})`
+          : 'no operation failed',
       ].join('; ');
   return {
     id: 'cells',
@@ -81,7 +87,8 @@ export function resizeTable(cells: CellRecord[], axes: string[]): Table | undefi
       const e = settle.event;
       const after = (at: number | undefined) => (at === undefined ? dash : formatNumber((at - e.requestedAt) / 1000, 1));
       const still = e.detail.stillMovingAtPhaseEndS;
-      const completed = typeof still === 'number' ? `${after(e.completedAt)} (still moving when the phase ended at ${still} s)` : after(e.completedAt);
+      const completed =
+        typeof still === 'number' ? `${after(e.completedAt)} (still moving when the phase ended at ${still} s)` : after(e.completedAt);
       return [
         cellLabel(cell, axes),
         settle.label,
@@ -121,7 +128,8 @@ export function removalTable(cells: CellRecord[], axes: string[]): Table | undef
   const columns = ['Cell', 'Cut', 'At (s)', 'RTT before (ms)', 'RTT after (ms)', 'RTT change (ms)', 'Ops/s before', 'Ops/s after'];
   return {
     id: 'removals',
-    heading: 'Per link cut: the mean round-trip time between data nodes and the throughput in the windows before and after it (up to 60 s, or to the neighbouring cut).',
+    heading:
+      'Per link cut: the mean round-trip time between data nodes and the throughput in the windows before and after it (up to 60 s, or to the neighbouring cut).',
     columns,
     numeric: columns.map((_, i) => i >= 2),
     rows,
@@ -142,7 +150,9 @@ export function pathChangeTable(cells: CellRecord[], axes: string[]): Table | un
         const pair = pairName(change);
         const before = was.get(pair);
         was.set(pair, formatPath(change));
-        return before === undefined ? [] : [[cellLabel(cell, axes), phase.name, formatNumber((change.time - originMs) / 1000, 1), pair, before, formatPath(change)]];
+        return before === undefined
+          ? []
+          : [[cellLabel(cell, axes), phase.name, formatNumber((change.time - originMs) / 1000, 1), pair, before, formatPath(change)]];
       });
     });
   });
@@ -150,7 +160,8 @@ export function pathChangeTable(cells: CellRecord[], axes: string[]): Table | un
   const columns = ['Cell', 'Phase', 'At (s)', 'Pair', 'From', 'To'];
   return {
     id: 'path-changes',
-    heading: 'Per change of a pair’s overlay path: the hops its packets took before and after, with the link of each hop (read from tinc after each network change until the paths held; `?`: tinc knew none at that moment; `tcp`: the hop’s packets went inside tinc’s TCP meta connection, no UDP way found).',
+    heading:
+      'Per change of a pair’s overlay path: the hops its packets took before and after, with the link of each hop (read from tinc after each network change until the paths held; `?`: tinc knew none at that moment; `tcp`: the hop’s packets went inside tinc’s TCP meta connection, no UDP way found).',
     columns,
     numeric: columns.map((_, i) => i === 2),
     rows,

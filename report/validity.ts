@@ -24,7 +24,12 @@ export function validityBanner(cells: CellRecord[], label: (cell: CellRecord) =>
   if (judged.length === 0) return undefined;
   const flagged = judged.filter((c) => c.summary.verdict!.verdict !== 'ok');
   if (flagged.length === 0) {
-    return { flagged: false, lines: [`Validity: every cell is ok: the host, the client and the network stayed out of the way (${judged.length} of ${cells.length} cells judged).`] };
+    return {
+      flagged: false,
+      lines: [
+        `Validity: every cell is ok: the host, the client and the network stayed out of the way (${judged.length} of ${cells.length} cells judged).`,
+      ],
+    };
   }
   return {
     flagged: true,

@@ -40,10 +40,7 @@ function evaluateUmd<T>(file: string, dependencies: Record<string, unknown>): T 
 function libraries(): Libraries {
   if (!loaded) {
     const vega = evaluateUmd<typeof VegaModule>(path.join(bundleDir('vega', 'vega-schema.json'), 'vega.js'), {});
-    const vegaLite = evaluateUmd<typeof VegaLiteModule>(
-      path.join(bundleDir('vega-lite', 'vega-lite-schema.json'), 'vega-lite.min.js'),
-      { vega },
-    );
+    const vegaLite = evaluateUmd<typeof VegaLiteModule>(path.join(bundleDir('vega-lite', 'vega-lite-schema.json'), 'vega-lite.min.js'), { vega });
     loaded = { vega, vegaLite };
   }
   return loaded;

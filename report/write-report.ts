@@ -30,7 +30,8 @@ async function writePngs(htmlFile: string, ids: string[]): Promise<string[]> {
     const written: string[] = [];
     for (const id of ids) {
       const dataUrl = await page.evaluate(
-        ([figure, scale]) => (window as unknown as { fragbenchFigurePng(id: string, scale: number): Promise<string> }).fragbenchFigurePng(figure, scale),
+        ([figure, scale]) =>
+          (window as unknown as { fragbenchFigurePng(id: string, scale: number): Promise<string> }).fragbenchFigurePng(figure, scale),
         [id, PNG_SCALE] as const,
       );
       const file = path.join(path.dirname(htmlFile), `${id}.png`);
@@ -68,5 +69,11 @@ export async function writeReport(store: ResultsStore, runId: string, options: {
   if (png === false) return { reportPath, pngs: [], pngSkipped: 'not asked for' };
   if (model.figures.length === 0) return { reportPath, pngs: [], pngSkipped: 'the report has no figures' };
   if (png === 'auto' && unavailable) return { reportPath, pngs: [], pngSkipped: unavailable };
-  return { reportPath, pngs: await writePngs(reportPath, model.figures.map((f) => f.id)) };
+  return {
+    reportPath,
+    pngs: await writePngs(
+      reportPath,
+      model.figures.map((f) => f.id),
+    ),
+  };
 }

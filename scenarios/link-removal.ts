@@ -44,7 +44,14 @@ export function meshTopology(seed = SEED): Topology {
     const pair = primary[Math.floor(next() * primary.length)];
     const type = (types.get(`${pair.a}-${pair.b}`) ?? 0) + 1;
     types.set(`${pair.a}-${pair.b}`, type);
-    redundant.push({ a: pair.a, b: pair.b, type, latencyMs: Math.round(latency()), bandwidthMbps: Math.round(bandwidth()), note: 'redundant link: random values within the reference range' });
+    redundant.push({
+      a: pair.a,
+      b: pair.b,
+      type,
+      latencyMs: Math.round(latency()),
+      bandwidthMbps: Math.round(bandwidth()),
+      note: 'redundant link: random values within the reference range',
+    });
   }
   return {
     name: 'fhc-8dc-mesh64',
@@ -58,7 +65,7 @@ export function meshTopology(seed = SEED): Topology {
 
 function connected(nodes: string[], links: TopologyLink[]): boolean {
   const reached = new Set([nodes[0]]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const l of links) {
       if (reached.has(l.a) !== reached.has(l.b)) {
@@ -78,7 +85,12 @@ export function removalOrder(topology: Topology, seed = SEED): string[] {
   const next = seededRandom(seed ^ 0x5eed);
   const order: string[] = [];
   while (order.length < REMOVALS) {
-    const candidates = remaining.filter((l) => connected(sites, remaining.filter((o) => o !== l)));
+    const candidates = remaining.filter((l) =>
+      connected(
+        sites,
+        remaining.filter((o) => o !== l),
+      ),
+    );
     if (candidates.length === 0) throw new Error(`only ${order.length} links can be removed without splitting the mesh`);
     const chosen = candidates[Math.floor(next() * candidates.length)];
     remaining = remaining.filter((l) => l !== chosen);

@@ -47,9 +47,7 @@ function fragmented(name: string, sites: string[], description: string): Topolog
   const ref = readReference<Datacenters>('datacenters-8.json');
   const chosen = ref.links.filter((l) => sites.includes(l.a) && sites.includes(l.b));
   const site = (s: string) => ref.sites.indexOf(s);
-  const nodes: TopologyNode[] = [...sites]
-    .sort((x, y) => site(x) - site(y))
-    .map((s) => ({ name: s, site: s }));
+  const nodes: TopologyNode[] = [...sites].sort((x, y) => site(x) - site(y)).map((s) => ({ name: s, site: s }));
   nodes.push({ name: CLIENT, site: CLIENT_BESIDE, note: `the load client, in ${CLIENT_BESIDE}'s datacenter` });
   const links: TopologyLink[] = chosen.map((l) => ({ a: l.a, b: l.b, latencyMs: l.latencyMs, bandwidthMbps: l.downloadMbps }));
   // The client sees every site the way Singapore does, plus a LAN hop to Singapore itself.
@@ -105,7 +103,14 @@ function hybrid(regionName: string): Topology {
   const links: TopologyLink[] = [];
   const intra = (group: TopologyNode[], rttMs: number, cloud: string) => {
     pairs(group).forEach(([a, b]) =>
-      links.push({ a: a.name, b: b.name, latencyMs: rttMs, bandwidthMbps: INTRA_CLOUD_MBPS, estimated: true, note: `${cloud}: measured latency, assumed bandwidth` }),
+      links.push({
+        a: a.name,
+        b: b.name,
+        latencyMs: rttMs,
+        bandwidthMbps: INTRA_CLOUD_MBPS,
+        estimated: true,
+        note: `${cloud}: measured latency, assumed bandwidth`,
+      }),
     );
   };
   intra(privateSide, mean(ref.measured.intraOpenstackRttMs), 'inside OpenStack');
@@ -115,7 +120,14 @@ function hybrid(regionName: string): Topology {
     : `latency estimated from ${region.distanceKm} km; bandwidth is the Adelaide-East US download figure`;
   for (const a of privateSide) {
     for (const b of publicNodes) {
-      links.push({ a: a.name, b: b.name, latencyMs: interRtt, bandwidthMbps: interMbps, ...(measuredRegion ? {} : { estimated: true }), note: interNote });
+      links.push({
+        a: a.name,
+        b: b.name,
+        latencyMs: interRtt,
+        bandwidthMbps: interMbps,
+        ...(measuredRegion ? {} : { estimated: true }),
+        note: interNote,
+      });
     }
   }
   return {
@@ -166,7 +178,12 @@ function fhc32(): Topology {
     position: at.get(s.name)!,
     ...(s.near ? { tags: ['edge'], note: `edge site of ${s.near}` } : { tags: ['datacenter'] }),
   }));
-  nodes.push({ name: CLIENT, site: CLIENT_BESIDE, position: { ...at.get(CLIENT_BESIDE)! }, note: `the load client, in ${CLIENT_BESIDE}'s datacenter` });
+  nodes.push({
+    name: CLIENT,
+    site: CLIENT_BESIDE,
+    position: { ...at.get(CLIENT_BESIDE)! },
+    note: `the load client, in ${CLIENT_BESIDE}'s datacenter`,
+  });
   const links: TopologyLink[] = [];
   for (const [a, b] of pairs(ref.sites)) {
     const km = haversineKm(at.get(a.name)!, at.get(b.name)!);
@@ -175,7 +192,14 @@ function fhc32(): Topology {
     if (!inReach) continue;
     const fibre: TopologyLink = reference
       ? { a: a.name, b: b.name, latencyMs: reference.latencyMs, bandwidthMbps: reference.downloadMbps }
-      : { a: a.name, b: b.name, latencyMs: distanceRttMs(km), bandwidthMbps: ref.fibreMbps, estimated: true, note: `fibre, ${Math.round(km)} km: RTT from distance, bandwidth assumed` };
+      : {
+          a: a.name,
+          b: b.name,
+          latencyMs: distanceRttMs(km),
+          bandwidthMbps: ref.fibreMbps,
+          estimated: true,
+          note: `fibre, ${Math.round(km)} km: RTT from distance, bandwidth assumed`,
+        };
     links.push(fibre);
     if (km > ref.severalLinksKm) continue;
     for (const t of ref.backupTypes) {
@@ -193,9 +217,22 @@ function fhc32(): Topology {
   // The client sees every site the way Singapore does (its fibre links), plus a LAN hop to Singapore.
   for (const l of links.filter((l) => (l.type ?? 0) === 0 && (l.a === CLIENT_BESIDE || l.b === CLIENT_BESIDE))) {
     const other = l.a === CLIENT_BESIDE ? l.b : l.a;
-    links.push({ a: CLIENT, b: other, latencyMs: l.latencyMs, bandwidthMbps: l.bandwidthMbps, ...(l.estimated ? { estimated: true } : {}), note: `${CLIENT_BESIDE}'s figures` });
+    links.push({
+      a: CLIENT,
+      b: other,
+      latencyMs: l.latencyMs,
+      bandwidthMbps: l.bandwidthMbps,
+      ...(l.estimated ? { estimated: true } : {}),
+      note: `${CLIENT_BESIDE}'s figures`,
+    });
   }
-  links.push({ a: CLIENT, b: CLIENT_BESIDE, ...CLIENT_LAN, estimated: true, note: 'same datacenter: assumed LAN latency and bandwidth, not measured' });
+  links.push({
+    a: CLIENT,
+    b: CLIENT_BESIDE,
+    ...CLIENT_LAN,
+    estimated: true,
+    note: 'same datacenter: assumed LAN latency and bandwidth, not measured',
+  });
   const backups = ref.backupTypes.map((t) => `${t.name} (type ${t.type})`).join(' and ');
   return {
     name: 'fhc-32',
@@ -221,7 +258,11 @@ export function builtInTopologyDefinitions(): Topology[] {
   const ref = readReference<Datacenters>('datacenters-8.json');
   return [
     fragmented('fhc-8dc', ref.sites, 'Fragmented hybrid cloud: the 8 datacenters of the reference table, plus a client node beside Singapore.'),
-    fragmented('fhc-4', FHC4_SITES, 'Quick runs: 4 of the 8 datacenters (Singapore and a near, a middle and a far site from it), plus a client beside Singapore.'),
+    fragmented(
+      'fhc-4',
+      FHC4_SITES,
+      'Quick runs: 4 of the 8 datacenters (Singapore and a near, a middle and a far site from it), plus a client beside Singapore.',
+    ),
     ...readReference<HybridRegions>('hybrid-regions.json').regions.map((r) => hybrid(r.name)),
     fhc32(),
   ];

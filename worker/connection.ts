@@ -38,7 +38,10 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
   const cert = env.TEMPORAL_TLS_CERT;
   const key = env.TEMPORAL_TLS_KEY;
   if (Boolean(cert) !== Boolean(key)) {
-    throw new InputError(cert ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT', 'mTLS needs both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (paths of PEM files)');
+    throw new InputError(
+      cert ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT',
+      'mTLS needs both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (paths of PEM files)',
+    );
   }
   return {
     address: env.TEMPORAL_ADDRESS || LOCAL_ADDRESS,
@@ -91,10 +94,13 @@ export const CONNECT_TIMEOUT_MS = 4000;
 /** The error a user gets when no server answers: the address tried, and how to start or point to one. */
 export function unreachableServer(settings: TemporalSettings, cause: unknown): Error {
   const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
-  const fix = settings.address === LOCAL_ADDRESS
-    ? 'start the local dev server and a worker with `fragbench dev` (in another terminal), or point to a server with TEMPORAL_ADDRESS'
-    : `check TEMPORAL_ADDRESS (${settings.address}) and, for a cloud or TLS server, TEMPORAL_TLS_CERT/TEMPORAL_TLS_KEY or TEMPORAL_API_KEY; for the local dev server unset TEMPORAL_ADDRESS and run \`fragbench dev\``;
-  return new Error(`no Temporal server answered at ${settings.address} (namespace ${settings.namespace}) within ${CONNECT_TIMEOUT_MS / 1000} s: ${why}. To fix: ${fix}`);
+  const fix =
+    settings.address === LOCAL_ADDRESS
+      ? 'start the local dev server and a worker with `fragbench dev` (in another terminal), or point to a server with TEMPORAL_ADDRESS'
+      : `check TEMPORAL_ADDRESS (${settings.address}) and, for a cloud or TLS server, TEMPORAL_TLS_CERT/TEMPORAL_TLS_KEY or TEMPORAL_API_KEY; for the local dev server unset TEMPORAL_ADDRESS and run \`fragbench dev\``;
+  return new Error(
+    `no Temporal server answered at ${settings.address} (namespace ${settings.namespace}) within ${CONNECT_TIMEOUT_MS / 1000} s: ${why}. To fix: ${fix}`,
+  );
 }
 
 /**
@@ -119,6 +125,8 @@ export async function connectOrExplain<T>(settings: TemporalSettings, connect: (
 
 /** A client of the server the settings name, or `unreachableServer`'s error within CONNECT_TIMEOUT_MS. */
 export async function connectClient(settings: TemporalSettings): Promise<Client> {
-  const connection = await connectOrExplain(settings, () => Connection.connect({ ...connectionOptions(settings), connectTimeout: CONNECT_TIMEOUT_MS }));
+  const connection = await connectOrExplain(settings, () =>
+    Connection.connect({ ...connectionOptions(settings), connectTimeout: CONNECT_TIMEOUT_MS }),
+  );
   return new Client({ connection, namespace: settings.namespace });
 }

@@ -62,13 +62,19 @@ export async function ensureDevServer(log: (line: string) => void = console.log)
   mkdirSync(path.dirname(DEV_SERVER.logFile), { recursive: true });
   const argv = [
     await temporalBinary(),
-    'server', 'start-dev',
-    '--ip', DEV_SERVER.ip,
-    '--port', String(DEV_SERVER.port),
-    '--ui-port', String(DEV_SERVER.uiPort),
-    '--db-filename', DEV_SERVER.dbFile,
+    'server',
+    'start-dev',
+    '--ip',
+    DEV_SERVER.ip,
+    '--port',
+    String(DEV_SERVER.port),
+    '--ui-port',
+    String(DEV_SERVER.uiPort),
+    '--db-filename',
+    DEV_SERVER.dbFile,
     '--ui-disable-news-fetch',
-    '--log-level', 'warn',
+    '--log-level',
+    'warn',
   ];
   const server = ManagedProcess.start({ argv, logFile: DEV_SERVER.logFile, marker: MARKER, name: 'the Temporal dev server' });
   writePidFile(DEV_SERVER.pidFile, server.pid);

@@ -56,7 +56,10 @@ export async function failActivitiesOf(settings: TemporalSettings, identity: str
         if (pending.lastWorkerIdentity !== identity || !pending.activityId) continue;
         const error = ApplicationFailure.retryable(`the worker running it (${identity}) died: ${cause}`, 'WorkerDied');
         // Completed or retried meanwhile: the server refuses, and there is nothing left to do.
-        const done = await client.activity.fail({ workflowId: run.workflowId, runId: run.runId, activityId: pending.activityId }, error).then(() => true, () => false);
+        const done = await client.activity.fail({ workflowId: run.workflowId, runId: run.runId, activityId: pending.activityId }, error).then(
+          () => true,
+          () => false,
+        );
         if (done) failed++;
       }
     }
@@ -71,7 +74,9 @@ function recordFault(fault: DevFault): void {
   const file = statePaths.devSupervision('faults.jsonl');
   mkdirSync(path.dirname(file), { recursive: true });
   appendFileSync(file, `${JSON.stringify(fault)}\n`);
-  const after = fault.restartFailed ? `not restarted: ${fault.restartFailed}` : `restarted as pid ${fault.newPid} in ${(((fault.restartedAt ?? fault.detectedAt) - fault.detectedAt) / 1000).toFixed(1)} s`;
+  const after = fault.restartFailed
+    ? `not restarted: ${fault.restartFailed}`
+    : `restarted as pid ${fault.newPid} in ${(((fault.restartedAt ?? fault.detectedAt) - fault.detectedAt) / 1000).toFixed(1)} s`;
   const held = fault.activitiesFailed ? `; ${fault.activitiesFailed} of its activities handed back for retry` : '';
   console.log(`fragbench dev: the ${fault.part} (pid ${fault.pid}) died (${fault.cause}); ${after}${held}`);
 }

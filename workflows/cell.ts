@@ -3,13 +3,7 @@
  * run the phases, and always clean up (links restored, shaping cleared, the cluster this cell
  * formed stopped) in a scope that cancellation cannot interrupt; then record the cell.
  */
-import {
-  CancellationScope,
-  getExternalWorkflowHandle,
-  isCancellation,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CellRecord, CellSummary, PhaseRecord } from '../core/run-record';
 import type { Sample } from '../core/samples';
 import { cluster, load, loadOptions, network, results } from './activities';
@@ -42,7 +36,10 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
       Object.assign(progress, update, { seq: progress.seq + 1 });
       // Best effort: the run's progress query shows the cell's; losing one update is harmless,
       // and the run keeps only updates newer than the one it has (signals may overtake).
-      if (parent) getExternalWorkflowHandle(parent.workflowId, parent.runId).signal(cellProgressSignal, { ...progress }).catch(() => undefined);
+      if (parent)
+        getExternalWorkflowHandle(parent.workflowId, parent.runId)
+          .signal(cellProgressSignal, { ...progress })
+          .catch(() => undefined);
     },
     showSamples(samples: Sample[]) {
       ctx.report({ latestSamples: [...progress.latestSamples, ...samples].slice(-LATEST_SAMPLES) });

@@ -45,9 +45,9 @@ const movesData = (action: EventAction) => eventKindOf(action).resize !== undefi
 async function fire(ctx: CellContext, record: PhaseRecord, event: PlannedEvent): Promise<RecordedEvent> {
   const { cell } = ctx;
   ctx.report({ running: [...(ctx.progress.running ?? []), event.label] });
-  const done = await scenario.injectEvent.executeWithOptions(eventOptions(event.action, event.label), [
-    { fleet: cell.fleet, database: cell.database, event },
-  ]).finally(() => ctx.report({ running: ctx.progress.running?.filter((label) => label !== event.label) }));
+  const done = await scenario.injectEvent
+    .executeWithOptions(eventOptions(event.action, event.label), [{ fleet: cell.fleet, database: cell.database, event }])
+    .finally(() => ctx.report({ running: ctx.progress.running?.filter((label) => label !== event.label) }));
   record.events.push(done.event);
   if (done.rtt) record.rtt.push(done.rtt);
   if (done.traffic) record.traffic.push(done.traffic);
@@ -133,10 +133,11 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   // so nothing is left rejected and unobserved while the rest still runs.
   let failure: unknown;
   let stopAll = () => {};
-  const track = (part: Promise<void>) => part.catch((err) => {
-    failure ??= err;
-    stopAll();
-  });
+  const track = (part: Promise<void>) =>
+    part.catch((err) => {
+      failure ??= err;
+      stopAll();
+    });
 
   // Clients run in a scope of their own (made below, inside the phase's): stopping them early
   // (abort, the resizes they waited for are done) cancels only them, never a resize or a link
@@ -148,7 +149,6 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     clientScope?.cancel();
   };
   const startClient = (run: ClientRun) => clientScope!.run(() => runClient(ctx, run, () => clientsStopping));
-
 
   const handle = async (event: PlannedEvent) => {
     const a = event.action;

@@ -59,7 +59,12 @@ async function cleanUpAfter(plan: RunPlan): Promise<void> {
 function refusalOf(err: unknown): unknown {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   if (cause instanceof ApplicationFailure && (cause.type === 'FleetBusy' || cause.type === 'InputError')) {
-    return ApplicationFailure.create({ type: cause.type, message: cause.message, nonRetryable: true, details: cause.details as unknown[] | undefined });
+    return ApplicationFailure.create({
+      type: cause.type,
+      message: cause.message,
+      nonRetryable: true,
+      details: cause.details as unknown[] | undefined,
+    });
   }
   return err;
 }
@@ -74,7 +79,12 @@ function storageFailureOf(err: unknown): ApplicationFailure | undefined {
 
 /** The run's failure when the disk stopped it: the disk's own words (which file, what to do), not "activity failed". */
 function storageStop(failure: ApplicationFailure, summary?: RunSummary): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'StorageError', message: failure.message, nonRetryable: true, details: summary ? [summary] : (failure.details as unknown[] | undefined) });
+  return ApplicationFailure.create({
+    type: 'StorageError',
+    message: failure.message,
+    nonRetryable: true,
+    details: summary ? [summary] : (failure.details as unknown[] | undefined),
+  });
 }
 
 /** How often a run that waits for the fleet asks again. */
@@ -88,7 +98,13 @@ async function holdFleet(input: ScenarioInput, live: LiveRun): Promise<void> {
   for (;;) {
     live.progress.status = 'bringing the fleet up';
     try {
-      await fleetLease.acquireFleet({ runId: live.runId, scenario: input.scenario, scenarioFile: input.scenarioFile, mode: input.fleet, options: input.options });
+      await fleetLease.acquireFleet({
+        runId: live.runId,
+        scenario: input.scenario,
+        scenarioFile: input.scenarioFile,
+        mode: input.fleet,
+        options: input.options,
+      });
       live.progress.waitingFor = undefined;
       return;
     } catch (err) {

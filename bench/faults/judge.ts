@@ -54,8 +54,17 @@ function detection(kill: Kill, events: RecordedEvent[], devFaults: DevFault[]): 
     }
     case 'ycsb': {
       // The client's own death (its exit seen), not a restart after a worker was lost.
-      const e = events.find((x) => x.kind === 'client-restart' && (x.detail.signal ?? x.detail.exitCode) !== undefined && after(num(x.detail.detectedAt) ?? x.requestedAt));
-      return e && { detectedAt: num(e.detail.detectedAt) ?? e.requestedAt, backAt: num(e.detail.restartedAt) ?? e.completedAt, seenAs: `${e.kind}: ${String(e.detail.cause)}` };
+      const e = events.find(
+        (x) =>
+          x.kind === 'client-restart' && (x.detail.signal ?? x.detail.exitCode) !== undefined && after(num(x.detail.detectedAt) ?? x.requestedAt),
+      );
+      return (
+        e && {
+          detectedAt: num(e.detail.detectedAt) ?? e.requestedAt,
+          backAt: num(e.detail.restartedAt) ?? e.completedAt,
+          seenAs: `${e.kind}: ${String(e.detail.cause)}`,
+        }
+      );
     }
     case 'worker':
     case 'temporal-server': {
@@ -66,7 +75,14 @@ function detection(kill: Kill, events: RecordedEvent[], devFaults: DevFault[]): 
 }
 
 /** `originMs` is the phase's origin: a sample's elapsedS counts seconds from it. */
-export function judgeKills(kills: Kill[], samples: Sample[], events: RecordedEvent[], devFaults: DevFault[], originMs: number, phaseEndMs: number): KillOutcome[] {
+export function judgeKills(
+  kills: Kill[],
+  samples: Sample[],
+  events: RecordedEvent[],
+  devFaults: DevFault[],
+  originMs: number,
+  phaseEndMs: number,
+): KillOutcome[] {
   const bySecond = new Map(samples.map((s) => [s.elapsedS, s.okPerS]));
   const secondOf = (t: number) => (t - originMs) / 1000;
   const ordered = [...kills].sort((a, b) => a.at - b.at);
@@ -77,7 +93,8 @@ export function judgeKills(kills: Kill[], samples: Sample[], events: RecordedEve
     for (let s = Math.ceil(killS); s < untilS; s++) if (s >= 1 && !bySecond.has(s)) lostS++;
     const window = [...bySecond].filter(([s]) => s < killS && s >= killS - 10).map(([, ok]) => ok);
     const before = window.length === 0 ? undefined : median(window);
-    const backS = before === undefined ? undefined : [...bySecond.keys()].sort((a, b) => a - b).find((s) => s > killS && bySecond.get(s)! >= 0.8 * before);
+    const backS =
+      before === undefined ? undefined : [...bySecond.keys()].sort((a, b) => a - b).find((s) => s > killS && bySecond.get(s)! >= 0.8 * before);
     const seen = detection(kill, events, devFaults);
     return {
       kill,

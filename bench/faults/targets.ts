@@ -47,7 +47,11 @@ async function databaseServer(nodes: readonly string[], random: () => number): P
   const node = pick(nodes, random);
   if (!node) return undefined;
   const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${node}`]);
-  const pid = stdout.split('\n').filter(Boolean).map(Number).find((p) => comm(p)?.startsWith('redis-server'));
+  const pid = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .find((p) => comm(p)?.startsWith('redis-server'));
   return pid === undefined ? undefined : { pid, owner: node };
 }
 

@@ -40,7 +40,10 @@ export const flap = defineEventKind({
   apply: (a, { fleet }) => ({ activity: 'flapLink', input: { fleet, link: a.link, periodS: a.periodS, forS: a.forS } }),
   outcome: (a, result) => {
     const r = result as { appliedAt: number; completedAt: number; flips: number };
-    return { detail: { link: a.link, periodS: a.periodS, forS: a.forS, flips: r.flips }, times: { acceptedAt: r.appliedAt, completedAt: r.completedAt } };
+    return {
+      detail: { link: a.link, periodS: a.periodS, forS: a.forS, flips: r.flips },
+      times: { acceptedAt: r.appliedAt, completedAt: r.completedAt },
+    };
   },
   label: (a) => `flap ${a.link}`,
   marker: { name: 'flap', color: '#17becf' },

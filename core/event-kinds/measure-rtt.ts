@@ -24,10 +24,16 @@ export const measureRtt = defineEventKind({
     },
   },
   takesList: false,
-  toAction: (m: { nodes?: string[]; count?: number }): MeasureRttAction => ({ kind: 'measure-rtt', nodes: m.nodes, count: m.count ?? DEFAULT_PING_COUNT }),
+  toAction: (m: { nodes?: string[]; count?: number }): MeasureRttAction => ({
+    kind: 'measure-rtt',
+    nodes: m.nodes,
+    count: m.count ?? DEFAULT_PING_COUNT,
+  }),
   check(a, st) {
     const unknown = (a.nodes ?? []).filter((n) => !st.nodeNames.includes(n));
-    return unknown.length ? `unknown node${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; nodes: ${st.nodeNames.join(', ')}` : undefined;
+    return unknown.length
+      ? `unknown node${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; nodes: ${st.nodeNames.join(', ')}`
+      : undefined;
   },
   plan: (a) => `RTT measured between ${a.nodes?.join(', ') ?? 'all nodes'} (${a.count} pings)`,
   lane: 'measure',

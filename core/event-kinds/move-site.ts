@@ -95,7 +95,11 @@ export const moveSite = defineEventKind({
       waypoints: { type: 'array', minItems: 1, items: POSITION, description: 'the points it passes, in order, the last one where it stops' },
       over: { type: 'number', exclusiveMinimum: 0, description: 'seconds from the start to the last point, at constant speed' },
       steps: { enum: ['linear', 'seconds'], description: 'linear (default; links updated every 0.1 s) or steps of one second' },
-      msPerKm: { type: 'number', exclusiveMinimum: 0, description: "ms of RTT per km for this move (default: the topology's distance.msPerKm, else 0.0135)" },
+      msPerKm: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        description: "ms of RTT per km for this move (default: the topology's distance.msPerKm, else 0.0135)",
+      },
     },
   },
   takesList: false,
@@ -110,7 +114,8 @@ export const moveSite = defineEventKind({
     preview: undefined as MovePreview | undefined,
   }),
   check: (a, st, when) => {
-    if (a.given.length !== 1) return `give exactly one of to ({lat, lon}) or waypoints ([{lat, lon}, ...]) (got ${a.given.length ? a.given.join(', ') : 'none'})`;
+    if (a.given.length !== 1)
+      return `give exactly one of to ({lat, lon}) or waypoints ([{lat, lon}, ...]) (got ${a.given.length ? a.given.join(', ') : 'none'})`;
     if (!st.fleet.nodes.some((n) => n.name === a.node)) return `unknown node "${a.node}"; nodes: ${st.fleet.nodes.map((n) => n.name).join(', ')}`;
     const start = positionOf(a.node, st);
     if (!start) return unplaced(a.node);
@@ -136,12 +141,29 @@ export const moveSite = defineEventKind({
   lastsS: (a) => a.overS,
   apply: (a, { fleet }) => ({
     activity: 'moveSite',
-    input: { fleet, node: a.node, waypoints: a.waypoints, overS: a.overS, steps: a.steps, ...(a.msPerKm !== undefined ? { msPerKm: a.msPerKm } : {}) },
+    input: {
+      fleet,
+      node: a.node,
+      waypoints: a.waypoints,
+      overS: a.overS,
+      steps: a.steps,
+      ...(a.msPerKm !== undefined ? { msPerKm: a.msPerKm } : {}),
+    },
   }),
   outcome: (a, result) => {
     const r = result as { appliedAt: number; completedAt: number } & MoveResult;
     return {
-      detail: { node: a.node, overS: a.overS, steps: a.steps, start: r.start, end: r.end, km: r.km, msPerKm: r.msPerKm, links: r.links, samples: r.samples },
+      detail: {
+        node: a.node,
+        overS: a.overS,
+        steps: a.steps,
+        start: r.start,
+        end: r.end,
+        km: r.km,
+        msPerKm: r.msPerKm,
+        links: r.links,
+        samples: r.samples,
+      },
       times: { acceptedAt: r.appliedAt, completedAt: r.completedAt },
     };
   },

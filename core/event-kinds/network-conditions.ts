@@ -27,7 +27,9 @@ const VALUES: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: Object.fromEntries(Object.entries(CONDITION_VALUE_RANGES).map(([key, range]) => [key, rangeSchema(key as keyof ConditionValues, range)])),
+  properties: Object.fromEntries(
+    Object.entries(CONDITION_VALUE_RANGES).map(([key, range]) => [key, rangeSchema(key as keyof ConditionValues, range)]),
+  ),
 };
 
 const FACTORS: JsonSchema = {
@@ -76,7 +78,13 @@ export interface RampItem extends ConditionEventInput {
 
 function targetOf(item: ConditionEventInput): ConditionEventInput {
   const { link, node, tag, all, direction } = item;
-  return { ...(link !== undefined && { link }), ...(node !== undefined && { node }), ...(tag !== undefined && { tag }), ...(all && { all }), ...(direction && { direction }) };
+  return {
+    ...(link !== undefined && { link }),
+    ...(node !== undefined && { node }),
+    ...(tag !== undefined && { tag }),
+    ...(all && { all }),
+    ...(direction && { direction }),
+  };
 }
 
 function rampChangeOf(item: RampItem): { set: ConditionValues } | { scale: ConditionFactors } {
@@ -93,7 +101,14 @@ function changeOf(item: NetworkItem): ConditionChangeSpec {
 
 /** `link sydney-pune/0 (a->b)`, `node sydney (out)`, `tag mobile`, `all links`. */
 export function describeTarget(t: ConditionEventInput): string {
-  const where = t.link !== undefined ? `link ${t.link}` : t.node !== undefined ? `node ${t.node}'s links` : t.tag !== undefined ? `links of tag ${t.tag}` : 'all links';
+  const where =
+    t.link !== undefined
+      ? `link ${t.link}`
+      : t.node !== undefined
+        ? `node ${t.node}'s links`
+        : t.tag !== undefined
+          ? `links of tag ${t.tag}`
+          : 'all links';
   return t.direction && t.direction !== 'both' ? `${where} (${t.direction})` : where;
 }
 
@@ -131,10 +146,22 @@ export const networkConditions = defineEventKind({
   schema: {
     type: 'object',
     additionalProperties: false,
-    properties: { ...SELECTOR_PROPERTIES, set: VALUES, scale: FACTORS, cut: { const: true }, restore: { const: true }, reset: { const: true, description: 'back to the reference values (what network events set is dropped)' } },
+    properties: {
+      ...SELECTOR_PROPERTIES,
+      set: VALUES,
+      scale: FACTORS,
+      cut: { const: true },
+      restore: { const: true },
+      reset: { const: true, description: 'back to the reference values (what network events set is dropped)' },
+    },
   },
   takesList: false,
-  toAction: (item: NetworkItem) => ({ kind: 'link-conditions' as const, target: targetOf(item), change: changeOf(item), given: givenOf(item, CHANGE_KEYS) }),
+  toAction: (item: NetworkItem) => ({
+    kind: 'link-conditions' as const,
+    target: targetOf(item),
+    change: changeOf(item),
+    given: givenOf(item, CHANGE_KEYS),
+  }),
   check: (a, st, when) => {
     const one = exactlyOne(a.given, CHANGE_KEYS);
     if (one) return one;
@@ -186,7 +213,8 @@ export const rampConditions = defineEventKind({
     if (typeof links === 'string') return `${links} (${when})`;
     return valuesProblem('set' in a.change ? a.change.set : undefined, links);
   },
-  plan: (a) => `${describeTarget(a.target)} ramped to ${'set' in a.change ? pairs(a.change.set) : pairs(a.change.scale, 'x')} over ${a.overS} s (${a.steps})`,
+  plan: (a) =>
+    `${describeTarget(a.target)} ramped to ${'set' in a.change ? pairs(a.change.set) : pairs(a.change.scale, 'x')} over ${a.overS} s (${a.steps})`,
   lane: 'network',
   // It runs for its whole duration and heartbeats, like a resize.
   duration: 'resize',
@@ -194,7 +222,10 @@ export const rampConditions = defineEventKind({
   apply: (a, { fleet }) => ({ activity: 'rampLinkConditions', input: { fleet, target: a.target, change: a.change, overS: a.overS, steps: a.steps } }),
   outcome: (a, result) => {
     const r = result as { appliedAt: number; completedAt: number; links: number };
-    return { detail: { ...a.target, ...a.change, overS: a.overS, steps: a.steps, links: r.links }, times: { acceptedAt: r.appliedAt, completedAt: r.completedAt } };
+    return {
+      detail: { ...a.target, ...a.change, overS: a.overS, steps: a.steps, links: r.links },
+      times: { acceptedAt: r.appliedAt, completedAt: r.completedAt },
+    };
   },
   label: (a) => `ramp ${describeTarget(a.target)} over ${a.overS} s`,
   marker: { name: 'link ramp', color: '#bcbd22' },

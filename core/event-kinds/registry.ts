@@ -21,7 +21,27 @@ import { traceReplay } from './trace-replay';
 import { resizeAdd } from './resize-add';
 import { resizeRemove } from './resize-remove';
 
-const BUILT_IN = [latencyEpoch, bandwidthEpoch, resizeAdd, resizeRemove, nodeKill, nodeRevive, linkCut, linkRestore, networkConditions, rampConditions, partition, heal, flap, traceReplay, moveSite, clientStart, clientStop, measureRtt, measureTraffic] as const;
+const BUILT_IN = [
+  latencyEpoch,
+  bandwidthEpoch,
+  resizeAdd,
+  resizeRemove,
+  nodeKill,
+  nodeRevive,
+  linkCut,
+  linkRestore,
+  networkConditions,
+  rampConditions,
+  partition,
+  heal,
+  flap,
+  traceReplay,
+  moveSite,
+  clientStart,
+  clientStop,
+  measureRtt,
+  measureTraffic,
+] as const;
 
 type BuiltIn = (typeof BUILT_IN)[number];
 

@@ -48,13 +48,24 @@ export const traceReplay = defineEventKind({
     additionalProperties: false,
     required: ['file'],
     properties: {
-      file: { type: 'string', pattern: '\\.csv$', description: 'a trace (t,target,property,value), relative to the project root, e.g. traces/leo-satellite.csv' },
+      file: {
+        type: 'string',
+        pattern: '\\.csv$',
+        description: 'a trace (t,target,property,value), relative to the project root, e.g. traces/leo-satellite.csv',
+      },
       speed: { type: 'number', exclusiveMinimum: 0, description: 'how fast the trace plays: 2 = twice as fast; default 1' },
-      loop: { type: 'boolean', description: 'start over at the last row\'s time until the phase ends; default false' },
+      loop: { type: 'boolean', description: "start over at the last row's time until the phase ends; default false" },
     },
   },
   takesList: false,
-  toAction: (item: ReplayItem): ReplayAction => ({ kind: 'trace-replay', file: item.file, speed: item.speed ?? 1, loop: item.loop ?? false, rows: item.rows ?? [], timeScale: 1 }),
+  toAction: (item: ReplayItem): ReplayAction => ({
+    kind: 'trace-replay',
+    file: item.file,
+    speed: item.speed ?? 1,
+    loop: item.loop ?? false,
+    rows: item.rows ?? [],
+    timeScale: 1,
+  }),
   fitPhase: (a, { remainingS, timeScale }) => {
     if (a.rows.length === 0) return a;
     if (a.loop) {
@@ -68,7 +79,8 @@ export const traceReplay = defineEventKind({
     return { ...a, timeScale };
   },
   check: (a, st, when) => {
-    if (a.rows.length === 0) return `the rows of ${a.file} were not loaded: plan scenarios through operations/scenario/scenario-loader.ts, which reads trace files (${when})`;
+    if (a.rows.length === 0)
+      return `the rows of ${a.file} were not loaded: plan scenarios through operations/scenario/scenario-loader.ts, which reads trace files (${when})`;
     const problems = traceTargetProblems(a.rows, st.fleet, a.file);
     return problems.length > 0 ? problems.join('; ') : undefined;
   },

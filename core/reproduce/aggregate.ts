@@ -23,7 +23,18 @@ export interface AggregatedFigure extends Pick<Figure, 'database' | 'cell' | 'ph
 
 /** `perRepetition[i]` holds the figures of repetition i + 1. */
 export function aggregate(perRepetition: Figure[][]): AggregatedFigure[] {
-  const byKey = new Map<string, { first: Figure; ok: number[]; notOk: number[]; flagged: AggregatedFigure['flagged']; measured: number; busy: number[]; replans: AggregatedFigure['replans'] }>();
+  const byKey = new Map<
+    string,
+    {
+      first: Figure;
+      ok: number[];
+      notOk: number[];
+      flagged: AggregatedFigure['flagged'];
+      measured: number;
+      busy: number[];
+      replans: AggregatedFigure['replans'];
+    }
+  >();
   perRepetition.forEach((figures, i) => {
     for (const f of figures) {
       const key = figureKey(f);

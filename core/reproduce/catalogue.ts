@@ -33,7 +33,8 @@ export function selectReproductions(which: string | string[]): Reproduction[] {
     return [...REPRODUCTIONS];
   }
   for (const id of asked) {
-    if (!REPRODUCTIONS.some((r) => r.id === id)) throw new InputError('experiment', `no reproduction "${id}"; use all or one or more of: ${REPRODUCTIONS.map((r) => r.id).join(', ')}`);
+    if (!REPRODUCTIONS.some((r) => r.id === id))
+      throw new InputError('experiment', `no reproduction "${id}"; use all or one or more of: ${REPRODUCTIONS.map((r) => r.id).join(', ')}`);
   }
   return REPRODUCTIONS.filter((r) => asked.includes(r.id));
 }

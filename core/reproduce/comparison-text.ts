@@ -38,7 +38,13 @@ export function ratioTable(c: LatencyComparison): TextTable {
   return {
     columns: ['entry', 'published', 'ours (median, 95 % CI)', 'agrees?', 'published in our CI?'],
     rows: [
-      ...c.ratios.map((r) => [r.entry, r.published, r.ours ? formatEstimate(r.ours) : noFigure(r), r.ours ? yesNo(r.agrees) : '–', r.ours ? yesNo(r.publishedInsideInterval) : '–']),
+      ...c.ratios.map((r) => [
+        r.entry,
+        r.published,
+        r.ours ? formatEstimate(r.ours) : noFigure(r),
+        r.ours ? yesNo(r.agrees) : '–',
+        r.ours ? yesNo(r.publishedInsideInterval) : '–',
+      ]),
       ...c.notRunnable.map((db) => [`${db}, every workload`, '(published set)', 'not runnable on this host', '–', '–']),
     ],
   };
@@ -47,7 +53,12 @@ export function ratioTable(c: LatencyComparison): TextTable {
 export function orderingTable(c: LatencyComparison): TextTable {
   return {
     columns: ['ordering (published)', 'holds here?', 'held in', 'our figures'],
-    rows: c.orderings.map((o) => [o.entry, o.holds === undefined ? '–' : o.holds ? 'holds' : 'does not hold', o.judgedIn > 0 ? `${o.heldIn} of ${o.judgedIn}` : '–', o.shows]),
+    rows: c.orderings.map((o) => [
+      o.entry,
+      o.holds === undefined ? '–' : o.holds ? 'holds' : 'does not hold',
+      o.judgedIn > 0 ? `${o.heldIn} of ${o.judgedIn}` : '–',
+      o.shows,
+    ]),
   };
 }
 
@@ -67,7 +78,9 @@ export function figureTable(figures: AggregatedFigure[]): TextTable {
   return {
     columns: ['figure', 'ours (median, 95 % CI)', 'verdicts', 'host busy (median per run)', 'plan'],
     rows: figures.map((f) => {
-      const ours = f.estimate ? `${formatEstimate(f.estimate)} ${f.unit}` : `${notReproducible(f.flagged)}; flagged: ${formatEstimate(f.flaggedEstimate!)} ${f.unit}`;
+      const ours = f.estimate
+        ? `${formatEstimate(f.estimate)} ${f.unit}`
+        : `${notReproducible(f.flagged)}; flagged: ${formatEstimate(f.flaggedEstimate!)} ${f.unit}`;
       const ok = f.measured - f.flagged.length;
       const verdicts = `${ok} of ${f.measured} ok${f.flagged.length ? `; ${f.flagged.map((x) => `r${x.repetition} ${x.verdict}`).join(', ')}` : ''}`;
       const busy = f.hostBusyMedianPercent.length ? f.hostBusyMedianPercent.map((b) => `${b.toFixed(0)} %`).join(', ') : '–';

@@ -32,22 +32,38 @@ function durationIn(directory: string, ledger: Ledger, experiment: string, parts
   const runs = ledger.runs.filter((r) => r.experiment === experiment);
   if (runs.length === 0) return undefined;
   const repeat = ledger.repeat[experiment] ?? Math.max(...runs.map((r) => r.repetition));
-  const completed = (part: string, repetition: number) => runs.some((r: LedgerRun) => r.part === part && r.repetition === repetition && r.status === 'completed');
+  const completed = (part: string, repetition: number) =>
+    runs.some((r: LedgerRun) => r.part === part && r.repetition === repetition && r.status === 'completed');
   const complete = Array.from({ length: repeat }, (_, i) => i + 1).every((rep) => parts.every((part) => completed(part, rep)));
   const startedAt = Math.min(...runs.map((r) => r.startedAt));
   const finishedAt = Math.max(...runs.map((r) => r.finishedAt ?? r.startedAt));
-  return { experiment, directory, repeat, startedAt, finishedAt, realS: (finishedAt - startedAt) / 1000, replans: runs.filter((r) => (r.attempt ?? 1) > 1).length, complete };
+  return {
+    experiment,
+    directory,
+    repeat,
+    startedAt,
+    finishedAt,
+    realS: (finishedAt - startedAt) / 1000,
+    replans: runs.filter((r) => (r.attempt ?? 1) > 1).length,
+    complete,
+  };
 }
 
 /** Per experiment (catalogue order): its newest complete run across the ledgers, else its newest incomplete one, else none. */
-export function experimentDurations(ledgers: LedgerIn[], experiments: { id: string; parts: string[] }[]): Map<string, ExperimentDuration | undefined> {
+export function experimentDurations(
+  ledgers: LedgerIn[],
+  experiments: { id: string; parts: string[] }[],
+): Map<string, ExperimentDuration | undefined> {
   const newest = (a: ExperimentDuration | undefined, b: ExperimentDuration | undefined) => {
     if (!a || !b) return a ?? b;
     if (a.complete !== b.complete) return a.complete ? a : b;
     return a.finishedAt >= b.finishedAt ? a : b;
   };
   return new Map(
-    experiments.map(({ id, parts }) => [id, ledgers.map(({ directory, ledger }) => durationIn(directory, ledger, id, parts)).reduce(newest, undefined)]),
+    experiments.map(({ id, parts }) => [
+      id,
+      ledgers.map(({ directory, ledger }) => durationIn(directory, ledger, id, parts)).reduce(newest, undefined),
+    ]),
   );
 }
 
@@ -70,7 +86,15 @@ export function formatDurations(durations: Map<string, ExperimentDuration | unde
       continue;
     }
     const over = d.realS > BUDGET.perExperimentS ? ` (over ${minutes(BUDGET.perExperimentS)})` : '';
-    rows.push([id, planned === undefined ? '-' : minutes(planned), `${minutes(d.realS)}${over}${d.complete ? '' : ' (incomplete)'}`, String(d.repeat), String(d.replans), `${day(d.startedAt)} to ${day(d.finishedAt).slice(11)}`, d.directory]);
+    rows.push([
+      id,
+      planned === undefined ? '-' : minutes(planned),
+      `${minutes(d.realS)}${over}${d.complete ? '' : ' (incomplete)'}`,
+      String(d.repeat),
+      String(d.replans),
+      `${day(d.startedAt)} to ${day(d.finishedAt).slice(11)}`,
+      d.directory,
+    ]);
     if (d.complete) {
       suiteS += d.realS;
       suitePlannedS += planned ?? 0;
@@ -78,7 +102,12 @@ export function formatDurations(durations: Map<string, ExperimentDuration | unde
     } else notes.push(`${id}: its newest run did not complete every part of every repetition; not in the sum`);
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  const table = rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd());
+  const table = rows.map((r) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c]))
+      .join('  ')
+      .trimEnd(),
+  );
   const missing = durations.size - counted;
   const scope = missing === 0 ? 'every experiment' : `${counted} of ${durations.size} experiments (the others have no complete run here)`;
   const over = suiteS > BUDGET.suiteS ? `: OVER the ${minutes(BUDGET.suiteS)} budget` : ` (budget ${minutes(BUDGET.suiteS)})`;

@@ -74,7 +74,12 @@ export function epochLabel(workload: Workload, scale: number): string {
  * cluster per cell (a minute per Cassandra cell). The YCSB client starts after the change (a JVM
  * takes over a second to its first operation), and the figure leaves out the first seconds anyway.
  */
-export function epochPhases(workloads: Workload[], scales: number[], seconds: number, extra: Partial<Extract<PhaseSpec, { phase: 'run' }>> = {}): PhaseSpec[] {
+export function epochPhases(
+  workloads: Workload[],
+  scales: number[],
+  seconds: number,
+  extra: Partial<Extract<PhaseSpec, { phase: 'run' }>> = {},
+): PhaseSpec[] {
   return workloads.flatMap((workload) =>
     scales.map((scale): PhaseSpec => ({
       phase: 'run',

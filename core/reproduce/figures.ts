@@ -141,7 +141,13 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
       const client = clientOf(cell, phase.name);
       const ceiling = client?.target;
       const atCeiling = ceiling !== undefined && throughput >= CEILING_SHARE * ceiling && judged.verdict === 'ok';
-      const verdict = atCeiling ? { ...judged, verdict: 'ceiling-bound' as const, why: `${throughput.toFixed(0)} ops/s is at least ${CEILING_SHARE * 100} % of its ceiling ${ceiling} ops/s` } : judged;
+      const verdict = atCeiling
+        ? {
+            ...judged,
+            verdict: 'ceiling-bound' as const,
+            why: `${throughput.toFixed(0)} ops/s is at least ${CEILING_SHARE * 100} % of its ceiling ${ceiling} ops/s`,
+          }
+        : judged;
       const base = { database, cell: place, phase: phase.name, ...(client?.threads !== undefined ? { threads: client.threads } : {}) };
       figures.push({ ...base, measure: 'throughput', unit: 'ops/s', value: throughput, ...verdict });
       const bytes = bytesOf(phase);
@@ -177,4 +183,3 @@ export function namingFleets(parts: { scenario: { fleet: FleetSpec } }[], fleet:
   if (new Set(parts.map((p) => fleetLabel(p.scenario.fleet))).size < 2) return figures;
   return figures.map((f) => ({ ...f, cell: [`fleet=${fleetLabel(fleet)}`, f.cell].filter(Boolean).join(' ') }));
 }
-

@@ -44,7 +44,14 @@ function phases(database: 'redis' | 'cassandra') {
   ];
 }
 
-function layouts(id: string, experiment: string, region: string, database: 'redis' | 'cassandra', values: MatrixValue[], rate: Rates = RATE): { id: string; scenario: ScenarioFile } {
+function layouts(
+  id: string,
+  experiment: string,
+  region: string,
+  database: 'redis' | 'cassandra',
+  values: MatrixValue[],
+  rate: Rates = RATE,
+): { id: string; scenario: ScenarioFile } {
   return {
     id: `${database}${region === 'virginia' ? '' : `-${region}`}`,
     scenario: {
@@ -72,12 +79,13 @@ export const bursting: Reproduction = {
   id: 'bursting',
   title: 'Cloud bursting: throughput per layout from 8_0 to 1_7',
   source: 'SPEC.md §4.6',
-  publishedSetup: 'Adelaide OpenStack bursting into Azure Virginia; layouts 8_0 .. 1_7, a fresh cluster per layout; 10,000 records of 10 x 8 bytes, 1,000 operations, 10 threads; workloads A-F',
+  publishedSetup:
+    'Adelaide OpenStack bursting into Azure Virginia; layouts 8_0 .. 1_7, a fresh cluster per layout; 10,000 records of 10 x 8 bytes, 1,000 operations, 10 threads; workloads A-F',
   scaling: {
     sites: 'hybrid-virginia; Redis layouts 8_0, 4_4 and 1_7 (the ends and the middle of 8_0 .. 1_7); Cassandra 3-node layouts 3_0, 2_1, 1_2',
     ...common,
     threads: threads(BURSTING_RATE),
-    why: 'Three layouts show the trend from no bursting to full bursting; Cassandra on 3 nodes keeps its JVMs within 2 cores; Redis at half the other layouts\' load, where both real runs re-planned to, keeps the stack faithful in every layout at one thread count.',
+    why: "Three layouts show the trend from no bursting to full bursting; Cassandra on 3 nodes keeps its JVMs within 2 cores; Redis at half the other layouts' load, where both real runs re-planned to, keeps the stack faithful in every layout at one thread count.",
   },
   notRunHere: ['layouts 7_1, 6_2, 5_3, 3_5, 2_6: time budget', 'Cassandra on 8 nodes: 8 JVMs on 2 cores', ...notRunHere],
   defaultRepeat: 1,
@@ -131,11 +139,14 @@ export const vertical: Reproduction = {
   scaling: {
     sites: 'hybrid-virginia; layout 2_1 for Redis and Cassandra',
     ...common,
-    why: 'The public node\'s 2, 4 or 8 cores cannot be emulated: every node shares this host\'s 2 cores, so the three sizes would be one and the same cell; the layout\'s network is what is reproduced.',
+    why: "The public node's 2, 4 or 8 cores cannot be emulated: every node shares this host's 2 cores, so the three sizes would be one and the same cell; the layout's network is what is reproduced.",
   },
-  notRunHere: ['the 2-, 4- and 8-core sizes (B2ms, B4ms, B8ms): a node\'s CPU is not emulated on one host', ...notRunHere],
+  notRunHere: ["the 2-, 4- and 8-core sizes (B2ms, B4ms, B8ms): a node's CPU is not emulated on one host", ...notRunHere],
   defaultRepeat: 1,
-  parts: [layouts('vertical', 'vertical scaling', 'virginia', 'redis', [layout(2, 1)]), layouts('vertical', 'vertical scaling', 'virginia', 'cassandra', [layout(2, 1)])],
+  parts: [
+    layouts('vertical', 'vertical scaling', 'virginia', 'redis', [layout(2, 1)]),
+    layouts('vertical', 'vertical scaling', 'virginia', 'cassandra', [layout(2, 1)]),
+  ],
 };
 
 export const vmPacking: Reproduction = {

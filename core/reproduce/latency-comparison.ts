@@ -57,13 +57,17 @@ type Lookup = (database: string, workload: Workload, scale: number) => number | 
 /** `okOnly: false` reads flagged figures too: shown beside "not reproducible here", never as ours. */
 function repetitionLookup(figures: Figure[], okOnly = true): Lookup {
   return (database, workload, scale) =>
-    figures.find((f) => f.database === database && f.phase === epochLabel(workload, scale) && f.measure === 'throughput' && (!okOnly || f.verdict === 'ok'))?.value;
+    figures.find(
+      (f) => f.database === database && f.phase === epochLabel(workload, scale) && f.measure === 'throughput' && (!okOnly || f.verdict === 'ok'),
+    )?.value;
 }
 
 function flaggedWhy(perRepetition: Figure[][], database: string, workload: Workload, scales: number[]): string | undefined {
   const flagged = perRepetition
     .flat()
-    .find((f) => f.database === database && scales.some((s) => f.phase === epochLabel(workload, s)) && f.measure === 'throughput' && f.verdict !== 'ok');
+    .find(
+      (f) => f.database === database && scales.some((s) => f.phase === epochLabel(workload, s)) && f.measure === 'throughput' && f.verdict !== 'ok',
+    );
   return flagged && `not reproducible here (verdict ${flagged.verdict}${flagged.why ? `: ${flagged.why}` : ''})`;
 }
 
@@ -78,25 +82,40 @@ function ratioRow(entry: PublishedLatency['ratios'][number], perRepetition: Figu
   const [top, bottom] = [Number(match[1]), Number(match[2])];
   if (!['redis', 'cassandra'].includes(entry.database)) return { entry: label, published, note: 'not runnable on this host' };
   if (!LATENCY_WORKLOADS.includes(workload)) {
-    return { entry: label, published, note: `not run here: workload ${entry.workload.toUpperCase()} is left out to keep the experiment under 30 minutes (A, C, E, F are run)` };
+    return {
+      entry: label,
+      published,
+      note: `not run here: workload ${entry.workload.toUpperCase()} is left out to keep the experiment under 30 minutes (A, C, E, F are run)`,
+    };
   }
-  if (![top, bottom].every((s) => LATENCY_SCALES.includes(s))) return { entry: label, published, note: `not run here: scales ${LATENCY_SCALES.join(', ')} only` };
+  if (![top, bottom].every((s) => LATENCY_SCALES.includes(s)))
+    return { entry: label, published, note: `not run here: scales ${LATENCY_SCALES.join(', ')} only` };
   const ratiosOf = (okOnly: boolean) =>
-    perRepetition.map((f) => repetitionLookup(f, okOnly)).flatMap((t) => {
-      const [a, b] = [t(entry.database, workload, top), t(entry.database, workload, bottom)];
-      return a !== undefined && b !== undefined && b > 0 ? [a / b] : [];
-    });
+    perRepetition
+      .map((f) => repetitionLookup(f, okOnly))
+      .flatMap((t) => {
+        const [a, b] = [t(entry.database, workload, top), t(entry.database, workload, bottom)];
+        return a !== undefined && b !== undefined && b > 0 ? [a / b] : [];
+      });
   const ratios = ratiosOf(true);
   if (ratios.length === 0) {
     const flagged = ratiosOf(false);
-    return { entry: label, published, note: flaggedWhy(perRepetition, entry.database, workload, [top, bottom]) ?? 'not measured', ...(flagged.length ? { flagged: estimate(flagged) } : {}) };
+    return {
+      entry: label,
+      published,
+      note: flaggedWhy(perRepetition, entry.database, workload, [top, bottom]) ?? 'not measured',
+      ...(flagged.length ? { flagged: estimate(flagged) } : {}),
+    };
   }
   const ours = estimate(ratios);
   return { entry: label, published, ours, ...judgeRatio(ours, entry) };
 }
 
 /** The agreement rules, on their own so that they can be checked on constructed figures. */
-export function judgeRatio(ours: Estimate, published: { published?: number; publishedRange?: [number, number] }): Pick<RatioRow, 'agrees' | 'publishedInsideInterval'> {
+export function judgeRatio(
+  ours: Estimate,
+  published: { published?: number; publishedRange?: [number, number] },
+): Pick<RatioRow, 'agrees' | 'publishedInsideInterval'> {
   if (published.publishedRange) {
     const [lo, hi] = published.publishedRange;
     return { agrees: ours.median >= lo && ours.median <= hi, publishedInsideInterval: lo <= ours.high && hi >= ours.low };
@@ -131,25 +150,36 @@ const sensitivity = (t: Lookup, db: string, w: Workload) => {
 /** The published orderings this comparison knows how to judge, by their exact text. */
 export const ORDERING_RULES: Record<string, OrderingRule> = {
   'redis T(0.2)/T(1.0) > cassandra T(0.2)/T(1.0), workloads a and c': (t) =>
-    withValues((['a', 'c'] as Workload[]).flatMap((w) => [sensitivity(t, 'redis', w), sensitivity(t, 'cassandra', w)]), ([ra, ca, rc, cc]) => ({
-      holds: ra > ca && rc > cc,
-      shows: `A: ${fmt(ra)} vs ${fmt(ca)}; C: ${fmt(rc)} vs ${fmt(cc)}`,
-    })),
+    withValues(
+      (['a', 'c'] as Workload[]).flatMap((w) => [sensitivity(t, 'redis', w), sensitivity(t, 'cassandra', w)]),
+      ([ra, ca, rc, cc]) => ({
+        holds: ra > ca && rc > cc,
+        shows: `A: ${fmt(ra)} vs ${fmt(ca)}; C: ${fmt(rc)} vs ${fmt(cc)}`,
+      }),
+    ),
   // The published run gave both databases one client; here they ran with different threads
   // (JVMs cost this host more), and closed-loop throughput grows with threads: compared per thread.
   'redis throughput > cassandra throughput for workloads a and f, at scale 0.2 and 1.0': (t, threads) => {
-    const cases: [Workload, number][] = [['a', 0.2], ['a', 1.0], ['f', 0.2], ['f', 1.0]];
+    const cases: [Workload, number][] = [
+      ['a', 0.2],
+      ['a', 1.0],
+      ['f', 0.2],
+      ['f', 1.0],
+    ];
     const [rt, ct] = [threads('redis'), threads('cassandra')];
     const perThread = rt !== undefined && ct !== undefined && rt !== ct;
     const per = (x: number, n: number | undefined) => (perThread ? x / n! : x);
-    return withValues(cases.flatMap(([w, s]) => [need(t, 'redis', w, s), need(t, 'cassandra', w, s)]), (v) => {
-      const pairs = cases.map((_, i) => [per(v[2 * i], rt), per(v[2 * i + 1], ct)]);
-      const unit = perThread ? 'ops/s per thread' : 'ops/s';
-      return {
-        holds: pairs.every(([r, c]) => r > c),
-        shows: `${perThread ? `per client thread (redis ${rt}, cassandra ${ct} threads): ` : ''}${cases.map(([w, s], i) => `${w.toUpperCase()}@${s}: ${fmt(pairs[i][0])} vs ${fmt(pairs[i][1])} ${unit}`).join('; ')}`,
-      };
-    });
+    return withValues(
+      cases.flatMap(([w, s]) => [need(t, 'redis', w, s), need(t, 'cassandra', w, s)]),
+      (v) => {
+        const pairs = cases.map((_, i) => [per(v[2 * i], rt), per(v[2 * i + 1], ct)]);
+        const unit = perThread ? 'ops/s per thread' : 'ops/s';
+        return {
+          holds: pairs.every(([r, c]) => r > c),
+          shows: `${perThread ? `per client thread (redis ${rt}, cassandra ${ct} threads): ` : ''}${cases.map(([w, s], i) => `${w.toUpperCase()}@${s}: ${fmt(pairs[i][0])} vs ${fmt(pairs[i][1])} ${unit}`).join('; ')}`,
+        };
+      },
+    );
   },
   'for both databases, workloads e and f have the lowest throughput': (t) => {
     const cases = ['redis', 'cassandra'].flatMap((db) => LATENCY_SCALES.map((s) => ({ db, s })));
@@ -157,9 +187,16 @@ export const ORDERING_RULES: Record<string, OrderingRule> = {
     return withValues(values, (v) => {
       const lowest = cases.map((_, i) => {
         const row = LATENCY_WORKLOADS.map((w, j) => ({ w, x: v[i * LATENCY_WORKLOADS.length + j] })).sort((a, b) => a.x - b.x);
-        return row.slice(0, 2).map((r) => r.w).sort().join('');
+        return row
+          .slice(0, 2)
+          .map((r) => r.w)
+          .sort()
+          .join('');
       });
-      return { holds: lowest.every((l) => l === 'ef'), shows: `lowest two of A, C, E, F: ${cases.map(({ db, s }, i) => `${db}@${s} ${lowest[i].toUpperCase().split('').join('+')}`).join('; ')}` };
+      return {
+        holds: lowest.every((l) => l === 'ef'),
+        shows: `lowest two of A, C, E, F: ${cases.map(({ db, s }, i) => `${db}@${s} ${lowest[i].toUpperCase().split('').join('+')}`).join('; ')}`,
+      };
     });
   },
   'redis: workload e is its most latency-sensitive workload; cassandra: e among its least sensitive': (t) => {
@@ -188,7 +225,12 @@ function medianLookup(perRepetition: Figure[][], okOnly = true): Lookup {
 
 function threadsOf(perRepetition: Figure[][]): ThreadsOf {
   return (database) => {
-    const counts = new Set(perRepetition.flat().filter((f) => f.database === database && f.measure === 'throughput').map((f) => f.threads));
+    const counts = new Set(
+      perRepetition
+        .flat()
+        .filter((f) => f.database === database && f.measure === 'throughput')
+        .map((f) => f.threads),
+    );
     const [only] = counts;
     return counts.size === 1 ? only : undefined;
   };
@@ -199,7 +241,9 @@ function orderingRow(text: string, perRepetition: Figure[][]): OrderingRow {
   if (!rule) return { entry: text, heldIn: 0, judgedIn: 0, shows: 'not computed: no rule for this ordering' };
   const threads = threadsOf(perRepetition);
   const onMedians = rule(medianLookup(perRepetition), threads);
-  const perRep = perRepetition.map((figures) => rule(repetitionLookup(figures), threads)).filter((r): r is { holds: boolean; shows: string } => 'holds' in r);
+  const perRep = perRepetition
+    .map((figures) => rule(repetitionLookup(figures), threads))
+    .filter((r): r is { holds: boolean; shows: string } => 'holds' in r);
   const counts = { heldIn: perRep.filter((r) => r.holds).length, judgedIn: perRep.length };
   if ('missing' in onMedians) {
     const flagged = rule(medianLookup(perRepetition, false), threads);

@@ -69,7 +69,8 @@ export const latency: Reproduction = {
   id: 'latency',
   title: 'Latency epochs: normalized throughput against latency scale',
   source: 'SPEC.md §4.1; published values in shared/reference/published-latency.json',
-  publishedSetup: '8 data nodes (one per site), client at Singapore; workloads A-F at latency scales 0.2, 0.4, 0.6, 0.8 and 1.0; 10,000 records, 100,000 operations (workload E 1,000 x 10); client threads not stated; one run per configuration',
+  publishedSetup:
+    '8 data nodes (one per site), client at Singapore; workloads A-F at latency scales 0.2, 0.4, 0.6, 0.8 and 1.0; 10,000 records, 100,000 operations (workload E 1,000 x 10); client threads not stated; one run per configuration',
   scaling: {
     sites: `fhc-8dc (8 sites, client beside Singapore); Redis on all 8 sites as published, Cassandra on ${EPOCH_CASSANDRA.sites.length} (${EPOCH_CASSANDRA.sites.join(', ')}: beside and away from the client) instead of 8`,
     records: '1,000 records of 10 x 100 bytes instead of 10,000 (latency-bound throughput does not depend on the data size at this scale)',
@@ -83,5 +84,9 @@ export const latency: Reproduction = {
     'MongoDB and MySQL Cluster: not runnable on this host (no package on the reachable registries; their adapters run them on VMs)',
   ],
   defaultRepeat: 3,
-  parts: epochParts('reproduce-latency', 'latency epochs (reproduction, scaled to one host)', epochPhases(LATENCY_WORKLOADS, LATENCY_SCALES, EPOCH_SECONDS)),
+  parts: epochParts(
+    'reproduce-latency',
+    'latency epochs (reproduction, scaled to one host)',
+    epochPhases(LATENCY_WORKLOADS, LATENCY_SCALES, EPOCH_SECONDS),
+  ),
 };

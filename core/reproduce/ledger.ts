@@ -52,7 +52,8 @@ export function emptyLedger(now: number): Ledger {
   return { createdAt: now, repeat: {}, runs: [] };
 }
 
-export const sameCell = (a: Coordinates, b: Coordinates) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+export const sameCell = (a: Coordinates, b: Coordinates) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
 /** The runs of one part in one repetition, oldest first. */
 export function runsOf(ledger: Ledger, experiment: string, part: string, repetition: number): LedgerRun[] {
@@ -75,7 +76,10 @@ export function cellFinished(recordedPhaseNames: string[], plannedPhases: number
  */
 export function restrictToCell(scenario: ScenarioFile, cell: Coordinates): ScenarioFile {
   const matrix = Object.fromEntries(
-    Object.entries(scenario.matrix ?? {}).map(([dimension, values]) => [dimension, values.filter((v) => (typeof v === 'object' ? v.name : v) === cell[dimension])]),
+    Object.entries(scenario.matrix ?? {}).map(([dimension, values]) => [
+      dimension,
+      values.filter((v) => (typeof v === 'object' ? v.name : v) === cell[dimension]),
+    ]),
   );
   const { reference: _dropped, ...rest } = scenario;
   return { ...rest, matrix };

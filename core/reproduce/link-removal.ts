@@ -50,7 +50,8 @@ export const linkRemoval: Reproduction = {
   id: 'link-removal',
   title: 'Link removal: throughput and average ping latency before and after each removal',
   source: 'SPEC.md §4.5',
-  publishedSetup: 'a random dense mesh of 64 links over 8 nodes; 50 removals one by one, 60 s measured before and after each, the all-pairs average ping (10 pings) before and after',
+  publishedSetup:
+    'a random dense mesh of 64 links over 8 nodes; 50 removals one by one, 60 s measured before and after each, the all-pairs average ping (10 pings) before and after',
   scaling: {
     sites: 'fhc-8dc-mesh64 (the published 64-link mesh); Redis on all 8 sites, Cassandra on 3',
     records: '1,000 records',
@@ -62,6 +63,10 @@ export const linkRemoval: Reproduction = {
   defaultRepeat: 1,
   parts: [
     { id: 'redis', scenario: removal('redis') },
-    { id: 'cassandra', scenario: removal('cassandra'), replan: { minDataNodes: 2, why: 'with one node beside the client no removed link lies on a database path' } },
+    {
+      id: 'cassandra',
+      scenario: removal('cassandra'),
+      replan: { minDataNodes: 2, why: 'with one node beside the client no removed link lies on a database path' },
+    },
   ],
 };

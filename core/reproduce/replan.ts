@@ -46,11 +46,17 @@ const STEPS_FOR: Record<CellVerdictKind, ('nodes' | 'load')[] | string> = {
 
 export function loadAt(base: BaseLoad, halvings: number): BaseLoad {
   const f = 2 ** halvings;
-  return { threads: Math.max(1, Math.ceil(base.threads / f)), ...(base.target !== undefined ? { target: Math.max(1, Math.round(base.target / f)) } : {}) };
+  return {
+    threads: Math.max(1, Math.ceil(base.threads / f)),
+    ...(base.target !== undefined ? { target: Math.max(1, Math.round(base.target / f)) } : {}),
+  };
 }
 
 export function baseLoad(scenario: ScenarioFile): BaseLoad {
-  return { threads: scenario.ycsb?.threads ?? YCSB_DEFAULTS.threads, ...(scenario.ycsb?.target !== undefined ? { target: scenario.ycsb.target } : {}) };
+  return {
+    threads: scenario.ycsb?.threads ?? YCSB_DEFAULTS.threads,
+    ...(scenario.ycsb?.target !== undefined ? { target: scenario.ycsb.target } : {}),
+  };
 }
 
 const title = (database: string) => database.charAt(0).toUpperCase() + database.slice(1);
@@ -93,17 +99,26 @@ function nextStep(ctx: ReplanContext, size: CellSize, steps: ('nodes' | 'load')[
     return { size: { ...size, loadHalvings: size.loadHalvings + 1 }, step: `client load halved: ${loadText(from)} → ${loadText(to)}` };
   }
   const nodesNote =
-    floor === undefined || !REPLAN_POLICY.jvmDatabases.includes(ctx.database) ? 'its node count is the experiment' : `${floor} ${db} node${floor === 1 ? '' : 's'} is the floor (${ctx.policy!.why})`;
+    floor === undefined || !REPLAN_POLICY.jvmDatabases.includes(ctx.database)
+      ? 'its node count is the experiment'
+      : `${floor} ${db} node${floor === 1 ? '' : 's'} is the floor (${ctx.policy!.why})`;
   return `the smallest plan ran (${sizeText(ctx.database, size, ctx.base)}: ${steps.includes('nodes') ? `${nodesNote}; ` : ''}one client thread is the least load)`;
 }
 
 /** What to do with a cell that ran at `size` and was judged `verdict` (`why`: the verdict's reasons). */
-export function replanDecision(ctx: ReplanContext, size: CellSize, verdict: CellVerdictKind, why: string | undefined, replansSoFar: number): ReplanDecision {
+export function replanDecision(
+  ctx: ReplanContext,
+  size: CellSize,
+  verdict: CellVerdictKind,
+  why: string | undefined,
+  replansSoFar: number,
+): ReplanDecision {
   const steps = STEPS_FOR[verdict];
   if (verdict === 'ok') return { kind: 'keep' };
   if (typeof steps === 'string') return { kind: 'report', reason: `${verdict}: ${steps}` };
   const judged = `${verdict} at ${sizeText(ctx.database, size, ctx.base)}${why ? ` (${why})` : ''}`;
-  if (replansSoFar >= REPLAN_POLICY.maxReplans) return { kind: 'not-reproducible', reason: `still ${judged} after ${replansSoFar} re-plans (at most ${REPLAN_POLICY.maxReplans})` };
+  if (replansSoFar >= REPLAN_POLICY.maxReplans)
+    return { kind: 'not-reproducible', reason: `still ${judged} after ${replansSoFar} re-plans (at most ${REPLAN_POLICY.maxReplans})` };
   const next = nextStep(ctx, size, steps);
   if (typeof next === 'string') return { kind: 'not-reproducible', reason: `still ${judged}; ${next}` };
   return { kind: 'replan', size: next.size, step: next.step, because: judged };
@@ -129,8 +144,15 @@ export function scenarioAtSize(scenario: ScenarioFile, base: CellSize, size: Cel
     throw new Error(`scenario ${scenario.name}: a re-plan to fewer nodes needs the nodes listed in database.nodes, not in the matrix`);
   }
   const halve = <T extends { threads?: number; target?: number }>(spec: T): T => {
-    const load = loadAt({ threads: spec.threads ?? YCSB_DEFAULTS.threads, ...(spec.target !== undefined ? { target: spec.target } : {}) }, size.loadHalvings);
-    return { ...spec, ...(spec.threads !== undefined ? { threads: load.threads } : {}), ...(load.target !== undefined ? { target: load.target } : {}) };
+    const load = loadAt(
+      { threads: spec.threads ?? YCSB_DEFAULTS.threads, ...(spec.target !== undefined ? { target: spec.target } : {}) },
+      size.loadHalvings,
+    );
+    return {
+      ...spec,
+      ...(spec.threads !== undefined ? { threads: load.threads } : {}),
+      ...(load.target !== undefined ? { target: load.target } : {}),
+    };
   };
   const phases = scenario.phases.map((phase): PhaseSpec => {
     if (phase.phase !== 'run' || size.loadHalvings === 0) return phase;
@@ -203,7 +225,12 @@ export function cellProgress(
     if (last.verdict === undefined) return { cell: coordinates, attempts };
     const decision = replanDecision(context, last.size, last.verdict, last.why, last.attempt - 1);
     if (decision.kind !== 'replan') return { cell: coordinates, attempts, decision };
-    return { cell: coordinates, attempts, decision, next: { attempt: last.attempt + 1, size: decision.size, replan: { step: decision.step, because: decision.because } } };
+    return {
+      cell: coordinates,
+      attempts,
+      decision,
+      next: { attempt: last.attempt + 1, size: decision.size, replan: { step: decision.step, because: decision.because } },
+    };
   });
 }
 

@@ -8,7 +8,8 @@ export const timedEvents: Reproduction = {
   id: 'timed-events',
   title: 'Timed events: client ramp against one server, then servers added one by one',
   source: 'SPEC.md §4 (timed events)',
-  publishedSetup: 'clients ramped against one server until it is overloaded, then servers added one by one; ops/s per second with each event as a dotted line',
+  publishedSetup:
+    'clients ramped against one server until it is overloaded, then servers added one by one; ops/s per second with each event as a dotted line',
   scaling: {
     sites: 'fhc-4; Cassandra starts on singapore alone, then pune and seoul join',
     records: '1,000 records',
@@ -38,7 +39,14 @@ export const timedEvents: Reproduction = {
             label: 'ramp',
             duration: 420,
             events: [
-              { at: 30, every: 60, clientStart: [{ name: 'c2', threads: 2, target: 120 }, { name: 'c3', threads: 2, target: 180 }] },
+              {
+                at: 30,
+                every: 60,
+                clientStart: [
+                  { name: 'c2', threads: 2, target: 120 },
+                  { name: 'c3', threads: 2, target: 180 },
+                ],
+              },
               { at: 180, every: 90, add: ['pune', 'seoul'] },
               { at: 390, clientStop: 'c3' },
             ],

@@ -14,7 +14,8 @@ export const traffic: Reproduction = {
   id: 'traffic',
   title: 'Traffic per node pair and normalized transferred data',
   source: 'SPEC.md §4.2',
-  publishedSetup: "the latency epochs' fleet (8 data nodes, client at Singapore); bytes per node pair per workload and latency scale for 100,000 operations, normalized to 5X",
+  publishedSetup:
+    "the latency epochs' fleet (8 data nodes, client at Singapore); bytes per node pair per workload and latency scale for 100,000 operations, normalized to 5X",
   scaling: {
     sites: `fhc-8dc; Redis on all 8 sites, Cassandra on ${EPOCH_CASSANDRA.sites.length} (${EPOCH_CASSANDRA.sites.join(', ')})`,
     records: '1,000 records of 10 x 100 bytes',

@@ -60,7 +60,10 @@ function describeOne(e: ErrorObject, root: SchemaObject): [string, string] {
   switch (e.keyword) {
     case 'additionalProperties': {
       const allowed = Object.keys(propertiesOf(e.parentSchema));
-      return [`${e.instancePath}/${pointerSegment(String(e.params.additionalProperty))}`, `unknown field; ${allowed.length ? `expected one of: ${allowed.join(', ')}` : 'remove it'}`];
+      return [
+        `${e.instancePath}/${pointerSegment(String(e.params.additionalProperty))}`,
+        `unknown field; ${allowed.length ? `expected one of: ${allowed.join(', ')}` : 'remove it'}`,
+      ];
     }
     case 'required': {
       const missing = String(e.params.missingProperty);
@@ -96,11 +99,12 @@ function propertyAt(root: SchemaObject, pointer: string, property: string): unkn
   const resolve = (s: unknown): SchemaObject | undefined => {
     const ref = (s as { $ref?: unknown } | undefined)?.$ref;
     if (typeof ref !== 'string') return s as SchemaObject | undefined;
-    return pointerSegments(ref.replace(/^#/, '')).reduce<unknown>((at, part) => (at as SchemaObject | undefined)?.[part], root) as SchemaObject | undefined;
+    return pointerSegments(ref.replace(/^#/, '')).reduce<unknown>((at, part) => (at as SchemaObject | undefined)?.[part], root) as
+      SchemaObject | undefined;
   };
   let at = resolve(root);
   for (const part of pointerSegments(pointer)) {
-    at = resolve(/^\d+$/.test(part) ? at?.items : propertiesOf(at)[part] ?? at?.additionalProperties);
+    at = resolve(/^\d+$/.test(part) ? at?.items : (propertiesOf(at)[part] ?? at?.additionalProperties));
   }
   return propertiesOf(at)[property];
 }

@@ -187,10 +187,7 @@ export class EmulatorClient {
         socket.destroy();
         reject(err);
       };
-      const timer = setTimeout(
-        () => fail(new Error(`${where}: no answer to ${body.op} within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
+      const timer = setTimeout(() => fail(new Error(`${where}: no answer to ${body.op} within ${this.timeoutMs} ms`)), this.timeoutMs);
       socket.setEncoding('utf8');
       socket.on('connect', () => socket.write(`${JSON.stringify(body)}\n`));
       socket.on('error', (err) => fail(new Error(`${where}: ${err.message} (is fb-wan running?)`)));

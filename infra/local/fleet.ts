@@ -121,11 +121,7 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
   const eachNode = <T>(work: (name: string) => Promise<T>) => allDone(plan.nodes.map((n) => work(n.name)));
 
   const [wireguardKeys, tincKeys] = await step(`${state.namespaces.length} namespaces, veths and keys`, async () => {
-    const [, wg, tinc] = await allDone<string[]>([
-      createNamespaces(plan).then(() => []),
-      eachNode(generateWireguardKey),
-      eachNode(generateTincKey),
-    ]);
+    const [, wg, tinc] = await allDone<string[]>([createNamespaces(plan).then(() => []), eachNode(generateWireguardKey), eachNode(generateTincKey)]);
     return [keyMap(plan, wg), keyMap(plan, tinc)];
   });
   await step(`WAN emulator relaying ${plan.links.length} links`, () => startWanEmulator(plan, record));
@@ -163,10 +159,10 @@ async function waitForOverlay(plan: FleetPlan): Promise<void> {
   await waitForTincMesh(plan, OVERLAY_TIMEOUT_MS);
   const [first, ...others] = plan.nodes;
   const reach = (from: string, to: string) =>
-    waitFor(
-      async () => (await ping(new NetnsExec(planNode(plan, from).namespace), planNode(plan, to).overlayAddress, 1)).avgMs ?? undefined,
-      { what: `overlay ${from} -> ${to}`, timeoutMs: OVERLAY_TIMEOUT_MS },
-    );
+    waitFor(async () => (await ping(new NetnsExec(planNode(plan, from).namespace), planNode(plan, to).overlayAddress, 1)).avgMs ?? undefined, {
+      what: `overlay ${from} -> ${to}`,
+      timeoutMs: OVERLAY_TIMEOUT_MS,
+    });
   await allDone(others.flatMap((n) => [reach(first.name, n.name), reach(n.name, first.name)]));
 }
 
@@ -182,9 +178,7 @@ async function waitForOverlay(plan: FleetPlan): Promise<void> {
  */
 async function measureBaseRtt(plan: FleetPlan): Promise<number> {
   const sample = plan.links.slice(0, CALIBRATION_LINKS);
-  await new EmulatorClient(fleetPaths.emulatorSocket).setMany(
-    sample.map((link) => ({ link: link.id, dir: 'both', delayMs: CALIBRATION_DELAY_MS })),
-  );
+  await new EmulatorClient(fleetPaths.emulatorSocket).setMany(sample.map((link) => ({ link: link.id, dir: 'both', delayMs: CALIBRATION_DELAY_MS })));
   const all: number[] = [];
   for (const link of sample) {
     const from = new NetnsExec(planNode(plan, link.a).namespace);

@@ -103,5 +103,9 @@ export async function deleteNamespaces(namespaces: string[]): Promise<void> {
   const present = namespaces.filter((ns) => existing.has(ns));
   const pids = (await Promise.all(present.map(namespacePids))).flat();
   await stopPids(pids);
-  await ipBatch(present.map((ns) => `netns del ${ns}`), undefined, true);
+  await ipBatch(
+    present.map((ns) => `netns del ${ns}`),
+    undefined,
+    true,
+  );
 }

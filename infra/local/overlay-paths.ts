@@ -21,7 +21,6 @@ import type { OverlayPath } from '../../core/overlay-path';
 
 export { formatPath, type OverlayPath } from '../../core/overlay-path';
 
-
 /** The node of a pair that dials (tinc.conf `ConnectTo`): the one listed first in the topology. */
 export function dialerOf(plan: FleetPlan, a: string, b: string): string {
   const index = (name: string) => plan.nodes.find((n) => n.name === name)!.index;
@@ -55,7 +54,9 @@ function tincDumps(): (node: string) => Promise<TincDump> {
 /** The link of `from`'s edge to `to` in `from`'s dump: the one on which `to` has the edge's address. */
 function edgeLink(plan: FleetPlan, dump: TincDump, from: string, to: string): PlannedLink | undefined {
   const address = dump.edges.find((e) => e.from === from && e.to === to)?.address;
-  return address === undefined ? undefined : plan.links.find((l) => pairKey(l.a, l.b) === pairKey(from, to) && endsFrom(l, from).far.meshAddress === address);
+  return address === undefined
+    ? undefined
+    : plan.links.find((l) => pairKey(l.a, l.b) === pairKey(from, to) && endsFrom(l, from).far.meshAddress === address);
 }
 
 /**
@@ -128,10 +129,13 @@ export async function steerOverlay(settings: NetworkSettings, before: NetworkSet
     // tinc's outgoing connection walks its address list from where it last left off, so a redial
     // sometimes lands on the link it had (seen on 2026-11-26 in 1 run of 4): look once each pair
     // is connected again, and redial those still not on their best link.
-    const now = await waitFor(async () => {
-      const links = await metaConnectionLinks(plan);
-      return redialing.every(([key]) => links.has(key)) ? links : undefined;
-    }, { what: 'the redialed meta connections', timeoutMs: REDIAL_SETTLE_MS, intervalMs: 100 }).catch(() => undefined);
+    const now = await waitFor(
+      async () => {
+        const links = await metaConnectionLinks(plan);
+        return redialing.every(([key]) => links.has(key)) ? links : undefined;
+      },
+      { what: 'the redialed meta connections', timeoutMs: REDIAL_SETTLE_MS, intervalMs: 100 },
+    ).catch(() => undefined);
     if (!now) break; // not back yet: tinc's own reconnect goes on, and the next change looks again
     // A connection just made on a restored link was seen dropped by tinc, the pair back on the
     // slower link (1 run in 11, and once in CI, 2026-11-26; most likely the authentication timeout

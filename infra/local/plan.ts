@@ -132,7 +132,14 @@ export function planFleet(topology: Topology): FleetPlan {
     };
     return { ...linkReference({ ...l, type }), index, ends: [end(l.a), end(l.b)] };
   });
-  return { name: topology.name, clientNode: client, nodes, links, tinc: tincTimers(topology.failover), ...(topology.distance ? { distance: topology.distance } : {}) };
+  return {
+    name: topology.name,
+    clientNode: client,
+    nodes,
+    links,
+    tinc: tincTimers(topology.failover),
+    ...(topology.distance ? { distance: topology.distance } : {}),
+  };
 }
 
 export function planNode(plan: FleetPlan, name: string): PlannedNode {

@@ -117,14 +117,23 @@ export async function fleetStatus(): Promise<FleetStatus> {
 
 function direction(d: DirectionStats): DirectionStatus {
   const drops = Object.values(d.drops).reduce((sum, n) => sum + n, 0);
-  return { delayMs: d.delayMs, rateMbps: d.rateMbps, lossPercent: d.lossPercent, jitterMs: d.jitterMs ?? 0, packets: d.packets, drops, cut: d.cut ?? false };
+  return {
+    delayMs: d.delayMs,
+    rateMbps: d.rateMbps,
+    lossPercent: d.lossPercent,
+    jitterMs: d.jitterMs ?? 0,
+    packets: d.packets,
+    drops,
+    cut: d.cut ?? false,
+  };
 }
 
 const fixed = (x: number | undefined | null, digits = 1) => (x === undefined || x === null ? '-' : x.toFixed(digits));
 
 export function formatStatus(status: FleetStatus): string {
   if (!status.name) {
-    const stray = status.strayNamespaces.length > 0 ? ` (namespaces left by a crash: ${status.strayNamespaces.join(', ')}; \`fleet down\` removes them)` : '';
+    const stray =
+      status.strayNamespaces.length > 0 ? ` (namespaces left by a crash: ${status.strayNamespaces.join(', ')}; \`fleet down\` removes them)` : '';
     return `no local fleet${stray}`;
   }
   const lines: string[] = [];
@@ -138,12 +147,16 @@ export function formatStatus(status: FleetStatus): string {
     const oneWay = (status.settings.oneWayCuts ?? []).map((c) => `${c.link} (${c.direction === 'ab' ? 'a->b' : 'b->a'} only)`);
     const cuts = [...status.settings.cut, ...oneWay];
     const cut = cuts.length ? cuts.join(', ') : 'none';
-    lines.push(`shaping: latency x${status.settings.latencyScale}, bandwidth x${status.settings.bandwidthScale}; cut: ${cut}; overlay RTT cost ${fixed(status.baseRttMs, 2)} ms`);
+    lines.push(
+      `shaping: latency x${status.settings.latencyScale}, bandwidth x${status.settings.bandwidthScale}; cut: ${cut}; overlay RTT cost ${fixed(status.baseRttMs, 2)} ms`,
+    );
   }
   if (status.emulatorError) lines.push(`emulator: ${status.emulatorError}`);
   lines.push('', 'node        site        role    namespace      overlay');
   for (const n of status.nodes) {
-    lines.push(`${n.name.padEnd(11)} ${n.site.padEnd(11)} ${n.role.padEnd(7)} ${(n.namespaceExists ? n.namespace : `${n.namespace}(gone)`).padEnd(14)} ${n.overlayAddress}`);
+    lines.push(
+      `${n.name.padEnd(11)} ${n.site.padEnd(11)} ${n.role.padEnd(7)} ${(n.namespaceExists ? n.namespace : `${n.namespace}(gone)`).padEnd(14)} ${n.overlayAddress}`,
+    );
   }
   lines.push('', 'link                   ref RTT  ref Mbit/s  now RTT  now Mbit/s  packets ab/ba  drops  cut');
   for (const l of status.links) {

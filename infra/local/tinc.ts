@@ -139,13 +139,16 @@ export function closedConnections(node: string): number {
 
 /** Resolves once every tincd has a meta connection to every peer it has a link to. */
 export function waitForTincMesh(plan: FleetPlan, timeoutMs: number): Promise<true> {
-  return waitFor(() => {
-    const missing = plan.nodes.flatMap((node) => {
-      const connected = activatedPeers(node.name);
-      return [...peerAddresses(plan, node.name).keys()].filter((peer) => !connected.has(peer)).map((peer) => `${node.name}-${peer}`);
-    });
-    return missing.length === 0;
-  }, { what: 'every tinc meta connection', timeoutMs, intervalMs: 100 });
+  return waitFor(
+    () => {
+      const missing = plan.nodes.flatMap((node) => {
+        const connected = activatedPeers(node.name);
+        return [...peerAddresses(plan, node.name).keys()].filter((peer) => !connected.has(peer)).map((peer) => `${node.name}-${peer}`);
+      });
+      return missing.length === 0;
+    },
+    { what: 'every tinc meta connection', timeoutMs, intervalMs: 100 },
+  );
 }
 
 export const tincPidFile = fleetPaths.tincPid;

@@ -47,19 +47,36 @@ export async function startWireguard(node: PlannedNode, iface: PlannedInterface,
   // A socket left by a killed daemon would look like a ready one.
   rmSync(uapiSocket(iface.name), { force: true });
   const socket = uapiSocket(iface.name);
-  await startDaemon({ namespace: node.namespace, kind: 'wireguard', owner: iface.name, argv: [WIREGUARD_PROGRAM, ...WIREGUARD_ARGS, iface.name] }, record, {
-    ready: { socket },
-    what: `${socket} to appear`,
-    timeoutMs: 10_000,
-  });
+  await startDaemon(
+    { namespace: node.namespace, kind: 'wireguard', owner: iface.name, argv: [WIREGUARD_PROGRAM, ...WIREGUARD_ARGS, iface.name] },
+    record,
+    {
+      ready: { socket },
+      what: `${socket} to appear`,
+      timeoutMs: 10_000,
+    },
+  );
 }
 
 /** wg-quick style config of one interface: its key and port, and one peer per link of its type. */
-export function wireguardConfig(plan: FleetPlan, node: PlannedNode, iface: PlannedInterface, privateKey: string, publicKeys: Map<string, string>): string {
+export function wireguardConfig(
+  plan: FleetPlan,
+  node: PlannedNode,
+  iface: PlannedInterface,
+  privateKey: string,
+  publicKeys: Map<string, string>,
+): string {
   const lines = ['[Interface]', `PrivateKey = ${privateKey}`, `ListenPort = ${iface.listenPort}`];
   for (const link of plan.links.filter((l) => l.type === iface.type && (l.a === node.name || l.b === node.name))) {
     const { near, far } = endsFrom(link, node.name);
-    lines.push('', '[Peer]', `# ${link.id}`, `PublicKey = ${publicKeys.get(far.node)}`, `AllowedIPs = ${far.meshAddress}/32`, `Endpoint = ${near.relayAddress}`);
+    lines.push(
+      '',
+      '[Peer]',
+      `# ${link.id}`,
+      `PublicKey = ${publicKeys.get(far.node)}`,
+      `AllowedIPs = ${far.meshAddress}/32`,
+      `Endpoint = ${near.relayAddress}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

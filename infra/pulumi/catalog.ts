@@ -30,7 +30,13 @@ export const PRIVATE_SITE: string = regions.private.site;
 export const HYBRID_REGIONS: HybridRegion[] = regions.regions;
 
 const published: VmSize[] = [
-  { cloud: 'openstack', name: regions.private.vm.flavor, vcpus: regions.private.vm.vcpu, memoryGiB: regions.private.vm.ramGiB, diskGB: regions.private.vm.diskGB },
+  {
+    cloud: 'openstack',
+    name: regions.private.vm.flavor,
+    vcpus: regions.private.vm.vcpu,
+    memoryGiB: regions.private.vm.ramGiB,
+    diskGB: regions.private.vm.diskGB,
+  },
   { cloud: 'azure', name: regions.publicVm.size, vcpus: regions.publicVm.vcpu, memoryGiB: regions.publicVm.ramGiB },
 ];
 

@@ -18,7 +18,14 @@ export interface FragmentedPlan extends FleetPlan {
 
 export function planFragmented(s: FragmentedSettings): FragmentedPlan {
   const { topology, cidrs } = s;
-  const locations = [...new Set(topology.nodes.map((n) => s.placement[n.name]).filter((p) => p?.cloud === 'azure').map((p) => p.location as string))];
+  const locations = [
+    ...new Set(
+      topology.nodes
+        .map((n) => s.placement[n.name])
+        .filter((p) => p?.cloud === 'azure')
+        .map((p) => p.location as string),
+    ),
+  ];
   const azureSubnets = Object.fromEntries(locations.map((l, i) => [l, subnet(cidrs.azure, 24, i)]));
   const client = clientOf(topology);
   const types = [...new Set(topology.links.map(linkType))].sort((a, b) => a - b);

@@ -50,12 +50,46 @@ export function planHybrid(s: HybridSettings): HybridPlan {
   const tunnel = (address: number) => [{ type: 0, name: 'wg0', address: hostAddress(c.tunnel, address), listenPort: s.wireguardPort }];
 
   const nodes: PlannedNode[] = [
-    node({ ...openstack, name: HYBRID_NODES.manager, role: 'manager', privateAddress: hostAddress(c.openstackBroker, HOST.manager), size: s.privateSize, hasPublicAddress: true }),
-    node({ ...openstack, name: HYBRID_NODES.consumer, role: 'broker', privateAddress: hostAddress(c.openstackBroker, HOST.broker), size: s.privateSize, wireguard: tunnel(HOST.consumerTunnel) }),
-    node({ ...azure, name: HYBRID_NODES.donor, role: 'broker', privateAddress: hostAddress(c.azureBroker, HOST.broker), size: s.donorSize, hasPublicAddress: true, wireguard: tunnel(HOST.donorTunnel) }),
-    node({ ...openstack, name: HYBRID_NODES.client, role: 'client', privateAddress: hostAddress(c.openstackShared, HOST.client), size: s.clientSize }),
+    node({
+      ...openstack,
+      name: HYBRID_NODES.manager,
+      role: 'manager',
+      privateAddress: hostAddress(c.openstackBroker, HOST.manager),
+      size: s.privateSize,
+      hasPublicAddress: true,
+    }),
+    node({
+      ...openstack,
+      name: HYBRID_NODES.consumer,
+      role: 'broker',
+      privateAddress: hostAddress(c.openstackBroker, HOST.broker),
+      size: s.privateSize,
+      wireguard: tunnel(HOST.consumerTunnel),
+    }),
+    node({
+      ...azure,
+      name: HYBRID_NODES.donor,
+      role: 'broker',
+      privateAddress: hostAddress(c.azureBroker, HOST.broker),
+      size: s.donorSize,
+      hasPublicAddress: true,
+      wireguard: tunnel(HOST.donorTunnel),
+    }),
+    node({
+      ...openstack,
+      name: HYBRID_NODES.client,
+      role: 'client',
+      privateAddress: hostAddress(c.openstackShared, HOST.client),
+      size: s.clientSize,
+    }),
     ...range(s.layout.private).map((i) =>
-      node({ ...openstack, name: privateNodeName(i), role: 'data', privateAddress: hostAddress(c.openstackShared, FIRST_DATA_HOST + i), size: s.privateSize }),
+      node({
+        ...openstack,
+        name: privateNodeName(i),
+        role: 'data',
+        privateAddress: hostAddress(c.openstackShared, FIRST_DATA_HOST + i),
+        size: s.privateSize,
+      }),
     ),
     ...range(s.layout.public).map((i) =>
       node({ ...azure, name: publicNodeName(i), role: 'data', privateAddress: hostAddress(c.azureShared, FIRST_DATA_HOST + i), size: s.publicSize }),

@@ -50,7 +50,9 @@ export function jumpSshOptions(stack: string, vmId: string): string {
     `UserKnownHostsFile=~/.ssh/known_hosts.fragbench-${stack}`,
     `HostKeyAlias=${alias}`,
     `ConnectTimeout=${SSH_READY.connectTimeoutS}`,
-  ].map((o) => `-o ${o}`).join(' ');
+  ]
+    .map((o) => `-o ${o}`)
+    .join(' ');
 }
 
 export function remoteScript(name: string, args: RemoteScriptArgs, opts: pulumi.CustomResourceOptions = {}): remote.Command {

@@ -58,7 +58,8 @@ export function siteTopology(v: SoundValues): { topology?: Topology; problems: I
 /** The operator's address: a real network, and not the whole internet. */
 export function operatorCidrProblems(v: SoundValues): InputError[] {
   if (v.operatorCidr === undefined) return [];
-  if (v.operatorCidr.endsWith('/0')) return [problem('operatorCidr', 'would open SSH to the whole internet; give your own address, e.g. 203.0.113.7/32')];
+  if (v.operatorCidr.endsWith('/0'))
+    return [problem('operatorCidr', 'would open SSH to the whole internet; give your own address, e.g. 203.0.113.7/32')];
   return cidrProblem('operatorCidr', v.operatorCidr);
 }
 
@@ -67,11 +68,18 @@ export function layoutProblems(v: SoundValues): InputError[] {
   if (v.kind !== 'hybrid' || v.layout === undefined) return [];
   const layout = parseLayout(v.layout);
   const found: InputError[] = [];
-  if (layout.private < 1) found.push(problem('layout', `"${v.layout}" has no private node; n must be at least 1 (1_${(v.nodes ?? 8) - 1} is full bursting)`));
+  if (layout.private < 1)
+    found.push(problem('layout', `"${v.layout}" has no private node; n must be at least 1 (1_${(v.nodes ?? 8) - 1} is full bursting)`));
   if (v.nodes !== undefined && layout.private + layout.public !== v.nodes) {
-    found.push(problem('layout', `${v.layout} has ${layout.private + layout.public} nodes but fragbench:nodes is ${v.nodes}; make n+m = ${v.nodes} or set fragbench:nodes`));
+    found.push(
+      problem(
+        'layout',
+        `${v.layout} has ${layout.private + layout.public} nodes but fragbench:nodes is ${v.nodes}; make n+m = ${v.nodes} or set fragbench:nodes`,
+      ),
+    );
   }
-  if (Math.max(layout.private, layout.public) + FIRST_DATA_HOST > 250) found.push(problem('layout', `${v.layout} has more nodes on one side than a /24 shared subnet holds`));
+  if (Math.max(layout.private, layout.public) + FIRST_DATA_HOST > 250)
+    found.push(problem('layout', `${v.layout} has more nodes on one side than a /24 shared subnet holds`));
   return found;
 }
 
@@ -107,7 +115,9 @@ export function cidrsProblems(v: SoundValues): InputError[] {
 export function openstackNetworkProblems(v: SoundValues, topology: Topology | undefined): InputError[] {
   const usesOpenStack = v.kind === 'hybrid' || (v.kind === 'fragmented' && Object.values(placementOf(v, topology)).includes('openstack'));
   if (!usesOpenStack || v.openstack?.externalNetworkId) return [];
-  return [problem('openstack.externalNetworkId', 'is not set; give the ID of the provider network routers use (`openstack network list --external`)')];
+  return [
+    problem('openstack.externalNetworkId', 'is not set; give the ID of the provider network routers use (`openstack network list --external`)'),
+  ];
 }
 
 function cidrProblem(key: string, text: string): InputError[] {

@@ -11,7 +11,14 @@ import type { Topology } from '../../core/topology';
 import { HYBRID_REGIONS, findSize, type HybridRegion, type VmCloud, type VmSize } from './catalog';
 import { configValues, stackDocument, type ConfigSource, type ConfigValues } from './settings-config';
 import {
-  cidrsOf, cidrsProblems, layoutProblems, openstackNetworkProblems, operatorCidrProblems, parseLayout, placementOf, siteTopology,
+  cidrsOf,
+  cidrsProblems,
+  layoutProblems,
+  openstackNetworkProblems,
+  operatorCidrProblems,
+  parseLayout,
+  placementOf,
+  siteTopology,
 } from './settings-checks';
 
 export interface OpenStackSettings {
@@ -97,7 +104,12 @@ const configKey = (path: string) => path.replace(/^config\./, '') || 'config';
 export function readSettings(source: ConfigSource, stack: string): StackSettings {
   const document = stackDocument(source);
   const shape = schemaProblems('stackSettings', document);
-  const sound = configValues(withoutFields(document, shape.map((p) => p.pointer)));
+  const sound = configValues(
+    withoutFields(
+      document,
+      shape.map((p) => p.pointer),
+    ),
+  );
   const { topology, problems: topologyProblems } = siteTopology(sound);
   throwIfAny([
     ...asInputErrors(shape, configKey),

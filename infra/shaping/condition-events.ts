@@ -17,7 +17,14 @@ import {
   type DirectionConditions,
   type DirectionOverride,
 } from '../../core/link-conditions';
-import { linksBetweenGroups, partitionProblem, selectLinks, valuesProblem, type ConditionEventInput, type SelectedLink } from '../../core/link-selection';
+import {
+  linksBetweenGroups,
+  partitionProblem,
+  selectLinks,
+  valuesProblem,
+  type ConditionEventInput,
+  type SelectedLink,
+} from '../../core/link-selection';
 import { replaySchedule, targetKey, traceTargetProblems, type ReplayPace, type TraceRow } from '../../core/trace';
 import { sleep } from '../../platform/wait';
 import type { ConditionChange, FleetNetwork } from './fleet-network';
@@ -86,7 +93,9 @@ export async function applyConditionEvent(net: FleetNetwork, input: ConditionEve
   } else if ('reset' in change) {
     await net.resetConditions(links.map((l) => l.id));
   } else {
-    await net.setConditions(targets(net, links, change).map((t): ConditionChange => ({ link: t.link, direction: t.direction, values: overrideOf(t.to) })));
+    await net.setConditions(
+      targets(net, links, change).map((t): ConditionChange => ({ link: t.link, direction: t.direction, values: overrideOf(t.to) })),
+    );
   }
   return links.length;
 }
@@ -106,7 +115,11 @@ const LINEAR_STEP_MS = 100;
  * (linear) or every second (seconds), until it has been called with 1: ramps and moves share it,
  * so both end exactly on their target however late a step runs.
  */
-export async function stepOver(overS: number, steps: 'linear' | 'seconds', step: (fraction: number, elapsedS: number) => Promise<void>): Promise<void> {
+export async function stepOver(
+  overS: number,
+  steps: 'linear' | 'seconds',
+  step: (fraction: number, elapsedS: number) => Promise<void>,
+): Promise<void> {
   const start = Date.now();
   const stepMs = steps === 'seconds' ? 1000 : LINEAR_STEP_MS;
   for (let n = 1; ; n++) {
@@ -122,12 +135,19 @@ export async function stepOver(overS: number, steps: 'linear' | 'seconds', step:
  * Moves each selected direction's values from where they stand to the target over `overS`,
  * linearly or in steps of one second, and ends exactly on the target.
  */
-export async function rampConditions(net: FleetNetwork, input: ConditionEventInput, change: { set: ConditionValues } | { scale: ConditionFactors }, options: RampOptions): Promise<number> {
+export async function rampConditions(
+  net: FleetNetwork,
+  input: ConditionEventInput,
+  change: { set: ConditionValues } | { scale: ConditionFactors },
+  options: RampOptions,
+): Promise<number> {
   const links = selected(net, input);
   checkValues(change, links);
   const plan = targets(net, links, change);
   await stepOver(options.overS, options.steps, async (fraction) => {
-    await net.setConditions(plan.map((t) => ({ link: t.link, direction: t.direction, values: overrideOf(conditionsBetween(t.from, t.to, fraction)) })));
+    await net.setConditions(
+      plan.map((t) => ({ link: t.link, direction: t.direction, values: overrideOf(conditionsBetween(t.from, t.to, fraction)) })),
+    );
     options.onStep?.(fraction);
   });
   return links.length;

@@ -87,7 +87,11 @@ export class FleetNetwork {
     const { oneWayCuts: before = [], ...settings } = this.settings();
     const oneWayCuts = before.filter((c) => c.link !== id || (direction !== undefined && c.direction !== direction));
     // The field stays absent while nothing is cut one way, as in a fleet that never had such a cut.
-    return this.save({ ...settings, cut: direction ? settings.cut : settings.cut.filter((c) => c !== id), ...(oneWayCuts.length ? { oneWayCuts } : {}) });
+    return this.save({
+      ...settings,
+      cut: direction ? settings.cut : settings.cut.filter((c) => c !== id),
+      ...(oneWayCuts.length ? { oneWayCuts } : {}),
+    });
   }
 
   /** Cuts every given link both ways; remembers those not cut before, for `heal`. */
@@ -114,7 +118,10 @@ export class FleetNetwork {
    * `onShaped` is called once the shaper has the values, before the overlay is steered to follow
    * them (a redial takes tens of ms more): a trace's lateness is the shaper's, not tinc's.
    */
-  async setConditions(changes: ConditionChange[], options: { positions?: Record<string, Position>; onShaped?: () => void } = {}): Promise<NetworkSettings> {
+  async setConditions(
+    changes: ConditionChange[],
+    options: { positions?: Record<string, Position>; onShaped?: () => void } = {},
+  ): Promise<NetworkSettings> {
     const { positions } = options;
     const settings = this.settings();
     const overrides = { ...settings.overrides };
@@ -172,7 +179,10 @@ export class FleetNetwork {
   link(id: string): InventoryLink {
     const link = this.inventory.links.find((l) => l.id === id);
     if (!link) {
-      const some = this.inventory.links.slice(0, 5).map((l) => l.id).join(', ');
+      const some = this.inventory.links
+        .slice(0, 5)
+        .map((l) => l.id)
+        .join(', ');
       throw new InputError('link', `unknown link "${id}"; links look like <a>-<b>/<type>, e.g. ${some}`);
     }
     return link;
@@ -180,7 +190,8 @@ export class FleetNetwork {
 
   private async applyScales(settings: NetworkSettings): Promise<NetworkSettings> {
     // A fleet without links (a LAN) has nothing to shape, and perhaps no shaper to ask.
-    if (this.inventory.links.length > 0) await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, conditions: conditionsOf(link, settings) })));
+    if (this.inventory.links.length > 0)
+      await this.shaper.applyMany(this.inventory.links.map((link) => ({ link, conditions: conditionsOf(link, settings) })));
     // A reset also puts every pair back on its fastest link, wherever tinc left it.
     return this.save(settings, { everyPair: true });
   }

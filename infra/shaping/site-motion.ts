@@ -56,7 +56,8 @@ function checkInput(net: FleetNetwork, input: MoveInput): Position {
   const pathIssue = pathProblem([start, ...input.waypoints]);
   if (pathIssue) throw new InputError('move.waypoints', pathIssue);
   if (!(input.overS > 0)) throw new InputError('move.over', `must be a number of seconds above 0, got ${input.overS}`);
-  if (input.msPerKm !== undefined && !(input.msPerKm > 0)) throw new InputError('move.msPerKm', `must be above 0 (e.g. 0.0135), got ${input.msPerKm}`);
+  if (input.msPerKm !== undefined && !(input.msPerKm > 0))
+    throw new InputError('move.msPerKm', `must be above 0 (e.g. 0.0135), got ${input.msPerKm}`);
   return start;
 }
 
@@ -75,7 +76,11 @@ export async function moveSite(net: FleetNetwork, input: MoveInput, onStep?: (fr
   const msPerKm = input.msPerKm ?? net.inventory.distance?.msPerKm ?? DEFAULT_DISTANCE_MODEL.msPerKm;
   const motion = { path: [start, ...input.waypoints], overS: input.overS, steps: input.steps };
   const current = linksOf(net, input.node);
-  const links = modelLinks(start, current.map((l) => ({ id: l.id, peer: l.peer, rttMs: roundTripMs(l.now) })), msPerKm).map((l, i) => ({ ...l, now: current[i].now }));
+  const links = modelLinks(
+    start,
+    current.map((l) => ({ id: l.id, peer: l.peer, rttMs: roundTripMs(l.now) })),
+    msPerKm,
+  ).map((l, i) => ({ ...l, now: current[i].now }));
   const ranges = new Map(links.map((l) => [l.id, { id: l.id, fromMs: l.rttMs, toMs: l.rttMs, minMs: l.rttMs, maxMs: l.rttMs }]));
   const samples: MoveSample[] = [{ time: Date.now(), km: 0, rttMs: Object.fromEntries(links.map((l) => [l.id, l.rttMs])) }];
   let end = start;

@@ -105,7 +105,21 @@ function netemArgs(end: TcEnd, shape: TcShape): string[] {
   // netem reorders packets whose drawn delays cross; the emulator keeps order. On VMs that
   // difference stays (netem has no in-order jitter), and the README says so.
   const jitter = shape.jitterMs > 0 ? [ms(shape.jitterMs), 'distribution', 'normal'] : [];
-  return ['dev', end.iface, 'parent', classId(end), 'handle', netemHandle(end), 'netem', 'delay', ms(shape.delayMs), ...jitter, ...loss, 'limit', String(netemLimit(shape))];
+  return [
+    'dev',
+    end.iface,
+    'parent',
+    classId(end),
+    'handle',
+    netemHandle(end),
+    'netem',
+    'delay',
+    ms(shape.delayMs),
+    ...jitter,
+    ...loss,
+    'limit',
+    String(netemLimit(shape)),
+  ];
 }
 
 /**
@@ -116,7 +130,26 @@ export function setupEndCommands(end: TcEnd, shape: TcShape, netem = true): stri
   return [
     ['tc', 'class', 'add', ...classArgs(end, shape)],
     ...(netem ? [['tc', 'qdisc', 'add', ...netemArgs(end, shape)]] : []),
-    ['tc', 'filter', 'add', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', shapePrio(end), 'u32', 'match', 'ip', 'dst', `${end.peerAddress}/32`, 'flowid', classId(end)],
+    [
+      'tc',
+      'filter',
+      'add',
+      'dev',
+      end.iface,
+      'parent',
+      '1:',
+      'protocol',
+      'ip',
+      'prio',
+      shapePrio(end),
+      'u32',
+      'match',
+      'ip',
+      'dst',
+      `${end.peerAddress}/32`,
+      'flowid',
+      classId(end),
+    ],
   ];
 }
 
@@ -130,17 +163,33 @@ export function shapeEndCommands(end: TcEnd, shape: TcShape, netem = true): stri
  * root added and taken away again.
  */
 export function netemProbeCommands(iface: string): string[][] {
-  return [
-    ['tc', 'qdisc', 'add', 'dev', iface, 'root', 'handle', '1:', 'netem', 'delay', '0ms'],
-    deleteRootCommand(iface),
-  ];
+  return [['tc', 'qdisc', 'add', 'dev', iface, 'root', 'handle', '1:', 'netem', 'delay', '0ms'], deleteRootCommand(iface)];
 }
 
 /** tc's answer when a qdisc's module is not in the kernel. */
 export const UNKNOWN_QDISC = 'Specified qdisc kind is unknown';
 
 export function cutEndCommand(end: TcEnd): string[] {
-  return ['tc', 'filter', 'add', 'dev', end.iface, 'parent', '1:', 'protocol', 'ip', 'prio', cutPrio(end), 'u32', 'match', 'ip', 'dst', `${end.peerAddress}/32`, 'flowid', CUT_CLASS];
+  return [
+    'tc',
+    'filter',
+    'add',
+    'dev',
+    end.iface,
+    'parent',
+    '1:',
+    'protocol',
+    'ip',
+    'prio',
+    cutPrio(end),
+    'u32',
+    'match',
+    'ip',
+    'dst',
+    `${end.peerAddress}/32`,
+    'flowid',
+    CUT_CLASS,
+  ];
 }
 
 export function restoreEndCommand(end: TcEnd): string[] {

@@ -69,7 +69,10 @@ export class TcShaper implements LinkShaper {
         await this.setUp(node);
         const netem = !this.withoutNetem.has(node);
         if (!netem) for (const e of ends) this.noteUnapplied(node, e.link, e.shape);
-        await this.batch(node, ends.flatMap((e) => shapeEndCommands(e.end, e.shape, netem)));
+        await this.batch(
+          node,
+          ends.flatMap((e) => shapeEndCommands(e.end, e.shape, netem)),
+        );
       }),
     );
   }
@@ -83,8 +86,13 @@ export class TcShaper implements LinkShaper {
   }
 
   private noteUnapplied(node: string, link: InventoryLink, shape: TcShape): void {
-    const missing = [shape.delayMs > 0 && `delay ${shape.delayMs} ms`, shape.lossPercent > 0 && `loss ${shape.lossPercent} %`, shape.jitterMs > 0 && `jitter ${shape.jitterMs} ms`].filter(Boolean);
-    if (missing.length) this.unapplied.add(`${link.id} from ${node}: ${missing.join(', ')} not applied (no netem in the kernel; rate caps and cuts are)`);
+    const missing = [
+      shape.delayMs > 0 && `delay ${shape.delayMs} ms`,
+      shape.lossPercent > 0 && `loss ${shape.lossPercent} %`,
+      shape.jitterMs > 0 && `jitter ${shape.jitterMs} ms`,
+    ].filter(Boolean);
+    if (missing.length)
+      this.unapplied.add(`${link.id} from ${node}: ${missing.join(', ')} not applied (no netem in the kernel; rate caps and cuts are)`);
   }
 
   async cut(link: InventoryLink, direction?: Direction): Promise<void> {
@@ -114,9 +122,7 @@ export class TcShaper implements LinkShaper {
 
   async clear(): Promise<void> {
     this.ready.clear();
-    await Promise.all(
-      this.inventory.nodes.flatMap((node) => node.wireguard.map((wg) => this.run(node.name, deleteRootCommand(wg.name), true))),
-    );
+    await Promise.all(this.inventory.nodes.flatMap((node) => node.wireguard.map((wg) => this.run(node.name, deleteRootCommand(wg.name), true))));
   }
 
   /** The two ends of a link as tc sees them: the near interface and the far node's mesh address. */
@@ -156,7 +162,10 @@ export class TcShaper implements LinkShaper {
           return;
         }
         const netem = await this.hasNetem(node, iface);
-        const commands = [...rootCommands(iface), ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED, netem))];
+        const commands = [
+          ...rootCommands(iface),
+          ...ends.filter((e) => e.end.iface === iface).flatMap((e) => setupEndCommands(e.end, UNSHAPED, netem)),
+        ];
         await this.batch(node, commands);
       }),
     );

@@ -77,7 +77,10 @@ export type ExecOf = (node: string) => NodeExec;
 export async function steerVmOverlay(inventory: Inventory, settings: NetworkSettings, before: NetworkSettings, execOf?: ExecOf): Promise<string[]> {
   const pairs = multiLinkPairs(inventory);
   if (pairs.size === 0) return [];
-  const order = (links: InventoryLink[], s: NetworkSettings) => rankLinks(links, s).map((l) => l.id).join(' ');
+  const order = (links: InventoryLink[], s: NetworkSettings) =>
+    rankLinks(links, s)
+      .map((l) => l.id)
+      .join(' ');
   const restored = (l: InventoryLink) => isCutAnyWay(before, l.id) && !isCutAnyWay(settings, l.id);
   const reordered = [...pairs].filter(([, links]) => order(links, settings) !== order(links, before));
   const candidates = [...pairs].filter(([key, links]) => reordered.some(([k]) => k === key) || links.some(restored));
@@ -92,7 +95,13 @@ export async function steerVmOverlay(inventory: Inventory, settings: NetworkSett
     const ranked = rankLinks(links, settings);
     for (const node of [links[0].a, links[0].b]) {
       const peer = other(links[0], node);
-      rewrites.set(node, [...(rewrites.get(node) ?? []), rewriteAddressesScript(peer, ranked.map((l) => meshAddress(inventory, peer, l.type)))]);
+      rewrites.set(node, [
+        ...(rewrites.get(node) ?? []),
+        rewriteAddressesScript(
+          peer,
+          ranked.map((l) => meshAddress(inventory, peer, l.type)),
+        ),
+      ]);
     }
   }
   await Promise.all([...rewrites].map(([node, scripts]) => run(node, scripts.join(' && '))));

@@ -17,7 +17,11 @@ const SERVER_JAR = /^cassandra-all-(\d[\w.~+-]*)\.jar$/;
 
 /** The jars' names (they carry their versions), sorted; none when the Cassandra build has not run. */
 function cassandraJars(): string[] {
-  return existsSync(LOCAL_LIB) ? readdirSync(LOCAL_LIB).filter((f) => f.endsWith('.jar')).sort() : [];
+  return existsSync(LOCAL_LIB)
+    ? readdirSync(LOCAL_LIB)
+        .filter((f) => f.endsWith('.jar'))
+        .sort()
+    : [];
 }
 
 /** The package, or undefined when there are no jars to put in it. */

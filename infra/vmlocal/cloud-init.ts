@@ -34,7 +34,8 @@ export function parseUserData(text: string): UserData {
 /** cloud-init's package stage: `apt-get update` when asked, then the packages, as root. */
 export async function applyCloudInitPackages(exec: NodeExec, userData: string): Promise<void> {
   const { packageUpdate, packages } = parseUserData(userData);
-  const apt = (...args: string[]) => exec.run(['sudo', '-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { timeoutMs: INSTALL_TIMEOUT_MS });
+  const apt = (...args: string[]) =>
+    exec.run(['sudo', '-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { timeoutMs: INSTALL_TIMEOUT_MS });
   if (packageUpdate) await apt('update', '-qq');
   if (packages.length) await apt('install', '-y', '-qq', ...packages);
 }

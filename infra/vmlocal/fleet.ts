@@ -215,7 +215,12 @@ async function createNetwork(all: VmNode[]): Promise<void> {
   host.push(`link add eth1 netns ${jump.namespace} type veth peer name pub0 netns ${OPERATOR_NAMESPACE}`);
   await ipBatch(host);
   const marker = [`link set lo alias ${VM_NAMESPACE_MARKER}`, 'link set lo up'];
-  const lan = [...marker, 'link add br0 type bridge', 'link set br0 up', ...all.flatMap((n) => [`link set v${n.name} master br0`, `link set v${n.name} up`])];
+  const lan = [
+    ...marker,
+    'link add br0 type bridge',
+    'link set br0 up',
+    ...all.flatMap((n) => [`link set v${n.name} master br0`, `link set v${n.name} up`]),
+  ];
   const operator = [...marker, `addr add ${OPERATOR_ADDRESS}/${PUBLIC_PREFIX} dev pub0`, 'link set pub0 up'];
   const nodeCommands = (n: VmNode) => [...marker, `addr add ${n.lanAddress}/${LAN_PREFIX} dev eth0`, 'link set eth0 up'];
   await allDone<unknown>([
@@ -288,16 +293,45 @@ function bootNode(image: RootfsPaths, node: VmNode): ManagedProcess {
   const dir = vmFleetPaths.node(node.name);
   // --kill-child: the node's PID 1 dies with this process, and every process of the node with it.
   const argv = [
-    'unshare', '--mount', '--uts', '--pid', '--fork', '--kill-child', '--propagation', 'private', '--',
-    'sh', '-c', BOOT, 'sh', image.rootfs, join(dir, 'upper'), join(dir, 'work'), join(dir, 'root'), node.name, node.namespace,
+    'unshare',
+    '--mount',
+    '--uts',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--propagation',
+    'private',
+    '--',
+    'sh',
+    '-c',
+    BOOT,
+    'sh',
+    image.rootfs,
+    join(dir, 'upper'),
+    join(dir, 'work'),
+    join(dir, 'root'),
+    node.name,
+    node.namespace,
   ];
-  return ManagedProcess.start({ argv, prefix: netnsArgv(node.namespace, []), marker: node.namespace, logFile: vmFleetPaths.log(node.name), name: `node ${node.name}` });
+  return ManagedProcess.start({
+    argv,
+    prefix: netnsArgv(node.namespace, []),
+    marker: node.namespace,
+    logFile: vmFleetPaths.log(node.name),
+    name: `node ${node.name}`,
+  });
 }
 
 /** The apt repository, served by the jump host on the LAN (its files stay on this host). */
 function serveRepository(image: RootfsPaths, namespace: string): ManagedProcess {
   const argv = ['python3', '-m', 'http.server', '--bind', JUMP_LAN_ADDRESS, '--directory', image.repository, String(REPOSITORY_PORT)];
-  return ManagedProcess.start({ argv, prefix: netnsArgv(namespace, []), marker: image.repository, logFile: vmFleetPaths.log('repository'), name: 'apt repository' });
+  return ManagedProcess.start({
+    argv,
+    prefix: netnsArgv(namespace, []),
+    marker: image.repository,
+    logFile: vmFleetPaths.log('repository'),
+    name: 'apt repository',
+  });
 }
 
 /** Until the node answers a command over SSH (through the jump host for the nodes). */

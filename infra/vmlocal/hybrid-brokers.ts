@@ -46,7 +46,7 @@ export interface VmHybridBrokers {
 /** The stack for the brokers of this fleet; `rotated` names brokers whose tunnel key is made anew (the others keep `previous`'s). */
 export function vmHybridBrokers(stack: string, fleet: VmFleet, previous?: VmHybridBrokers, rotated: string[] = []): VmHybridBrokers {
   const settings = vmSettings(stack, { kind: 'hybrid', region: 'virginia', layout: '1_1', nodes: 2, cidrs: VM_HYBRID_CIDRS });
-  if (settings.kind !== 'hybrid') throw new Error('the VM-shaped brokers are a hybrid stack\'s');
+  if (settings.kind !== 'hybrid') throw new Error("the VM-shaped brokers are a hybrid stack's");
   const plan = planHybrid(settings);
   const keys = Object.fromEntries(VM_BROKERS.map((n) => [n, previous && !rotated.includes(n) ? previous.keys[n] : newKeyMaterial('wireguard')]));
   const donorNode = fleet.nodes.find((n) => n.name === HYBRID_NODES.donor);

@@ -37,7 +37,13 @@ export async function buildDeb(deb: LocalDeb, workDir: string, outDir: string): 
     ['Provides', deb.provides],
     ['Description', deb.description],
   ];
-  writeFileSync(join(tree, 'DEBIAN/control'), fields.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}\n`).join(''));
+  writeFileSync(
+    join(tree, 'DEBIAN/control'),
+    fields
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}: ${v}\n`)
+      .join(''),
+  );
   for (const [target, source] of Object.entries(deb.files ?? {})) {
     mkdirSync(dirname(join(tree, target)), { recursive: true });
     copyFileSync(source, join(tree, target));

@@ -89,7 +89,10 @@ export const NODE_FILES: Record<string, ImageFile> = {
   // The local repository is a flat one without a signature: trusted by its source line. It holds
   // Debian's own packages, downloaded at setup from Debian's signed archive.
   '/etc/apt/sources.list': { content: `deb [trusted=yes] ${REPOSITORY_URL} ./\n`, mode: 0o644 },
-  [VENDOR_STAND_IN_FILE]: { content: `the local repository ${REPOSITORY_URL} (Debian bookworm's packages of the vendors' package names)\n`, mode: 0o644 },
+  [VENDOR_STAND_IN_FILE]: {
+    content: `the local repository ${REPOSITORY_URL} (Debian bookworm's packages of the vendors' package names)\n`,
+    mode: 0o644,
+  },
   // Nodes resolve no names: the repository is named by address, and nothing else is reachable.
   '/etc/resolv.conf': { content: '# fragbench VM-shaped node: no DNS\n', mode: 0o644 },
 };

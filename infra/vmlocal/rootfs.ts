@@ -41,7 +41,18 @@ export const ROOTFS_SPEC = {
    * what vendor-apt.ts installs first, the Redis adapter's packages, the YCSB client's Java, the
    * Cassandra adapter's JDK (its `cassandra` package is built here: cassandra-deb.ts).
    */
-  repository: ['wireguard-tools', 'tinc', 'iperf3', 'curl', 'gnupg', 'ca-certificates', 'redis-server', 'redis-tools', YCSB_JAVA_PACKAGE, CASSANDRA_PACKAGE.jdk],
+  repository: [
+    'wireguard-tools',
+    'tinc',
+    'iperf3',
+    'curl',
+    'gnupg',
+    'ca-certificates',
+    'redis-server',
+    'redis-tools',
+    YCSB_JAVA_PACKAGE,
+    CASSANDRA_PACKAGE.jdk,
+  ],
 };
 
 const KERNEL_STAND_IN: LocalDeb = {
@@ -112,12 +123,13 @@ export async function buildRootfs(log: (line: string) => void = () => undefined)
   const repository = join(building, 'apt');
   mkdirSync(repository, { recursive: true });
   log(`debootstrap ${ROOTFS_SPEC.suite} (minbase + ${ROOTFS_SPEC.base.join(' ')})`);
-  await runHost(
-    ['debootstrap', '--variant=minbase', `--include=${ROOTFS_SPEC.base.join(',')}`, ROOTFS_SPEC.suite, rootfs, ROOTFS_SPEC.mirror],
-    { timeoutMs: DEBOOTSTRAP_TIMEOUT_MS },
-  );
+  await runHost(['debootstrap', '--variant=minbase', `--include=${ROOTFS_SPEC.base.join(',')}`, ROOTFS_SPEC.suite, rootfs, ROOTFS_SPEC.mirror], {
+    timeoutMs: DEBOOTSTRAP_TIMEOUT_MS,
+  });
   await installKernelStandIn(building, rootfs);
-  log(`packaging ${cassandra.name} ${cassandra.version} (${Object.keys(cassandra.files ?? {}).length} jars); downloading ${ROOTFS_SPEC.repository.join(' ')} and its dependencies`);
+  log(
+    `packaging ${cassandra.name} ${cassandra.version} (${Object.keys(cassandra.files ?? {}).length} jars); downloading ${ROOTFS_SPEC.repository.join(' ')} and its dependencies`,
+  );
   const packages = await downloadClosure(rootfs, repository, await buildDeb(cassandra, building, repository));
   await indexRepository(repository);
   await configureImage(rootfs);
@@ -136,7 +148,8 @@ export function builtRootfsRecord(): { seconds?: number; packages: number; built
 
 /** Runs a command inside the image (chroot), apt never asking. */
 function inImage(rootfs: string) {
-  return (...argv: string[]) => runHost(['chroot', rootfs, ...argv], { timeoutMs: DEBOOTSTRAP_TIMEOUT_MS, env: { DEBIAN_FRONTEND: 'noninteractive' } });
+  return (...argv: string[]) =>
+    runHost(['chroot', rootfs, ...argv], { timeoutMs: DEBOOTSTRAP_TIMEOUT_MS, env: { DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
 /**

@@ -73,11 +73,14 @@ export function vmStackSettings(stack: string, topology: string): FragmentedSett
 
 /** What the report says of a fleet whose kernel lacks netem (this host's). */
 export const NO_NETEM =
-  'the kernel has no netem, so the tc back end applies rate caps and cuts only; the links\' delay, loss and jitter are not applied (the local emulated fleet applies them).';
+  "the kernel has no netem, so the tc back end applies rate caps and cuts only; the links' delay, loss and jitter are not applied (the local emulated fleet applies them).";
 
 /** Asks a node's kernel, as the tc back end does, on an interface with no qdisc of ours. */
 async function hasNetem(exec: NodeExec): Promise<boolean> {
-  const probe = await exec.run(['sudo', '-n', 'tc', '-batch', '-'], { input: `${netemProbeCommands('eth0').map(batchLine).join('\n')}\n`, allowFailure: true });
+  const probe = await exec.run(['sudo', '-n', 'tc', '-batch', '-'], {
+    input: `${netemProbeCommands('eth0').map(batchLine).join('\n')}\n`,
+    allowFailure: true,
+  });
   if (probe.code === 0) return true;
   if (probe.stderr.includes(UNKNOWN_QDISC)) return false;
   throw new Error(`could not ask ${exec.where} for netem: ${probe.stderr.trim()}`);
@@ -86,10 +89,14 @@ async function hasNetem(exec: NodeExec): Promise<boolean> {
 export async function vmStackUp(stack: string, topology: string, progress: (line: string) => void = () => undefined): Promise<VmStack> {
   const settings = vmStackSettings(stack, topology);
   const plan = planFragmented(settings);
-  const fleet = await vmFleetUp(plan.nodes.map((n) => n.name), { packages: PACKAGES.meshNode, progress });
+  const fleet = await vmFleetUp(
+    plan.nodes.map((n) => n.name),
+    { packages: PACKAGES.meshNode, progress },
+  );
   try {
     plan.nodes.forEach((n, i) => {
-      if (n.privateAddress !== fleet.nodes[i].lanAddress) throw new Error(`plan puts ${n.name} at ${n.privateAddress}, the VM LAN at ${fleet.nodes[i].lanAddress}`);
+      if (n.privateAddress !== fleet.nodes[i].lanAddress)
+        throw new Error(`plan puts ${n.name} at ${n.privateAddress}, the VM LAN at ${fleet.nodes[i].lanAddress}`);
     });
     const execs = new Map<string, NodeExec>(fleet.nodes.map((n) => [n.name, new SshExec(n.exec)]));
     const timed = async (step: () => Promise<unknown>) => {
@@ -99,13 +106,15 @@ export async function vmStackUp(stack: string, topology: string, progress: (line
     };
     progress(`installing ${PACKAGES.meshNode.join(' ')} on ${plan.nodes.length} nodes (cloud-init's packages)`);
     const install = await timed(() => allDone(fleet.nodes.map((n) => applyCloudInitPackages(execs.get(n.name) as NodeExec, fleet.userData))));
-    const wireguard = Object.fromEntries(plan.nodes.flatMap((n) => n.wireguard.map((w) => [interfaceKey(n.name, w.type), newKeyMaterial('wireguard')])));
+    const wireguard = Object.fromEntries(
+      plan.nodes.flatMap((n) => n.wireguard.map((w) => [interfaceKey(n.name, w.type), newKeyMaterial('wireguard')])),
+    );
     const tinc = Object.fromEntries(plan.nodes.map((n) => [n.name, newKeyMaterial('tinc')]));
     const published = buildInventory(plan, {
       publicAddresses: Object.fromEntries(plan.nodes.map((n) => [n.name, n.privateAddress])),
       publicKeys: Object.fromEntries(Object.entries(wireguard).map(([k, m]) => [k, m.publicKey])),
     });
-    progress('configuring the WireGuard mesh and the tinc overlay (the stack\'s mesh scripts)');
+    progress("configuring the WireGuard mesh and the tinc overlay (the stack's mesh scripts)");
     const mesh = await timed(() =>
       allDone(
         plan.nodes.map((node) => {
@@ -126,7 +135,10 @@ export async function vmStackUp(stack: string, topology: string, progress: (line
       ...published,
       source: 'file',
       ...(shapingLimits.length ? { shapingLimits } : {}),
-      nodes: published.nodes.map((n) => ({ ...n, exec: { transport: 'ssh', host: n.privateAddress as string, user: SSH_USER, jump: { host: JUMP_PUBLIC_ADDRESS, user: SSH_USER } } })),
+      nodes: published.nodes.map((n) => ({
+        ...n,
+        exec: { transport: 'ssh', host: n.privateAddress as string, user: SSH_USER, jump: { host: JUMP_PUBLIC_ADDRESS, user: SSH_USER } },
+      })),
     };
     return { settings, plan, fleet, inventory, seconds: { nodes: fleet.seconds, install, mesh } };
   } catch (err) {

@@ -30,7 +30,10 @@ export function runIsLiveVia(client: Pick<import('@temporalio/client').Client, '
 function localTopologyOf(scenario: ReturnType<typeof fleetSpecs>): string | undefined {
   const files = [...new Set(scenario.flatMap(({ spec }) => ('local' in spec ? [spec.local] : [])))];
   if (files.length > 1) {
-    throw new InputError('fleet', `the cells use ${files.length} local topologies (${files.join(', ')}), but this host runs one local fleet at a time: split the scenario into one per topology`);
+    throw new InputError(
+      'fleet',
+      `the cells use ${files.length} local topologies (${files.join(', ')}), but this host runs one local fleet at a time: split the scenario into one per topology`,
+    );
   }
   return files[0];
 }
@@ -57,12 +60,18 @@ export async function acquireFleet(input: AcquireFleetInput, options: HoldOption
     const state = readState();
     if (state?.status === 'up') {
       if (state.plan.name !== topology) {
-        throw new InputError('fleet.local', `the local fleet runs "${state.plan.name}", not "${topology}": take it down (\`fragbench fleet down\`) or run a scenario on ${state.plan.name}`);
+        throw new InputError(
+          'fleet.local',
+          `the local fleet runs "${state.plan.name}", not "${topology}": take it down (\`fragbench fleet down\`) or run a scenario on ${state.plan.name}`,
+        );
       }
       return { topology, broughtUp: lease.broughtUp };
     }
     if (input.mode === 'existing') {
-      throw new InputError('fleet', `no local fleet is up and the run was asked to use an existing one: \`fragbench fleet up ${topologyFile}\`, or start the run without fleet: existing`);
+      throw new InputError(
+        'fleet',
+        `no local fleet is up and the run was asked to use an existing one: \`fragbench fleet up ${topologyFile}\`, or start the run without fleet: existing`,
+      );
     }
     // A half-built fleet (a `fleet up` or an earlier attempt that died) is removed first.
     if (state) await fleetDown();

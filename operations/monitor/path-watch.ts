@@ -39,7 +39,11 @@ export async function withCurrentPaths(inventory: Inventory): Promise<Inventory>
 }
 
 /** A watch for the local fleet this inventory describes; undefined for any other fleet (VMs: see the README). */
-export function pathWatch(inventory: Inventory, store: (changes: PathChange[]) => Promise<void>, settingsFile = fleetPaths.shaping): PathWatch | undefined {
+export function pathWatch(
+  inventory: Inventory,
+  store: (changes: PathChange[]) => Promise<void>,
+  settingsFile = fleetPaths.shaping,
+): PathWatch | undefined {
   const plan = upLocalPlan(inventory);
   if (!plan) return undefined;
   const timers = inventory.overlay?.failover ?? tincTimers();

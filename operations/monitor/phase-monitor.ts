@@ -74,7 +74,16 @@ function supervisor(originMs: number, store: (fault: RecordedEvent) => Promise<v
       const label = `${died.program} ${died.owner} died`;
       try {
         const done = await restart(died, detectedAt, cause);
-        await store(faultEvent('tool-fault', label, originMs, detectedAt, { ...describe(died), cause, restartedPid: done.replacement.pid, restartSeconds: (done.restartedAt - detectedAt) / 1000 }, done.restartedAt));
+        await store(
+          faultEvent(
+            'tool-fault',
+            label,
+            originMs,
+            detectedAt,
+            { ...describe(died), cause, restartedPid: done.replacement.pid, restartSeconds: (done.restartedAt - detectedAt) / 1000 },
+            done.restartedAt,
+          ),
+        );
       } catch (err) {
         await store(faultEvent('tool-fault', label, originMs, detectedAt, { ...describe(died), cause, restartFailed: (err as Error).message }));
         throw err;
@@ -96,7 +105,16 @@ function databaseSupervisor(adapter: DatabaseAdapter, originMs: number, store: (
       try {
         await adapter.restartMember(node);
         const restartedAt = Date.now();
-        await store(faultEvent('node-fault', label, originMs, detectedAt, { node, database: adapter.name, restartSeconds: (restartedAt - detectedAt) / 1000 }, restartedAt));
+        await store(
+          faultEvent(
+            'node-fault',
+            label,
+            originMs,
+            detectedAt,
+            { node, database: adapter.name, restartSeconds: (restartedAt - detectedAt) / 1000 },
+            restartedAt,
+          ),
+        );
       } catch (err) {
         await store(faultEvent('node-fault', label, originMs, detectedAt, { node, database: adapter.name, restartFailed: (err as Error).message }));
         throw err;
@@ -154,13 +172,14 @@ export async function startPhaseMonitor(input: MonitorInput, onSecond: (progress
   const origin = input.originMs ?? Date.now();
   const daemons = inventory.source === 'local' ? supervisor(origin, storeFault) : undefined;
   const members = input.database ? databaseSupervisor(adapterFor(input.database, inventory), origin, storeFault) : undefined;
-  const supervise = daemons || members
-    ? async () => {
-        // The fleet first: a member cannot serve while its node's network daemons are down.
-        await daemons?.();
-        await members?.();
-      }
-    : undefined;
+  const supervise =
+    daemons || members
+      ? async () => {
+          // The fleet first: a member cannot serve while its node's network daemons are down.
+          await daemons?.();
+          await members?.();
+        }
+      : undefined;
   let probing = false;
   let supervising = false;
   let watchingPaths = false;

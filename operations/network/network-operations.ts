@@ -77,7 +77,11 @@ export async function restoreLink(input: { fleet: FleetRef; link: string }): Pro
 }
 
 /** A network event applied at once: set, scale, cut (one way or both), restore or reset the selected links. */
-export async function changeLinkConditions(input: { fleet: FleetRef; target: ConditionEventInput; change: ConditionChangeSpec }): Promise<{ appliedAt: number; links: number }> {
+export async function changeLinkConditions(input: {
+  fleet: FleetRef;
+  target: ConditionEventInput;
+  change: ConditionChangeSpec;
+}): Promise<{ appliedAt: number; links: number }> {
   const links = await applyConditionEvent(await network(input.fleet), input.target, input.change);
   return { appliedAt: Date.now(), links };
 }
@@ -100,12 +104,18 @@ export async function rampLinkConditions(input: {
 /** Runs for the trace's length (or until `untilS` when looped): call it from an activity that heartbeats. */
 export async function replayLinkTrace(input: { fleet: FleetRef } & ReplayInput): Promise<ReplayReport> {
   checkPositive(input.speed, 'speed', '1 for the trace as recorded');
-  if (input.rows.length === 0) throw new InputError('rows', 'the replay has no rows: plan it through the scenario loader, which reads its trace file');
+  if (input.rows.length === 0)
+    throw new InputError('rows', 'the replay has no rows: plan it through the scenario loader, which reads its trace file');
   const net = await network(input.fleet);
   const appliedAt = Date.now();
   const { steps, latenessMs } = await replayTrace(net, input.rows, { speed: input.speed, loop: input.loop, untilS: input.untilS });
   const completedAt = Date.now();
-  return { appliedAt, completedAt, steps, latenessMs: { p50: quantile(latenessMs, 0.5), p99: quantile(latenessMs, 0.99), max: latenessMs.reduce((m, x) => Math.max(m, x), 0) } };
+  return {
+    appliedAt,
+    completedAt,
+    steps,
+    latenessMs: { p50: quantile(latenessMs, 0.5), p99: quantile(latenessMs, 0.99), max: latenessMs.reduce((m, x) => Math.max(m, x), 0) },
+  };
 }
 
 /** Runs for `overS` seconds: call it from an activity that heartbeats. */
@@ -128,7 +138,12 @@ export async function healPartition(input: { fleet: FleetRef }): Promise<{ appli
 }
 
 /** Runs for `forS` seconds: call it from an activity that heartbeats. */
-export async function flapLink(input: { fleet: FleetRef; link: string; periodS: number; forS: number }): Promise<{ appliedAt: number; completedAt: number; flips: number }> {
+export async function flapLink(input: {
+  fleet: FleetRef;
+  link: string;
+  periodS: number;
+  forS: number;
+}): Promise<{ appliedAt: number; completedAt: number; flips: number }> {
   checkPositive(input.periodS, 'period', '10 seconds');
   checkPositive(input.forS, 'for', '60 seconds');
   const net = await network(input.fleet);
@@ -165,7 +180,13 @@ export async function measureRtt(input: { fleet: FleetRef; nodes?: string[]; cou
   };
 }
 
-export async function measureBandwidth(input: { fleet: FleetRef; from: string; to: string; seconds: number; bitrateMbps?: number }): Promise<{ mbps: number }> {
+export async function measureBandwidth(input: {
+  fleet: FleetRef;
+  from: string;
+  to: string;
+  seconds: number;
+  bitrateMbps?: number;
+}): Promise<{ mbps: number }> {
   checkPositive(input.seconds, 'seconds', '10');
   if (input.bitrateMbps !== undefined) checkPositive(input.bitrateMbps, 'bitrateMbps', '10');
   const inventory = await loadInventory(input.fleet);

@@ -42,7 +42,12 @@ export function topologyView(topology: Topology): FleetView {
   return {
     name: topology.name,
     clientNode: client,
-    nodes: topology.nodes.map((n) => ({ name: n.name, role: n.name === client ? 'client' : 'data', ...(n.tags ? { tags: n.tags } : {}), ...(n.position ? { position: n.position } : {}) })),
+    nodes: topology.nodes.map((n) => ({
+      name: n.name,
+      role: n.name === client ? 'client' : 'data',
+      ...(n.tags ? { tags: n.tags } : {}),
+      ...(n.position ? { position: n.position } : {}),
+    })),
     ...(topology.distance ? { distance: topology.distance } : {}),
     links: topology.links.map((l) => {
       const { latencyMs, bandwidthMbps } = linkConditionsOf(l);
@@ -73,7 +78,10 @@ export async function loadFleet(spec: FleetSpec, where: string, mode: FleetMode)
     if (mode === 'offline') return { ref, view: topologyView(topology) };
     inventory = await readInventory(ref, `${where}.local`, `this scenario runs on it: fragbench fleet up ${spec.local}`);
     if (inventory.name !== topology.name) {
-      throw new InputError(`${where}.local`, `the local fleet runs "${inventory.name}", not "${topology.name}": run \`fragbench fleet down\` then \`fragbench fleet up ${spec.local}\``);
+      throw new InputError(
+        `${where}.local`,
+        `the local fleet runs "${inventory.name}", not "${topology.name}": run \`fragbench fleet down\` then \`fragbench fleet up ${spec.local}\``,
+      );
     }
   } else if ('inventoryFile' in spec) {
     inventory = await readInventory(ref, `${where}.inventoryFile`, 'give the path of an inventory JSON file, relative to the project root');

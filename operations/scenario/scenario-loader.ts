@@ -105,7 +105,10 @@ function randomLossSeed(): number {
 
 export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
   if ((input.scenario === undefined) === (input.scenarioFile === undefined)) {
-    throw new InputError('scenario', 'give exactly one of `scenario` (the scenario as JSON) or `scenarioFile` (a path such as scenarios/quickstart.yaml)');
+    throw new InputError(
+      'scenario',
+      'give exactly one of `scenario` (the scenario as JSON) or `scenarioFile` (a path such as scenarios/quickstart.yaml)',
+    );
   }
   const value = input.scenario ?? readScenarioFile(input.scenarioFile!);
   const { file, plan: planned, fleets } = await loadScenario(value, 'running', input.options);

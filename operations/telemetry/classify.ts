@@ -28,7 +28,11 @@ export function isYcsbClient(p: ProcessInfo): boolean {
  * Rules by program alone: the tool's daemons by name, YCSB by main class, the tool's commands
  * that run as JVMs on a node (counted as the worker's), a database server by name on a database node. `nodeOf` says which node a process runs on (undefined: not a node).
  */
-export function classifyByProgram(p: ProcessInfo, nodeOf: (p: ProcessInfo) => string | undefined, isDataNode: (node: string) => boolean): Role | undefined {
+export function classifyByProgram(
+  p: ProcessInfo,
+  nodeOf: (p: ProcessInfo) => string | undefined,
+  isDataNode: (node: string) => boolean,
+): Role | undefined {
   // Kernel command names are cut at 15 characters; argv[0] is whole, so check both.
   const daemon = DAEMON_ROLES[p.comm] ?? DAEMON_ROLES[basename(p.argv[0] ?? '')];
   if (daemon) return daemon;

@@ -17,7 +17,11 @@ function inventoryClassifier(inventory: Inventory, fallback: ProcessClassifier):
   return (p) => {
     const node = p.namespace === undefined ? undefined : byNamespace.get(p.namespace);
     if (!node) return fallback(p);
-    return classifyByProgram(p, () => node.name, () => node.role === 'data');
+    return classifyByProgram(
+      p,
+      () => node.name,
+      () => node.role === 'data',
+    );
   };
 }
 

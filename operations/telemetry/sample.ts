@@ -43,12 +43,7 @@ export function unclassifiedPercent(before: Pick<Reading, 'cpu'>, after: Pick<Re
  * A role's ticks over the ticks one core had in the interval (all cores' ticks / cores): so USER_HZ
  * never enters, and the host and the roles are measured against the same clock.
  */
-export function telemetrySample(
-  before: Reading,
-  after: Reading,
-  roleTicks: Map<Role, number>,
-  mem: MemInfo,
-): TelemetrySample {
+export function telemetrySample(before: Reading, after: Reading, roleTicks: Map<Role, number>, mem: MemInfo): TelemetrySample {
   const busy = after.cpu.busy - before.cpu.busy;
   const idle = after.cpu.idle - before.cpu.idle;
   const total = Math.max(busy + idle, 1);

@@ -169,7 +169,14 @@ export class TelemetrySampler {
 }
 
 /** Without a back end's knowledge: no nodes, so only the tool's daemons and YCSB (on `host`). */
-const byProgram: ProcessClassifier = (p) => (p.pid === process.pid ? 'worker' : classifyByProgram(p, () => undefined, () => false));
+const byProgram: ProcessClassifier = (p) =>
+  p.pid === process.pid
+    ? 'worker'
+    : classifyByProgram(
+        p,
+        () => undefined,
+        () => false,
+      );
 
 function msToNextSecond(): number {
   return 1000 - (Date.now() % 1000) + TICK_OFFSET_MS;

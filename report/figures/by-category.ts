@@ -27,7 +27,8 @@ function rank(axis: string): number {
 export function categoryOrder(cells: CellRecord[], axis: string): (string | number)[] {
   const values = [...new Set(cells.map((c) => c.coordinates[axis]))];
   if (values.every((v) => typeof v === 'number')) return (values as number[]).sort((a, b) => a - b);
-  if (values.every((v) => /^\d+_\d+$/.test(String(v)))) return values.sort((a, b) => Number(String(b).split('_')[0]) - Number(String(a).split('_')[0]));
+  if (values.every((v) => /^\d+_\d+$/.test(String(v))))
+    return values.sort((a, b) => Number(String(b).split('_')[0]) - Number(String(a).split('_')[0]));
   return values;
 }
 
@@ -61,7 +62,16 @@ function panelFigure(cells: CellRecord[], x: string, row: string | undefined, pa
       x: { field: x, type: 'ordinal', title: axisTitle(x), sort: order, axis: { labelAngle: 0 } },
       y: { field: 'value', type: 'quantitative', title: panel.yTitle },
       color: { field: 'database', type: 'nominal', title: 'Database' },
-      ...(panel.dash ? { strokeDash: { field: panel.dash, type: 'nominal', title: 'Operation', legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333333' } } } } } } } : {}),
+      ...(panel.dash
+        ? {
+            strokeDash: {
+              field: panel.dash,
+              type: 'nominal',
+              title: 'Operation',
+              legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333333' } } } } },
+            },
+          }
+        : {}),
     },
   };
   const spec = Object.keys(facet).length > 0 ? { facet, spec: unit } : unit;
@@ -86,7 +96,9 @@ export function categoryFigures(cells: CellRecord[]): Figure[] {
   const base = (c: CellRecord): Record<string, string | number> => ({ ...c.coordinates, database: String(c.coordinates.database ?? 'all') });
   const label = (c: CellRecord) => Object.values(c.coordinates).join(' ');
   const throughput = cells.map((c) => ({ ...base(c), value: c.summary.throughputOpsPerS }));
-  const latency = cells.flatMap((c) => Object.entries(c.summary.avgLatencyUs).map(([op, us]) => ({ ...base(c), op, value: us / 1000, label: `${label(c)} ${op}` })));
+  const latency = cells.flatMap((c) =>
+    Object.entries(c.summary.avgLatencyUs).map(([op, us]) => ({ ...base(c), op, value: us / 1000, label: `${label(c)} ${op}` })),
+  );
   const errors = cells.map((c) => ({ ...base(c), value: c.summary.errorPercent }));
   const along = axisPhrase(x);
   const figures = [
@@ -95,7 +107,12 @@ export function categoryFigures(cells: CellRecord[]): Figure[] {
       question: `How does throughput change with the ${along}?`,
       yTitle: 'Throughput (ops/s)',
       rows: throughput,
-      finding: extremes('throughput', cells.map((c) => ({ value: c.summary.throughputOpsPerS, label: label(c) })), ' ops/s', 1),
+      finding: extremes(
+        'throughput',
+        cells.map((c) => ({ value: c.summary.throughputOpsPerS, label: label(c) })),
+        ' ops/s',
+        1,
+      ),
     }),
   ];
   // Cells that recorded no latency (no successful operation, or YCSB totals without it) have no line.
@@ -118,7 +135,12 @@ export function categoryFigures(cells: CellRecord[]): Figure[] {
         question: `How many operations fail as the ${along} changes?`,
         yTitle: 'Failed operations (%)',
         rows: errors,
-        finding: extremes('the share of failed operations', cells.map((c) => ({ value: c.summary.errorPercent, label: label(c) })), '%', 2),
+        finding: extremes(
+          'the share of failed operations',
+          cells.map((c) => ({ value: c.summary.errorPercent, label: label(c) })),
+          '%',
+          2,
+        ),
       }),
     );
   }

@@ -58,7 +58,12 @@ export const BASE_CONFIG = {
 /** A file-safe id from parts: `throughput`, `redis · a` -> `throughput-redis-a`. */
 export function figureId(...parts: (string | number)[]): string {
   return parts
-    .map((p) => String(p).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''))
+    .map((p) =>
+      String(p)
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, ''),
+    )
     .filter((p) => p.length > 0)
     .join('-');
 }
@@ -95,8 +100,7 @@ export function axisPhrase(coordinate: string): string {
 /** Vega expression labelling a scaling-factor axis the papers' way (0.2 -> X ... 1.0 -> 5X). */
 export const SCALE_LABEL_EXPR = "datum.value == 0.2 ? 'X' : format(datum.value / 0.2, '.2~f') + 'X'";
 
-export const formatNumber = (value: number, digits = 0) =>
-  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+export const formatNumber = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 
 /** Whether two values print the same at `digits` decimals: then no sentence may call it a change. */
 export const printsEqual = (a: number, b: number, digits: number) => formatNumber(a, digits) === formatNumber(b, digits);

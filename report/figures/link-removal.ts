@@ -108,11 +108,17 @@ export function rttTimeline(cell: CellRecord, axes: string[]): Figure[] {
         x,
         y: { ...y, field: 'before' },
         y2: { field: 'after' },
-        color: { field: 'change', type: 'nominal', title: 'RTT after the cut', scale: { domain: ['longer', 'shorter'], range: ['#d6301d', '#1a9850'] } },
+        color: {
+          field: 'change',
+          type: 'nominal',
+          title: 'RTT after the cut',
+          scale: { domain: ['longer', 'shorter'], range: ['#d6301d', '#1a9850'] },
+        },
       },
     });
   }
-  const question = effects.length > 0 ? 'How does each link cut change round-trip times?' : 'How do round-trip times between data nodes change over the run?';
+  const question =
+    effects.length > 0 ? 'How does each link cut change round-trip times?' : 'How do round-trip times between data nodes change over the run?';
   return [
     {
       id: figureId('rtt-timeline', cell.cellId),

@@ -42,7 +42,13 @@ export function normalizedThroughputFigure(experiment: string, figures: Aggregat
         height: 170,
         mark: { type: 'line', point: true, strokeWidth: 2 },
         encoding: {
-          x: { field: 'scale', type: 'quantitative', title: 'Latency scaling factor', axis: { values: scales, labelExpr: SCALE_LABEL_EXPR }, scale: { domain: [0, Math.max(...scales) + 0.1] } },
+          x: {
+            field: 'scale',
+            type: 'quantitative',
+            title: 'Latency scaling factor',
+            axis: { values: scales, labelExpr: SCALE_LABEL_EXPR },
+            scale: { domain: [0, Math.max(...scales) + 0.1] },
+          },
           y: { field: 'value', type: 'quantitative', title: 'Throughput (5X = 1)' },
           color: { field: 'database', type: 'nominal', title: 'Database' },
         },
@@ -60,7 +66,13 @@ export function intervalFigures(experiment: string, figures: AggregatedFigure[])
     const sharedCell = new Set(of.map((f) => f.cell)).size === 1;
     const rows = of.map((f) => {
       const e = f.estimate ?? f.flaggedEstimate!;
-      return { figure: [f.database, sharedCell ? '' : f.cell, f.phase].filter(Boolean).join(' · '), median: e.median, low: e.low, high: e.high, verdict: f.estimate ? 'ok' : NOT_OK };
+      return {
+        figure: [f.database, sharedCell ? '' : f.cell, f.phase].filter(Boolean).join(' · '),
+        median: e.median,
+        low: e.low,
+        high: e.high,
+        verdict: f.estimate ? 'ok' : NOT_OK,
+      };
     });
     const flagged = rows.filter((r) => r.verdict !== 'ok').length;
     const unit = of[0].unit;
@@ -77,7 +89,10 @@ export function intervalFigures(experiment: string, figures: AggregatedFigure[])
           color: { field: 'verdict', type: 'nominal', title: 'Verdict', scale: { domain: ['ok', NOT_OK], range: ['#2166ac', '#d6301d'] } },
         },
         layer: [
-          { mark: { type: 'rule', strokeWidth: 2 }, encoding: { x: { field: 'low', type: 'quantitative', title: `${measure} (${unit})` }, x2: { field: 'high' } } },
+          {
+            mark: { type: 'rule', strokeWidth: 2 },
+            encoding: { x: { field: 'low', type: 'quantitative', title: `${measure} (${unit})` }, x2: { field: 'high' } },
+          },
           { mark: { type: 'point', filled: true, size: 50 }, encoding: { x: { field: 'median', type: 'quantitative' } } },
         ],
       } as unknown as Figure['spec'],

@@ -34,7 +34,13 @@ export function resizeRows(cells: CellRecord[], axes: string[]): ResizeRow[] {
     };
     const events = cell.phases.flatMap((p) => p.events).filter((e) => isResize(e.kind));
     const timings = [
-      ...events.map((e) => ({ op: findEventKind(e.kind)?.resize?.delta === 1 ? ('add' as const) : ('remove' as const), step: e.label, requestedAt: e.requestedAt, acceptedAt: e.acceptedAt, completedAt: e.completedAt })),
+      ...events.map((e) => ({
+        op: findEventKind(e.kind)?.resize?.delta === 1 ? ('add' as const) : ('remove' as const),
+        step: e.label,
+        requestedAt: e.requestedAt,
+        acceptedAt: e.acceptedAt,
+        completedAt: e.completedAt,
+      })),
       ...cell.phases
         .flatMap((p) => p.resizes)
         .filter((r) => !events.some((e) => e.requestedAt === r.requestedAt))
@@ -50,8 +56,12 @@ export function resizeRows(cells: CellRecord[], axes: string[]): ResizeRow[] {
 }
 
 function finding(rows: ResizeRow[]): string {
-  const slowest = rows.filter((r) => r.timing === 'completed').reduce<ResizeRow | undefined>((a, b) => (!a || b.seconds > a.seconds ? b : a), undefined);
-  const quickest = rows.filter((r) => r.timing === 'accepted').reduce<ResizeRow | undefined>((a, b) => (!a || b.seconds < a.seconds ? b : a), undefined);
+  const slowest = rows
+    .filter((r) => r.timing === 'completed')
+    .reduce<ResizeRow | undefined>((a, b) => (!a || b.seconds > a.seconds ? b : a), undefined);
+  const quickest = rows
+    .filter((r) => r.timing === 'accepted')
+    .reduce<ResizeRow | undefined>((a, b) => (!a || b.seconds < a.seconds ? b : a), undefined);
   const parts: string[] = [];
   if (slowest) parts.push(`the slowest completion is ${slowest.cell} ${slowest.step}, ${formatNumber(slowest.seconds, 1)} s`);
   if (quickest) parts.push(`the quickest acceptance ${quickest.cell} ${quickest.step}, ${formatNumber(quickest.seconds, 1)} s`);
@@ -75,8 +85,16 @@ export function resizeTimings(cells: CellRecord[], axes: string[]): Figure[] {
   const spec = single
     ? {
         facet: {
-          column: { field: 'op', type: 'nominal', title: null, sort: ['remove', 'add', 'resize'], header: { labelExpr: "datum.value == 'add' ? 'adding a node' : datum.value == 'remove' ? 'removing a node' : 'resize'" } },
-          ...(rows.some((r) => r.factor) ? { row: { field: 'factor', type: 'nominal', title: axisTitle(scaleAxis(cells) ?? ''), sort: factorOrder(rows) } } : {}),
+          column: {
+            field: 'op',
+            type: 'nominal',
+            title: null,
+            sort: ['remove', 'add', 'resize'],
+            header: { labelExpr: "datum.value == 'add' ? 'adding a node' : datum.value == 'remove' ? 'removing a node' : 'resize'" },
+          },
+          ...(rows.some((r) => r.factor)
+            ? { row: { field: 'factor', type: 'nominal', title: axisTitle(scaleAxis(cells) ?? ''), sort: factorOrder(rows) } }
+            : {}),
         },
         spec: {
           width: { step: 26 },

@@ -55,7 +55,11 @@ export function normalizedVsScale(cells: CellRecord[], axis: string, measure: Me
   if (scales.length < 2) return [];
   // The far end from the reference says the most: the smallest factor, or the largest when the reference is the smallest.
   const far = scales[0] === reference ? scales[scales.length - 1] : scales[0];
-  const atFar = meanBy(rows.filter((r) => r.scale === far), (r) => r.database, (r) => r.value);
+  const atFar = meanBy(
+    rows.filter((r) => r.scale === far),
+    (r) => r.database,
+    (r) => r.value,
+  );
   const { what, yTitle } = MEASURES[measure];
   const finding = [...atFar]
     .sort((a, b) => b[1] - a[1])
@@ -72,7 +76,13 @@ export function normalizedVsScale(cells: CellRecord[], axis: string, measure: Me
         height: 190,
         mark: { type: 'line', point: true, strokeWidth: 2 },
         encoding: {
-          x: { field: 'scale', type: 'quantitative', title: axisTitle(axis), axis: { values: scales, labelExpr: SCALE_LABEL_EXPR }, scale: { domain: [0, Math.max(...scales) + 0.1] } },
+          x: {
+            field: 'scale',
+            type: 'quantitative',
+            title: axisTitle(axis),
+            axis: { values: scales, labelExpr: SCALE_LABEL_EXPR },
+            scale: { domain: [0, Math.max(...scales) + 0.1] },
+          },
           y: { field: 'value', type: 'quantitative', title: `${yTitle} (${ref} = 1)` },
           color: { field: 'database', type: 'nominal', title: 'Database' },
         },

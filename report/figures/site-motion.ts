@@ -39,7 +39,9 @@ export function siteMotion(cell: CellRecord, axes: string[]): Figure[] {
   const at = (ms: number) => (ms - originMs) / 1000;
   const throughput = points.map((p) => ({ t: p.t, opsPerS: p.sample.okPerS }));
   const distance = moves.flatMap((m) => m.detail.samples.map((s) => ({ t: at(s.time), km: s.km, node: m.detail.node })));
-  const rtt = moves.flatMap((m) => m.detail.samples.flatMap((s) => Object.entries(s.rttMs).map(([link, ms]) => ({ t: at(s.time), link, rttMs: ms }))));
+  const rtt = moves.flatMap((m) =>
+    m.detail.samples.flatMap((s) => Object.entries(s.rttMs).map(([link, ms]) => ({ t: at(s.time), link, rttMs: ms }))),
+  );
   const lastT = Math.max(points[points.length - 1].t, ...distance.map((d) => d.t));
   const x = { field: 't', type: 'quantitative' as const, title: 'Seconds since start', scale: { domain: [0, lastT], nice: false } };
   const panel = (values: object[], y: object, extra: object = {}) => ({
@@ -59,7 +61,9 @@ export function siteMotion(cell: CellRecord, axes: string[]): Figure[] {
     before !== undefined && during !== undefined
       ? `; throughput ${changeText(before, during, ' ops/s', 0)} on average from before the move to during it`
       : '';
-  const moved = moves.map((m) => `${m.detail.node} moved ${formatNumber(m.detail.km, 0)} km over ${m.detail.overS} s (configured RTT ${rttChanges(m.detail.samples)})`).join('; ');
+  const moved = moves
+    .map((m) => `${m.detail.node} moved ${formatNumber(m.detail.km, 0)} km over ${m.detail.overS} s (configured RTT ${rttChanges(m.detail.samples)})`)
+    .join('; ');
   return [
     {
       id: figureId('site-motion', cell.cellId),
@@ -67,9 +71,21 @@ export function siteMotion(cell: CellRecord, axes: string[]): Figure[] {
       spec: {
         config: BASE_CONFIG,
         vconcat: [
-          panel(throughput, { field: 'opsPerS', type: 'quantitative', title: 'Successful ops/s', scale: { zero: true } }, { color: { value: OUTCOME_COLORS.successful } }),
-          panel(distance, { field: 'km', type: 'quantitative', title: 'km travelled' }, { color: { field: 'node', type: 'nominal', title: 'Moving node' } }),
-          panel(rtt, { field: 'rttMs', type: 'quantitative', title: 'Configured RTT (ms)' }, { color: { field: 'link', type: 'nominal', title: 'Link' } }),
+          panel(
+            throughput,
+            { field: 'opsPerS', type: 'quantitative', title: 'Successful ops/s', scale: { zero: true } },
+            { color: { value: OUTCOME_COLORS.successful } },
+          ),
+          panel(
+            distance,
+            { field: 'km', type: 'quantitative', title: 'km travelled' },
+            { color: { field: 'node', type: 'nominal', title: 'Moving node' } },
+          ),
+          panel(
+            rtt,
+            { field: 'rttMs', type: 'quantitative', title: 'Configured RTT (ms)' },
+            { color: { field: 'link', type: 'nominal', title: 'Link' } },
+          ),
         ],
         resolve: { scale: { color: 'independent' } },
       } as Figure['spec'],

@@ -113,7 +113,10 @@ export abstract class ClusterAdapter<
     const pending = state.resizing;
     if (!pending) return undefined;
     if (pending.kind === kind && pending.node === node.name) return pending as NonNullable<S['resizing']>;
-    throw new InputError('node', `the ${pending.kind} of ${pending.node} was interrupted and is unfinished: ask for it again first (or stop the cluster)`);
+    throw new InputError(
+      'node',
+      `the ${pending.kind} of ${pending.node} was interrupted and is unfinished: ask for it again first (or stop the cluster)`,
+    );
   }
 
   protected begin(state: S, kind: Resize['kind'], node: InventoryNode): NonNullable<S['resizing']> {
@@ -175,7 +178,8 @@ export abstract class ClusterAdapter<
 
   private namedMember(state: S, node: string): M {
     const member = state.members.find((m) => m.node === node);
-    if (!member) throw new InputError('node', `${node} is not a member of ${this.clusterNoun} (members: ${state.members.map((m) => m.node).join(', ')})`);
+    if (!member)
+      throw new InputError('node', `${node} is not a member of ${this.clusterNoun} (members: ${state.members.map((m) => m.node).join(', ')})`);
     return member;
   }
 
@@ -243,7 +247,10 @@ export abstract class ClusterAdapter<
   async stop(): Promise<void> {
     const state = this.state.read();
     if (!state) return;
-    this.declareDown(state, state.members.map((m) => m.node));
+    this.declareDown(
+      state,
+      state.members.map((m) => m.node),
+    );
     // All at once: the cluster is going away, and each JVM's shutdown takes seconds.
     await Promise.all(state.members.map((member) => this.stopMember(member, state)));
     await this.stopNewcomer(state);

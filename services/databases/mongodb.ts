@@ -170,7 +170,10 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
         const status = await this.memberStatus(via);
         const ready =
           status &&
-          status.map((s) => s.name).sort().join(',') === want &&
+          status
+            .map((s) => s.name)
+            .sort()
+            .join(',') === want &&
           status.every((s) => s.health === 1 && (s.state === 'PRIMARY' || s.state === 'SECONDARY'));
         return ready ? true : undefined;
       },
@@ -243,7 +246,10 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     const leaving = this.memberOf(state, node);
     const primary = await this.primary(state);
     if (primary === leaving) {
-      throw new InputError('node', `${node.name} is the replica set's primary, which is never removed; step it down (rs.stepDown) or remove a secondary`);
+      throw new InputError(
+        'node',
+        `${node.name} is the replica set's primary, which is never removed; step it down (rs.stepDown) or remove a secondary`,
+      );
     }
     const remaining = state.members.filter((m) => m !== leaving);
     const configured = (await this.configuredHosts(primary)).includes(host(leaving));

@@ -106,7 +106,10 @@ export class NodeShell {
     const markers = typeof marker === 'string' ? [marker] : marker;
     const args = markers.flatMap((m) => ['-e', m]);
     const found = await this.run(['sh', '-c', 'grep -l -s -z -F "$@" /proc/[0-9]*/cmdline', 'sh', ...args], { allowFailure: true });
-    const candidates = found.stdout.split('\n').map((line) => /^\/proc\/(\d+)\/cmdline$/.exec(line)?.[1]).filter((pid): pid is string => pid !== undefined);
+    const candidates = found.stdout
+      .split('\n')
+      .map((line) => /^\/proc\/(\d+)\/cmdline$/.exec(line)?.[1])
+      .filter((pid): pid is string => pid !== undefined);
     const ours: number[] = [];
     for (const pid of candidates.map(Number)) if (await this.isOurs(pid, marker)) ours.push(pid);
     return ours;

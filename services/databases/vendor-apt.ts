@@ -43,7 +43,13 @@ export const VENDOR_STAND_IN_FILE = '/etc/fragbench/vendor-repositories';
 
 async function installed(shell: NodeShell, packages: string[]): Promise<boolean> {
   const result = await shell.run(['dpkg-query', '-W', '-f', '${Status}\n', ...packages], { allowFailure: true });
-  return result.code === 0 && result.stdout.trim().split('\n').every((s) => s.endsWith('install ok installed'));
+  return (
+    result.code === 0 &&
+    result.stdout
+      .trim()
+      .split('\n')
+      .every((s) => s.endsWith('install ok installed'))
+  );
 }
 
 async function ubuntuCodename(shell: NodeShell): Promise<string> {
@@ -53,8 +59,10 @@ async function ubuntuCodename(shell: NodeShell): Promise<string> {
 }
 
 // The variable goes in argv (not ExecOptions.env): over SSH only argv reaches the VM.
-const aptGet = (shell: NodeShell) => (...args: string[]) =>
-  shell.run(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { timeoutMs: INSTALL_TIMEOUT_MS });
+const aptGet =
+  (shell: NodeShell) =>
+  (...args: string[]) =>
+    shell.run(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], { timeoutMs: INSTALL_TIMEOUT_MS });
 
 async function disable(shell: NodeShell, services: string[]): Promise<void> {
   for (const service of services) await shell.run(['systemctl', 'disable', '--now', service], { allowFailure: true });

@@ -45,7 +45,9 @@ async function pulumiInventory(stack: string, cwd?: string): Promise<unknown> {
     ({ stdout } = await runHost(argv));
   } catch (err) {
     if (err instanceof CommandError && err.result.code === -1 && /ENOENT/.test(err.result.stderr)) {
-      throw new Error('the pulumi CLI is not installed (https://www.pulumi.com/docs/install/); install it, or export the stack output to a file and use {"kind":"file"}');
+      throw new Error(
+        'the pulumi CLI is not installed (https://www.pulumi.com/docs/install/); install it, or export the stack output to a file and use {"kind":"file"}',
+      );
     }
     throw err;
   }

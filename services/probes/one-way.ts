@@ -66,28 +66,51 @@ export interface OneWayOptions {
 }
 
 export function parseOneWay(stdout: string, sent: number): OneWayResult {
-  const rows = [...stdout.matchAll(/^(\d+) (\d+) ([\d.]+)$/gm)].map((m) => ({ seq: Number(m[1]), sentAtMs: Number(BigInt(m[2]) / 1000n) / 1000, ms: Number(m[3]) }));
+  const rows = [...stdout.matchAll(/^(\d+) (\d+) ([\d.]+)$/gm)].map((m) => ({
+    seq: Number(m[1]),
+    sentAtMs: Number(BigInt(m[2]) / 1000n) / 1000,
+    ms: Number(m[3]),
+  }));
   let highest = -1;
   let reordered = 0;
   for (const { seq } of rows) {
     if (seq < highest) reordered++;
     highest = Math.max(highest, seq);
   }
-  return { sent, delaysMs: rows.map((r) => r.ms), sentAtMs: rows.map((r) => r.sentAtMs), lossPercent: sent === 0 ? 0 : (100 * (sent - rows.length)) / sent, reordered, received: rows.map((r) => r.seq) };
+  return {
+    sent,
+    delaysMs: rows.map((r) => r.ms),
+    sentAtMs: rows.map((r) => r.sentAtMs),
+    lossPercent: sent === 0 ? 0 : (100 * (sent - rows.length)) / sent,
+    reordered,
+    received: rows.map((r) => r.seq),
+  };
 }
 
 /** Measures from namespace `from` to namespace `to` (both of this host). */
 export async function oneWay(fromNamespace: string, toNamespace: string, options: OneWayOptions): Promise<OneWayResult> {
   const drainMs = (options.maxDelayMs ?? 2000) + 500;
-  const receiver = startCommand(netnsArgv(toNamespace, [process.execPath, '-e', RECEIVER, options.address, String(options.port), String(drainMs + 2000)]), {
-    input: '',
-    diesWithCaller: true,
-  });
+  const receiver = startCommand(
+    netnsArgv(toNamespace, [process.execPath, '-e', RECEIVER, options.address, String(options.port), String(drainMs + 2000)]),
+    {
+      input: '',
+      diesWithCaller: true,
+    },
+  );
   try {
     await waitFor(() => receiver.stdout().startsWith('ready'), { what: `the one-way receiver in ${toNamespace}`, timeoutMs: 10_000 });
     const runMs = options.count * options.intervalMs + drainMs;
     await runHost(
-      netnsArgv(fromNamespace, [process.execPath, '-e', SENDER, options.address, String(options.port), String(options.count), String(options.intervalMs), String(drainMs)]),
+      netnsArgv(fromNamespace, [
+        process.execPath,
+        '-e',
+        SENDER,
+        options.address,
+        String(options.port),
+        String(options.count),
+        String(options.intervalMs),
+        String(drainMs),
+      ]),
       { timeoutMs: runMs + 10_000 },
       fromNamespace,
     );

@@ -27,7 +27,13 @@ export async function linkBytes(inventory: Inventory, execOf: (node: string) => 
   const reads = new Map<string, Promise<PeerTransfer[]>>();
   const transfers = (node: string, iface: string) => {
     const key = `${node}/${iface}`;
-    if (!reads.has(key)) reads.set(key, execOf(node).run(['wg', 'show', iface, 'transfer']).then((r) => parseTransfer(r.stdout)));
+    if (!reads.has(key))
+      reads.set(
+        key,
+        execOf(node)
+          .run(['wg', 'show', iface, 'transfer'])
+          .then((r) => parseTransfer(r.stdout)),
+      );
     return reads.get(key)!;
   };
   const bytes = new Map<string, number>();

@@ -37,7 +37,8 @@ export async function ensureYcsbClient(target: Extract<ExecTarget, { transport: 
   if ((await exec.run(['test', '-f', marker], { allowFailure: true })).code === 0) return;
   if ((await exec.run(['sh', '-c', 'command -v java'], { allowFailure: true })).code !== 0) {
     // In argv, not ExecOptions.env: over SSH only argv reaches the node.
-    const apt = (...args: string[]) => exec.run(root(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args]), { timeoutMs: INSTALL_TIMEOUT_MS });
+    const apt = (...args: string[]) =>
+      exec.run(root(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args]), { timeoutMs: INSTALL_TIMEOUT_MS });
     await apt('update', '-qq');
     await apt('install', '-y', '-qq', YCSB_JAVA_PACKAGE);
   }

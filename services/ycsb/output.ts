@@ -45,12 +45,7 @@ export interface IntervalLine {
   p99Us: number;
 }
 
-export type YcsbLine =
-  | StatusLine
-  | IntervalLine
-  | { kind: 'pid'; pid: number }
-  | { kind: 'ready'; timeMs: number }
-  | { kind: 'other'; text: string };
+export type YcsbLine = StatusLine | IntervalLine | { kind: 'pid'; pid: number } | { kind: 'ready'; timeMs: number } | { kind: 'other'; text: string };
 
 const STATUS = /^(?:.*?)(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d):(\d{3}) (\d+) sec: (\d+) operations;(.*)$/;
 const BLOCK = /\[([A-Z][A-Z0-9_-]*): ([^\]]*)\]/g;

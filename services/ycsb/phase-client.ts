@@ -146,7 +146,12 @@ export async function runPhaseClient(input: PhaseClientInput, deps: PhaseClientD
  * A write that fails stops the process and fails with the write's error: the phase must not
  * go on with a hole in its record.
  */
-async function runOneClient(input: PhaseClientInput, deps: PhaseClientDeps, settings: YcsbSettings, lastBefore: number): Promise<{ samples: Sample[]; totals: RunTotals }> {
+async function runOneClient(
+  input: PhaseClientInput,
+  deps: PhaseClientDeps,
+  settings: YcsbSettings,
+  lastBefore: number,
+): Promise<{ samples: Sample[]; totals: RunTotals }> {
   const { store } = deps;
   const { runId, cellId, phaseIndex } = input.sink;
   const stopOnFailedWrite = new AbortController();

@@ -55,7 +55,11 @@ export interface ClientExit {
 
 export class YcsbError extends Error {
   /** exit: set when the client ended by itself (not when it was stopped). */
-  constructor(message: string, readonly log: string, readonly exit?: ClientExit) {
+  constructor(
+    message: string,
+    readonly log: string,
+    readonly exit?: ClientExit,
+  ) {
     super(`${message}\n${log}`);
     this.name = 'YcsbError';
   }

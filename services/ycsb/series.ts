@@ -276,9 +276,7 @@ function reconcile(samples: Sample[], totals: RunTotals): void {
     const ok = samples.reduce((n, s) => n + (s.ops[op]?.ok ?? 0), 0);
     const failed = samples.reduce((n, s) => n + (s.ops[op]?.failed ?? 0), 0);
     if (ok > total.ok || failed > total.failed) {
-      throw new Error(
-        `YCSB intervals count more ${op} operations than its summary (ok ${ok} > ${total.ok} or failed ${failed} > ${total.failed})`,
-      );
+      throw new Error(`YCSB intervals count more ${op} operations than its summary (ok ${ok} > ${total.ok} or failed ${failed} > ${total.failed})`);
     }
     const target = (last.ops[op] ??= { ok: 0, failed: 0, latencyUs: null });
     target.ok += total.ok - ok;

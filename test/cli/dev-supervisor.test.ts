@@ -23,7 +23,12 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'fb-cli-dev-'));
 const env = scratchEnv(scratch);
 const state = (file: string) => path.join(env.FRAGBENCH_STATE_DIR, file);
 const faults = (): DevFault[] =>
-  existsSync(state('dev-faults.jsonl')) ? readFileSync(state('dev-faults.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as DevFault) : [];
+  existsSync(state('dev-faults.jsonl'))
+    ? readFileSync(state('dev-faults.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as DevFault)
+    : [];
 
 /** A port whose UI port (1000 above) is free too. */
 async function devPort(): Promise<number> {
@@ -66,7 +71,10 @@ test('dev restarts a killed worker and a killed server, records each death, and 
     await printed(dev, new RegExp(`the temporal-server \\(pid ${server}\\) died \\(signal SIGKILL\\); restarted as pid \\d+`), 60_000);
     expect(faults().find((f) => f.part === 'temporal-server')).toMatchObject({ pid: server, cause: 'signal SIGKILL' });
     expect(await answers('127.0.0.1', port)).toBe(true);
-    await waitFor(async () => ((await held.describe().catch(() => undefined))?.status.name === 'RUNNING' ? true : undefined), { what: 'the held workflow, after the restart', timeoutMs: 30_000 });
+    await waitFor(async () => ((await held.describe().catch(() => undefined))?.status.name === 'RUNNING' ? true : undefined), {
+      what: 'the held workflow, after the restart',
+      timeoutMs: 30_000,
+    });
     await connection.close();
 
     dev.kill('SIGTERM');

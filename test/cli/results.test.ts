@@ -59,7 +59,10 @@ describe('on a copy of a stored run', () => {
     expect([samplesFile, eventsFile]).toEqual([path.join(runDir, `${RUN}-samples.csv`), path.join(runDir, `${RUN}-events.csv`)]);
     const rows = readFileSync(samplesFile, 'utf8').trim().split('\n');
     expect(rows[0]).toMatch(/^run,cell,database,workload,phase,elapsed_s,time,op,ok,failed,/);
-    const opSeconds = fixtureCells.flatMap((c) => c.phases).flatMap((p) => p.samples).reduce((n, s) => n + Object.keys(s.ops).length, 0);
+    const opSeconds = fixtureCells
+      .flatMap((c) => c.phases)
+      .flatMap((p) => p.samples)
+      .reduce((n, s) => n + Object.keys(s.ops).length, 0);
     expect(rows).toHaveLength(1 + opSeconds);
     const events = readFileSync(eventsFile, 'utf8').trim().split('\n');
     const recordedEvents = fixtureCells.flatMap((c) => c.phases).reduce((n, p) => n + p.events.length, 0);
@@ -84,7 +87,11 @@ describe('on a copy of a stored run', () => {
   });
 
   test('a run that is not there: each command names it and points to `fragbench runs`', async () => {
-    const commands = [['report', 'no-such-run', '--no-png'], ['export', 'no-such-run', '--format', 'csv'], ['results', 'verify', 'no-such-run']];
+    const commands = [
+      ['report', 'no-such-run', '--no-png'],
+      ['export', 'no-such-run', '--format', 'csv'],
+      ['results', 'verify', 'no-such-run'],
+    ];
     for (const result of await Promise.all(commands.map((command) => fragbench(command, env)))) {
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain('no run "no-such-run"');
@@ -100,7 +107,10 @@ describe('on a copy of a stored run', () => {
     const [cell] = fixtureCells;
     const phase = cell.phases.find((p) => p.samples.length > 20);
     if (!phase) throw new Error(`the fixture ${RUN} has no phase of 20 s to cut a gap into`);
-    const cut = { ...cell, phases: cell.phases.map((p) => (p === phase ? { ...p, samples: p.samples.filter((s) => s.elapsedS < 10 || s.elapsedS > 14) } : p)) };
+    const cut = {
+      ...cell,
+      phases: cell.phases.map((p) => (p === phase ? { ...p, samples: p.samples.filter((s) => s.elapsedS < 10 || s.elapsedS > 14) } : p)),
+    };
     writeFileSync(cellFile(runDir, cell.cellId), JSON.stringify(cut));
     const gap = await fragbench(['results', 'verify', RUN], env);
     expect(gap.stdout).toContain(`${cell.cellId} ${phase.name}: no sample from 10 s to 14 s`);

@@ -32,14 +32,29 @@ const mine = () =>
   writeSmallScenario(scratch, 'cli-plan', {
     experiment: 'Does validate plan a file its user wrote?',
     ycsb: { workload: 'b', recordCount: 100, target: 50 },
-    phases: [{ phase: 'load' }, { phase: 'run', duration: 20, events: [{ at: 5, cut: typedLink }, { at: 10, restore: typedLink }] }],
+    phases: [
+      { phase: 'load' },
+      {
+        phase: 'run',
+        duration: 20,
+        events: [
+          { at: 5, cut: typedLink },
+          { at: 10, restore: typedLink },
+        ],
+      },
+    ],
   });
 
 test("validate: a scenario file of one's own is planned on its topology, every event at its time", async () => {
   const result = await fragbench(['validate', mine()], env);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(new RegExp(`^fleet ${smallTopology.name}: ${alpha}, ${beta}, ${gamma}, ${client} \\(client ${client}\\); ${smallTopology.links.length} links$`, 'm'));
+  expect(result.stdout).toMatch(
+    new RegExp(
+      `^fleet ${smallTopology.name}: ${alpha}, ${beta}, ${gamma}, ${client} \\(client ${client}\\); ${smallTopology.links.length} links$`,
+      'm',
+    ),
+  );
   expect(result.stdout).toMatch(new RegExp(`^\\s+at 5 s .*: link ${typedLink} cut \\(both ways\\)$`, 'm'));
   expect(result.stdout).toMatch(new RegExp(`^\\s+at 10 s .*: link ${typedLink} restored$`, 'm'));
 });
@@ -103,7 +118,11 @@ test('an option that is not a number above 0: commander names the option and the
   const results = await Promise.all(refused.map((args) => fragbench(args, noServer)));
   for (const [i, result] of results.entries()) {
     const value = refused[i][refused[i].length - 1];
-    expect({ args: refused[i], code: result.code === 0 ? 0 : 'not 0', stdout: result.stdout }).toEqual({ args: refused[i], code: 'not 0', stdout: '' });
+    expect({ args: refused[i], code: result.code === 0 ? 0 : 'not 0', stdout: result.stdout }).toEqual({
+      args: refused[i],
+      code: 'not 0',
+      stdout: '',
+    });
     expect(result.stderr).toMatch(new RegExp(`option '--time-scale <factor>' argument '${value}' is invalid`));
     expect(result.stderr).not.toMatch(/no Temporal server answered|dev server starting/);
   }
@@ -131,7 +150,20 @@ describe('dev --stop', () => {
   });
 
   test('our dev server (its history file in its command line): stopped by its PID, the PID file removed', async () => {
-    const argv = [await temporalBinary(), 'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(await freeLoopbackPort()), '--db-filename', devServerFile('db'), '--log-level', 'error'];
+    const argv = [
+      await temporalBinary(),
+      'server',
+      'start-dev',
+      '--headless',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(await freeLoopbackPort()),
+      '--db-filename',
+      devServerFile('db'),
+      '--log-level',
+      'error',
+    ];
     const server = ManagedProcess.start({ argv, logFile: path.join(scratch, 'temporal.log'), marker: devServerFile('db') });
     try {
       writePidFile(devServerFile('pid'), server.pid);

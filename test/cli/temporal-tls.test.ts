@@ -99,10 +99,11 @@ test('mTLS: the worker (its own TLS stack, in Rust) polls through the proxy, and
   const worker = startFragbench(['worker'], mtlsEnv({ FRAGBENCH_TASK_QUEUE: queue }));
   try {
     await printed(worker, new RegExp(`^fragbench worker: polling ${mtls.address} namespace default, task queue ${queue}$`, 'm'));
-    await waitFor(
-      () => mtls.calls.some((c) => c.headers[':path']?.endsWith('/PollWorkflowTaskQueue') && c.clientCertSubject === 'fb-client'),
-      { what: 'a workflow task poll through the proxy', timeoutMs: 15_000, intervalMs: 100 },
-    );
+    await waitFor(() => mtls.calls.some((c) => c.headers[':path']?.endsWith('/PollWorkflowTaskQueue') && c.clientCertSubject === 'fb-client'), {
+      what: 'a workflow task poll through the proxy',
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
     worker.kill('SIGINT');
     expect(await worker.exited).toBe(0);
   } finally {
@@ -131,7 +132,12 @@ test('an API key travels as a bearer header on every call, beside mTLS or alone 
     fragbench(['cancel', 'no-such-run'], mtlsEnv({ TEMPORAL_API_KEY: API_KEY })),
     // Alone, the key goes over TLS verified with the default roots; grpc-js (the CLI's client)
     // reads those from this variable when set, so the test CA stands in for a public one.
-    fragbench(['cancel', 'no-such-run'], { ...base, TEMPORAL_ADDRESS: serverTls.address, TEMPORAL_API_KEY: API_KEY, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: ca.cert }),
+    fragbench(['cancel', 'no-such-run'], {
+      ...base,
+      TEMPORAL_ADDRESS: serverTls.address,
+      TEMPORAL_API_KEY: API_KEY,
+      GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: ca.cert,
+    }),
   ]);
   expectAnswered(withCert);
   expectAnswered(alone);

@@ -35,7 +35,10 @@ afterAll(async () => {
 });
 
 const scenario = () =>
-  writeSmallScenario(scratch, 'cli-temporal', { experiment: 'Does the CLI start, abort and cancel a run?', phases: [{ phase: 'load' }, { phase: 'run', duration: 30 }] });
+  writeSmallScenario(scratch, 'cli-temporal', {
+    experiment: 'Does the CLI start, abort and cancel a run?',
+    phases: [{ phase: 'load' }, { phase: 'run', duration: 30 }],
+  });
 
 /** The workflow ids on `queue`, once the server's visibility shows at least `atLeast` of them. */
 async function workflowsOn(queue: string, atLeast: number): Promise<string[]> {
@@ -94,7 +97,8 @@ test('worker: polls its task queue until Ctrl-C, then exits 0', async () => {
     await printed(worker, new RegExp(`^fragbench worker: polling ${temporal.address} namespace default, task queue ${queue}$`, 'm'));
     // The server's view: a poller on the queue (an unspecified queue type is the workflow queue).
     await waitFor(
-      async () => ((await temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue } })).pollers?.length ?? 0) > 0,
+      async () =>
+        ((await temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue } })).pollers?.length ?? 0) > 0,
       { what: `a poller on ${queue}`, timeoutMs: 15_000, intervalMs: 250 },
     );
     worker.kill('SIGINT');

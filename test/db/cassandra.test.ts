@@ -44,7 +44,12 @@ async function modeOf(name: string): Promise<string | undefined> {
 /** What runs in `name`'s namespace: Cassandra servers, and anything else (a tool a killed caller left). */
 async function processesIn(name: string): Promise<{ servers: number[]; others: string[][] }> {
   const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${name}`]);
-  const live = stdout.split('\n').filter(Boolean).map(Number).map((pid) => ({ pid, argv: processArgv(pid) ?? [] })).filter((p) => p.argv.length > 0);
+  const live = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .map((pid) => ({ pid, argv: processArgv(pid) ?? [] }))
+    .filter((p) => p.argv.length > 0);
   const isServer = (argv: string[]) => argv.includes('org.apache.cassandra.service.CassandraDaemon');
   return { servers: live.filter((p) => isServer(p.argv)).map((p) => p.pid), others: live.filter((p) => !isServer(p.argv)).map((p) => p.argv) };
 }
@@ -63,7 +68,11 @@ const recordedResize = () => new StateFile<{ resizing?: Resize }>(lan.fleet.inve
 /** How many lines of `name`'s system.log match. */
 function logCount(name: string, pattern: RegExp): number {
   const file = logPath(dirOf(name));
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => pattern.test(l)).length : 0;
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => pattern.test(l)).length
+    : 0;
 }
 
 /** An adapter whose commands are also written down, to see which ones a resumed resize sends. */
@@ -94,7 +103,11 @@ async function rowCount(): Promise<number> {
  */
 async function expectHealthyRing(members: string[], timeoutMs = 30_000): Promise<void> {
   let last = await lan.adapter.status();
-  await waitFor(async () => ((last = await lan.adapter.status()).healthy ? true : undefined), { what: 'the ring to be all up and normal', timeoutMs, intervalMs: 1000 }).catch(() => undefined);
+  await waitFor(async () => ((last = await lan.adapter.status()).healthy ? true : undefined), {
+    what: 'the ring to be all up and normal',
+    timeoutMs,
+    intervalMs: 1000,
+  }).catch(() => undefined);
   expect({ members: [...last.members].sort(), healthy: last.healthy }).toEqual({ members, healthy: true });
 }
 
@@ -102,7 +115,6 @@ function expectOrdered(t: ResizeTiming): void {
   expect(t.requestedAt).toBeLessThanOrEqual(t.acceptedAt);
   expect(t.acceptedAt).toBeLessThanOrEqual(t.completedAt);
 }
-
 
 // How long formation takes is a benchmark figure (bench:db), not a test's: on a shared 2-core
 // host it varies with everything else that runs. The test checks what was formed and that the
@@ -173,7 +185,9 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
   test('remove: killed while leaving, it is not asked to decommission again and leaves once', async () => {
     const before = Date.now();
     // Killed once the node is leaving and the caller has recorded so.
-    await killResizePartWay(resizeOf('remove', 'tlb4'), async () => (logCount('tlb4', /LEAVING: sleeping/) > 0 && recordedResize()?.acceptedAt ? true : undefined));
+    await killResizePartWay(resizeOf('remove', 'tlb4'), async () =>
+      logCount('tlb4', /LEAVING: sleeping/) > 0 && recordedResize()?.acceptedAt ? true : undefined,
+    );
     const killedAt = Date.now();
     // The decommission goes on in the node's JVM; the killed caller's nodetool died with it.
     expect((await processesIn('tlb4')).others).toEqual([]);

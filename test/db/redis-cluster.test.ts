@@ -20,7 +20,11 @@ const node = lan.node;
 async function slotsByMaster(): Promise<Map<string, number>> {
   const n = node('tla1');
   const { stdout } = await execFor(n.exec).run(['redis-cli', '-h', n.overlayAddress, 'CLUSTER', 'NODES']);
-  return new Map(parseClusterNodes(stdout).filter(isMaster).map((l) => [l.address, l.slots]));
+  return new Map(
+    parseClusterNodes(stdout)
+      .filter(isMaster)
+      .map((l) => [l.address, l.slots]),
+  );
 }
 
 /** Keys held by all masters together. */
@@ -38,7 +42,6 @@ function expectOrdered(t: ResizeTiming): void {
   expect(t.requestedAt).toBeLessThanOrEqual(t.acceptedAt);
   expect(t.acceptedAt).toBeLessThanOrEqual(t.completedAt);
 }
-
 
 test('forms a 3-master cluster that reports healthy', async () => {
   for (const name of ['tla1', 'tla2', 'tla3']) await lan.adapter.install(node(name));
@@ -109,7 +112,10 @@ test('a member whose server is SIGKILLed is found dead, and restarted it rejoins
   await lan.adapter.restartMember('tla3');
   expect(await lan.adapter.deadMembers()).toEqual([]);
   expect(await myId()).toBe(idBefore);
-  await waitFor(async () => ((await lan.adapter.status()).healthy ? true : undefined), { what: 'the cluster to be healthy again', timeoutMs: 30_000 });
+  await waitFor(async () => ((await lan.adapter.status()).healthy ? true : undefined), {
+    what: 'the cluster to be healthy again',
+    timeoutMs: 30_000,
+  });
 });
 
 describe('a resize whose caller dies part-way (a killed worker) is finished when asked again', () => {

@@ -52,7 +52,9 @@ export async function startRedis(options: { port: number; namespace?: string }):
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  const pong = async () => (await runHost(inNamespace(options.namespace, ['redis-cli', '-p', String(options.port), 'ping']), { allowFailure: true })).stdout.trim() === 'PONG';
+  const pong = async () =>
+    (await runHost(inNamespace(options.namespace, ['redis-cli', '-p', String(options.port), 'ping']), { allowFailure: true })).stdout.trim() ===
+    'PONG';
   try {
     await server.waitReady(pong, { what: 'it to answer PING', timeoutMs: 5_000, intervalMs: 100 });
   } catch (err) {

@@ -85,13 +85,27 @@ function userScenario(runSeconds: number): Record<string, unknown> {
     fleet: { local: topologyFile },
     database: { name: 'redis', nodes: ['north', 'east', 'south'] },
     ycsb: { workload: 'a', recordCount: 300, threads: 2, fieldCount: 4, fieldLength: 8, target: 100 },
-    phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', duration: runSeconds, events: [{ at: 2, cut: 'north-south/0' }, { at: 4, restore: 'north-south/0' }] }],
+    phases: [
+      { phase: 'flush' },
+      { phase: 'load' },
+      {
+        phase: 'run',
+        duration: runSeconds,
+        events: [
+          { at: 2, cut: 'north-south/0' },
+          { at: 4, restore: 'north-south/0' },
+        ],
+      },
+    ],
   };
 }
 
 async function fbNamespaces(): Promise<string[]> {
   const { stdout } = await runHost(['ip', 'netns', 'list']);
-  return stdout.split('\n').map((l) => l.split(' ')[0]).filter((n) => n.startsWith('fb-'));
+  return stdout
+    .split('\n')
+    .map((l) => l.split(' ')[0])
+    .filter((n) => n.startsWith('fb-'));
 }
 
 /** Every namespace the topology's fleet uses: none may exist before a run or after it. */

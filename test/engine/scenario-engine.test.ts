@@ -109,7 +109,10 @@ const redisServers = () => processesIn(DATA_NODES, 'redis-server');
 
 /** YCSB clients (JVMs) running anywhere in the fleet. */
 async function ycsbClients(): Promise<number[]> {
-  return processesIn((await fleetStatus()).nodes.map((n) => n.name), 'java');
+  return processesIn(
+    (await fleetStatus()).nodes.map((n) => n.name),
+    'java',
+  );
 }
 
 /** `fragbench worker` as its own process, polling `taskQueue` of the test's server. */
@@ -120,7 +123,9 @@ async function startWorkerProcess(taskQueue: string, log: string): Promise<Child
     stdio: ['ignore', out, out],
   });
   workerProcesses.push(child);
-  const polling = waitFor('the worker process to poll', 60_000, async () => (readFileSync(log, 'utf8').includes('worker: polling') ? true : undefined));
+  const polling = waitFor('the worker process to poll', 60_000, async () =>
+    readFileSync(log, 'utf8').includes('worker: polling') ? true : undefined,
+  );
   const died = exited(child).then(() => {
     throw new Error(`the worker process exited: ${readFileSync(log, 'utf8').slice(-800)}`);
   });
@@ -146,19 +151,28 @@ function readJson<T>(...parts: string[]): T {
 test('a malformed scenario fails at once naming the field, and nothing starts', async () => {
   const bad = scenario({ duration: 30, events: [{ at: 5, cut: 'sydney-pune/2' }] });
   const handle = await startAsTheUiDoes({ scenario: bad });
-  const failure = await handle.result().then(() => undefined, (err: unknown) => err);
+  const failure = await handle.result().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   // The refusal itself, not "activity task failed" around it.
   const input = (failure as WorkflowFailedError).cause as ApplicationFailure;
   expect(input).toBeInstanceOf(ApplicationFailure);
   expect(input.type).toBe('InputError');
-  expect(input.message).toMatch(/^phases\[2\]\.events\[0\]\.cut: unknown link "sydney-pune\/2"; between sydney and pune fleet fhc-4 has: sydney-pune\/0/);
+  expect(input.message).toMatch(
+    /^phases\[2\]\.events\[0\]\.cut: unknown link "sydney-pune\/2"; between sydney and pune fleet fhc-4 has: sydney-pune\/0/,
+  );
 
   const history = await handle.fetchHistory();
-  const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+  const scheduled = (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
   // Validated before the fleet is touched; giving back a lease it never took does nothing.
   expect(scheduled).toEqual(['acquireFleet', 'releaseFleet']);
-  const attempts = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+  const attempts = (history.events ?? [])
+    .filter((e) => e.activityTaskStartedEventAttributes)
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt);
   expect(attempts).toEqual([1, 1]);
   expect(existsSync(path.join(resultsDir, handle.workflowId))).toBe(false);
   expect(await cutLinks()).toEqual([]);
@@ -228,7 +242,17 @@ test('a run started with one JSON object runs end to end, answers progress mid-r
   const stop = main.events.find((e) => e.kind === 'client-stop')!;
   expect(stop.completedAt).toBe(extra.samples.at(-1)!.time);
   // Every event fired, within 1 s of its offset, stamped on the samples' clock.
-  expect(main.events.map((e) => e.kind).sort()).toEqual(['client-start', 'client-stop', 'latency-epoch', 'link-cut', 'link-restore', 'measure-rtt', 'node-fault', 'node-kill', 'node-revive']);
+  expect(main.events.map((e) => e.kind).sort()).toEqual([
+    'client-start',
+    'client-stop',
+    'latency-epoch',
+    'link-cut',
+    'link-restore',
+    'measure-rtt',
+    'node-fault',
+    'node-kill',
+    'node-revive',
+  ]);
   const fault = main.events.find((e) => e.kind === 'node-fault')!;
   expect(fault).toMatchObject({ label: 'redis on sydney died', detail: { node: 'sydney', database: 'redis' } });
   // Found within 2 s of the crash (the monitor looks once a second), and back serving.
@@ -243,7 +267,15 @@ test('a run started with one JSON object runs end to end, answers progress mid-r
 });
 
 test('cancelling a run restores every link within 10 s and stops the cluster', async () => {
-  const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 300, events: [{ at: 3, cut: 'sydney-pune/0' }, { at: 4, cut: 'pune-seoul/0' }] }) });
+  const handle = await startAsTheUiDoes({
+    scenario: scenario({
+      duration: 300,
+      events: [
+        { at: 3, cut: 'sydney-pune/0' },
+        { at: 4, cut: 'pune-seoul/0' },
+      ],
+    }),
+  });
   await waitFor('both links cut', 150_000, async () => {
     const cut = await cutLinks();
     return cut.length === 2 ? cut : undefined;
@@ -253,7 +285,10 @@ test('cancelling a run restores every link within 10 s and stops the cluster', a
   await waitFor('links restored', 10_000, async () => ((await cutLinks()).length === 0 ? true : undefined));
   expect(Date.now() - cancelledAt).toBeLessThanOrEqual(10_000);
 
-  const failure = await handle.result().then(() => undefined, (err: unknown) => err);
+  const failure = await handle.result().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
   expect(readJson<RunRecord>(handle.workflowId, 'run.json').status).toBe('cancelled');
   expect(readdirSync(path.join(resultsDir, handle.workflowId, 'cells'))).toEqual(['c1-lsf0.2.json']);
@@ -269,12 +304,12 @@ test('a worker killed by SIGKILL mid-phase: no client left behind, and a new wor
     const handle = await startAsTheUiDoes({ scenario: scenario({ duration: 38, events: [{ at: 3, cut: 'sydney-pune/0' }] }) }, queue);
     // The cell's child workflow runs the client. Kill the worker once the client has stored seconds for a while.
     const cellRun = env.client.workflow.getHandle(`${handle.workflowId}.c1-lsf0.2`);
-    await waitFor('the run phase\'s client', 180_000, async () => ((await scheduledActivities(cellRun, 'ycsbRun')) >= 1 ? true : undefined));
+    await waitFor("the run phase's client", 180_000, async () => ((await scheduledActivities(cellRun, 'ycsbRun')) >= 1 ? true : undefined));
     const clients = await waitFor('its YCSB client', 20_000, async () => {
       const pids = await ycsbClients();
       return pids.length > 0 ? pids : undefined;
     });
-    await waitFor('live samples', 60_000, async () => ((await liveSample(env.client, cellRun.workflowId))?.okPerS ?? 0) > 0 ? true : undefined);
+    await waitFor('live samples', 60_000, async () => (((await liveSample(env.client, cellRun.workflowId))?.okPerS ?? 0) > 0 ? true : undefined));
     // Some stored seconds before the kill; the heartbeat timeout (10 s) and a new client still fit in the phase after it.
     await new Promise((r) => setTimeout(r, 8_000));
 

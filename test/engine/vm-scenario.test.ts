@@ -62,7 +62,15 @@ test('fleet built, Redis resized, link cut, report produced on VM-shaped nodes',
     name: 'vm-e2e',
     experiment: 'Does the cloud code path run a scenario on VM-shaped nodes?',
     fleet: { inventoryFile },
-    run: { duration: 20, waitForResizes: true, events: [{ at: 3, remove: 'cow' }, { at: 8, cut: 'ant-bee/0' }, { at: 14, restore: 'ant-bee/0' }] },
+    run: {
+      duration: 20,
+      waitForResizes: true,
+      events: [
+        { at: 3, remove: 'cow' },
+        { at: 8, cut: 'ant-bee/0' },
+        { at: 14, restore: 'ant-bee/0' },
+      ],
+    },
   });
   const results = path.join(scratch, 'results');
   const run = spawnSync(process.execPath, [CLI, 'run', scenario, '--local'], {

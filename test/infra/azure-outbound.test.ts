@@ -25,9 +25,14 @@ describe.each(stacks)('%s', (stack, overrides) => {
     for (const s of subnets) expect([s.name, s.inputs.defaultOutboundAccess]).toEqual([s.name, false]);
   });
 
-  test('every Azure VM goes out through its own public IP or its subnet\'s NAT gateway', () => {
+  test("every Azure VM goes out through its own public IP or its subnet's NAT gateway", () => {
     const natIds = new Set(cloud.ofType(TYPES.azNatGateway).map((n) => n.state.id));
-    const natSubnets = new Set(cloud.ofType(TYPES.azSubnet).filter((s) => natIds.has(s.inputs.natGateway?.id)).map((s) => s.state.id));
+    const natSubnets = new Set(
+      cloud
+        .ofType(TYPES.azSubnet)
+        .filter((s) => natIds.has(s.inputs.natGateway?.id))
+        .map((s) => s.state.id),
+    );
     const vms = cloud.ofType(TYPES.azVm);
     expect(vms.length).toBeGreaterThan(0);
     for (const vm of vms) {

@@ -32,7 +32,11 @@ export function parseWireguard(text: string): ParsedWireguard {
 }
 
 export function splitList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean).sort();
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 /**

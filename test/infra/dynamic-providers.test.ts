@@ -36,7 +36,10 @@ const dir = mkdtempSync(join(tmpdir(), 'fb-dynamic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 beforeAll(async () => {
-  for (const [stack, overrides] of [['hybrid-virginia', { layout: '1_1', nodes: 2 }], ['fhc-8dc', {}]] as const) {
+  for (const [stack, overrides] of [
+    ['hybrid-virginia', { layout: '1_1', nodes: 2 }],
+    ['fhc-8dc', {}],
+  ] as const) {
     const cloud = mockCloud(stack);
     await valueOf(buildFleet(stackSettings(stack, overrides), OPERATOR_SSH_PRIVATE_KEY));
     await settled();

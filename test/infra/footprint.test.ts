@@ -21,8 +21,17 @@ function readmeTable(): string {
   return m[1];
 }
 
+/** A markdown table's cells, row by row: the same table whatever padding a formatter gave it. */
+function cells(table: string): string[][] {
+  return table
+    .trim()
+    .split('\n')
+    .map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()))
+    .filter((row) => !row.every((cell) => /^-+$/.test(cell)));
+}
+
 test("the README's table is footprint() of every stack file", () => {
-  expect(readmeTable()).toBe(footprintTable(STACKS.map((s) => [s, stackSettings(s)])));
+  expect(cells(readmeTable())).toEqual(cells(footprintTable(STACKS.map((s) => [s, stackSettings(s)]))));
 });
 
 test('the donor broker keeps its own size when the public nodes grow', () => {

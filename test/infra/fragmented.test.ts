@@ -20,7 +20,17 @@ import { buildFleet } from '../../infra/pulumi/fleet';
 import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import type { FragmentedSettings } from '../../infra/pulumi/settings';
 import { filesOfScript, parseWireguard, splitList } from './config-files';
-import { OPERATOR_CONFIG, OPERATOR_SSH_PRIVATE_KEY, TYPES, BUILD_TIMEOUT_MS, mockCloud, settled, stackSettings, valueOf, type MockCloud } from './harness';
+import {
+  OPERATOR_CONFIG,
+  OPERATOR_SSH_PRIVATE_KEY,
+  TYPES,
+  BUILD_TIMEOUT_MS,
+  mockCloud,
+  settled,
+  stackSettings,
+  valueOf,
+  type MockCloud,
+} from './harness';
 
 interface Built {
   cloud: MockCloud;
@@ -122,7 +132,9 @@ describe('fhc-8dc as published', () => {
   });
 
   test('only WireGuard and SSH from the operator face the internet', () => {
-    const rules = b.cloud.ofType(TYPES.osSecGroupRule).map((r) => [r.inputs.protocol, r.inputs.portRangeMin, r.inputs.portRangeMax, r.inputs.remoteIpPrefix]);
+    const rules = b.cloud
+      .ofType(TYPES.osSecGroupRule)
+      .map((r) => [r.inputs.protocol, r.inputs.portRangeMin, r.inputs.portRangeMax, r.inputs.remoteIpPrefix]);
     expect(rules.sort()).toEqual(
       [
         ['tcp', 22, 22, OPERATOR_CONFIG.operatorCidr],
@@ -155,16 +167,27 @@ describe('several connection types per pair, and a site in Azure', () => {
 
   test('a node has one interface per connection type it takes part in, on its own port', () => {
     const wg = (name: string) => b.inventory.nodes.find((n) => n.name === name)!.wireguard.map((w) => [w.name, w.listenPort]);
-    expect(wg('alpha')).toEqual([['wg0', 51820], ['wg1', 51821]]);
-    expect(wg('beta')).toEqual([['wg0', 51820], ['wg1', 51821]]);
-    expect(wg('gamma')).toEqual([['wg0', 51820], ['wg1', 51821]]);
+    expect(wg('alpha')).toEqual([
+      ['wg0', 51820],
+      ['wg1', 51821],
+    ]);
+    expect(wg('beta')).toEqual([
+      ['wg0', 51820],
+      ['wg1', 51821],
+    ]);
+    expect(wg('gamma')).toEqual([
+      ['wg0', 51820],
+      ['wg1', 51821],
+    ]);
     expectMeshMatchesLinks(b);
     expect(() => validateInventory(b.inventory)).not.toThrow();
   });
 
   test('the Azure site gets a VM, a public IP and an NSG opening only the WireGuard ports and SSH', () => {
     const vms = b.cloud.ofType(TYPES.azVm);
-    expect(vms.map((v) => [v.inputs.vmName, v.inputs.hardwareProfile.vmSize, v.inputs.storageProfile.osDisk.diskSizeGB])).toEqual([['fb-fhc-8dc-beta', 'Standard_B2s', 40]]);
+    expect(vms.map((v) => [v.inputs.vmName, v.inputs.hardwareProfile.vmSize, v.inputs.storageProfile.osDisk.diskSizeGB])).toEqual([
+      ['fb-fhc-8dc-beta', 'Standard_B2s', 40],
+    ]);
     expect(b.inventory.nodes.find((n) => n.name === 'beta')).toMatchObject({ cloud: 'azure', site: 'virginia' });
     expect(b.cloud.ofType(TYPES.azPublicIp)).toHaveLength(1);
     const rules = b.cloud.ofType(TYPES.azNsg).flatMap((n) => n.inputs.securityRules as Record<string, any>[]);
@@ -227,7 +250,11 @@ describe('positions, tags and the distance model reach the inventory, so moves v
     const [phase] = planScenario(scenario, on(b.inventory)).cells[0].phases;
     expect(phase.kind === 'run' && phase.events[0].action).toMatchObject({ kind: 'site-move', node: 'alpha' });
     const unplaced = { ...b.inventory, nodes: b.inventory.nodes.map(({ position: _position, ...n }) => n) };
-    expect(inputProblems(() => planScenario(scenario, on(unplaced))).map((e) => e.message).join('\n')).toMatch(/^phases\[0\]\.events\[0\]\.move: .*no position/);
+    expect(
+      inputProblems(() => planScenario(scenario, on(unplaced)))
+        .map((e) => e.message)
+        .join('\n'),
+    ).toMatch(/^phases\[0\]\.events\[0\]\.move: .*no position/);
   });
 
   const mesh = (node: string, type: number) => b.inventory.nodes.find((n) => n.name === node)!.wireguard.find((w) => w.type === type)!.address;
@@ -241,7 +268,9 @@ describe('positions, tags and the distance model reach the inventory, so moves v
 
   test('steering over SSH: a reordered pair gets its Address lines rewritten on both ends, and reconnects where its link is no longer the fastest', async () => {
     let connectedVia = mesh('gamma', 1);
-    const recorder = new CommandRecorder((node, argv) => (argv.join(' ').includes('ss -Htn') && node === 'alpha' ? `0 0 ${mesh('alpha', 1)}:40000 ${connectedVia}:655\n` : ''));
+    const recorder = new CommandRecorder((node, argv) =>
+      argv.join(' ').includes('ss -Htn') && node === 'alpha' ? `0 0 ${mesh('alpha', 1)}:40000 ${connectedVia}:655\n` : '',
+    );
     const execOf = (node: string) => recorder.execFor(b.inventory.nodes.find((n) => n.name === node)!);
     const slower: NetworkSettings = { ...REFERENCE_SETTINGS, overrides: { 'alpha-gamma/1': { ab: { delayMs: 150 }, ba: { delayMs: 150 } } } };
 
@@ -255,7 +284,9 @@ describe('positions, tags and the distance model reach the inventory, so moves v
       `alpha: sh -c ss -Htn state established '( dport = :655 or sport = :655 )'`,
       `alpha: sh -c touch -r /etc/tinc/fb/tinc.conf ${f('beta')} && touch -d "@$(( $(date +%s) + 2 ))" ${f('gamma')} && tincd -n fb -kHUP`,
     ]);
-    expect(recorder.calls.every((c) => c.argv[0] === 'sudo' && c.argv[1] === '-n')).toBe(b.inventory.nodes[0].exec.transport === 'ssh' && b.inventory.nodes[0].exec.user !== 'root');
+    expect(recorder.calls.every((c) => c.argv[0] === 'sudo' && c.argv[1] === '-n')).toBe(
+      b.inventory.nodes[0].exec.transport === 'ssh' && b.inventory.nodes[0].exec.user !== 'root',
+    );
 
     // Nothing reordered, nothing restored: not one command.
     recorder.clear();

@@ -96,7 +96,9 @@ export function mockCloud(stack: string, options: MockCloudOptions = {}): MockCl
     {
       async newResource(args) {
         if (options.hold?.(args.type, args.name)) await released;
-        const secretInputs = Object.entries(args.inputs as Record<string, unknown>).filter(([, v]) => isSecretValue(v)).map(([k]) => k);
+        const secretInputs = Object.entries(args.inputs as Record<string, unknown>)
+          .filter(([, v]) => isSecretValue(v))
+          .map(([k]) => k);
         const inputs = unwrapSecrets(args.inputs) as Record<string, any>;
         const state: Record<string, any> = { ...inputs, name: inputs.name ?? args.name };
         if (args.type === TYPES.keyPair) {
@@ -129,12 +131,19 @@ export function mockCloud(stack: string, options: MockCloudOptions = {}): MockCl
     resources,
     privateKeys,
     leakedKeys: (text) =>
-      privateKeys.flatMap((k) => k.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----'))).filter((part) => text.includes(part)),
+      privateKeys
+        .flatMap((k) => k.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----')))
+        .filter((part) => text.includes(part)),
     ofType,
     release: () => release(),
     named(type, name) {
       const found = ofType(type).find((r) => r.name === name);
-      if (!found) throw new Error(`no ${type} named ${name}; have ${ofType(type).map((r) => r.name).join(', ')}`);
+      if (!found)
+        throw new Error(
+          `no ${type} named ${name}; have ${ofType(type)
+            .map((r) => r.name)
+            .join(', ')}`,
+        );
       return found;
     },
   };

@@ -12,7 +12,17 @@ import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import { planHybrid } from '../../infra/pulumi/plan-hybrid';
 import type { HybridSettings } from '../../infra/pulumi/settings';
 import { filesOfScript, parseWireguard, routesOfScript, splitList } from './config-files';
-import { OPERATOR_CONFIG, OPERATOR_SSH_PRIVATE_KEY, TYPES, BUILD_TIMEOUT_MS, mockCloud, settled, stackSettings, valueOf, type MockCloud } from './harness';
+import {
+  OPERATOR_CONFIG,
+  OPERATOR_SSH_PRIVATE_KEY,
+  TYPES,
+  BUILD_TIMEOUT_MS,
+  mockCloud,
+  settled,
+  stackSettings,
+  valueOf,
+  type MockCloud,
+} from './harness';
 
 let cloud: MockCloud;
 let settings: HybridSettings;
@@ -37,9 +47,12 @@ describe('resources per layout', () => {
     expect(new Set(osData.map((r) => r.inputs.flavorName))).toEqual(new Set(['m1.small']));
     expect(new Set(azData.map((r) => r.inputs.hardwareProfile.vmSize))).toEqual(new Set(['Standard_B1ms']));
     // Plus the consumer broker, the VM manager and the client in OpenStack, the donor broker in Azure.
-    expect(cloud.ofType(TYPES.osInstance).map((r) => r.inputs.name).sort()).toEqual(
-      [...['cbroker', 'client', 'manager'].map((n) => `fb-hybrid-virginia-${n}`), ...osData.map((r) => r.inputs.name)].sort(),
-    );
+    expect(
+      cloud
+        .ofType(TYPES.osInstance)
+        .map((r) => r.inputs.name)
+        .sort(),
+    ).toEqual([...['cbroker', 'client', 'manager'].map((n) => `fb-hybrid-virginia-${n}`), ...osData.map((r) => r.inputs.name)].sort());
     expect(cloud.ofType(TYPES.azVm)).toHaveLength(3);
   });
 
@@ -86,7 +99,11 @@ describe('joining and routing the two sides', () => {
     const plan = planHybrid(settings);
     const table = cloud.named(TYPES.azRouteTable, 'shared');
     expect(table.inputs.routes).toContainEqual(
-      expect.objectContaining({ addressPrefix: settings.cidrs.openstackShared, nextHopType: 'VirtualAppliance', nextHopIpAddress: plan.donorAddress }),
+      expect.objectContaining({
+        addressPrefix: settings.cidrs.openstackShared,
+        nextHopType: 'VirtualAppliance',
+        nextHopIpAddress: plan.donorAddress,
+      }),
     );
     expect(cloud.named(TYPES.azSubnet, 'shared-vnet').inputs.routeTable).toEqual({ id: table.state.id });
     // The donor forwards for the peered VNet.
@@ -122,8 +139,16 @@ describe('what faces the internet', () => {
 
   test('only the donor broker and the VM manager have public addresses', () => {
     // The NAT gateway's address is for going out only: no NIC holds it.
-    const nicIps = cloud.ofType(TYPES.azNic).map((r) => r.inputs.ipConfigurations[0].publicIPAddress?.id).filter(Boolean);
-    expect(cloud.ofType(TYPES.azPublicIp).filter((r) => nicIps.includes(r.state.id)).map((r) => r.name)).toEqual(['donor-broker']);
+    const nicIps = cloud
+      .ofType(TYPES.azNic)
+      .map((r) => r.inputs.ipConfigurations[0].publicIPAddress?.id)
+      .filter(Boolean);
+    expect(
+      cloud
+        .ofType(TYPES.azPublicIp)
+        .filter((r) => nicIps.includes(r.state.id))
+        .map((r) => r.name),
+    ).toEqual(['donor-broker']);
     expect(cloud.ofType(TYPES.osFloatingIp).map((r) => r.name)).toEqual(['manager']);
   });
 });
@@ -156,7 +181,9 @@ describe('the WireGuard tunnel, in the published order', () => {
     expect(wireguardPublicKey(conf.iface.PrivateKey)).toBe(node('cbroker').wireguard[0].publicKey);
     expect(conf.peers).toHaveLength(1);
     expect(conf.peers[0].PublicKey).toBe(donor.wireguard[0].publicKey);
-    expect(splitList(conf.peers[0].AllowedIPs)).toEqual([`${donor.wireguard[0].address}/32`, settings.cidrs.azureBroker, settings.cidrs.azureShared].sort());
+    expect(splitList(conf.peers[0].AllowedIPs)).toEqual(
+      [`${donor.wireguard[0].address}/32`, settings.cidrs.azureBroker, settings.cidrs.azureShared].sort(),
+    );
     expect(conf.peers[0].Endpoint).toBe(`${donor.underlayAddress}:${settings.wireguardPort}`);
     expect(conf.peers[0].PersistentKeepalive).toBeDefined();
   });
@@ -166,7 +193,9 @@ describe('the WireGuard tunnel, in the published order', () => {
     expect(cmd.inputs.connection.host).toBe(node('manager').underlayAddress);
     expect(cmd.inputs.create).toContain(`ubuntu@${node('cbroker').privateAddress}`);
     const keys = filesOfScript(script('manager-keys'));
-    expect(Object.keys(keys)).toEqual(expect.arrayContaining(['/home/ubuntu/.ssh/id_ed25519', '/etc/fragbench/keys/cbroker-wg0.key', '/etc/fragbench/keys/dbroker-wg0.key']));
+    expect(Object.keys(keys)).toEqual(
+      expect.arrayContaining(['/home/ubuntu/.ssh/id_ed25519', '/etc/fragbench/keys/cbroker-wg0.key', '/etc/fragbench/keys/dbroker-wg0.key']),
+    );
   });
 
   test("authorising the consumer is its own step on the donor, with the consumer's key and networks", () => {
@@ -200,13 +229,16 @@ describe('routes at both ends of the tunnel', () => {
     expect(routesOfScript(authorise)).toEqual(expect.arrayContaining(expected));
     // And after a restart or reboot: the config file it leaves names the consumer with those AllowedIPs.
     const saved = parseWireguard(filesOfScript(authorise)['/etc/wireguard/wg0.conf']);
-    expect(saved.peers.map((p) => splitList(p.AllowedIPs))).toEqual([[tunnelAddress('cbroker'), settings.cidrs.openstackBroker, settings.cidrs.openstackShared].sort()]);
+    expect(saved.peers.map((p) => splitList(p.AllowedIPs))).toEqual([
+      [tunnelAddress('cbroker'), settings.cidrs.openstackBroker, settings.cidrs.openstackShared].sort(),
+    ]);
     expect(wireguardPublicKey(saved.iface.PrivateKey)).toBe(inventory.nodes.find((n) => n.name === 'dbroker')!.wireguard[0].publicKey);
   });
 
   test('removing the authorisation takes the routes away with the peer', () => {
     const onDelete = cloud.named(TYPES.command, 'authorise-consumer').inputs.delete as string;
-    for (const prefix of [settings.cidrs.openstackBroker, settings.cidrs.openstackShared]) expect(onDelete).toContain(`ip route del ${prefix} dev wg0`);
+    for (const prefix of [settings.cidrs.openstackBroker, settings.cidrs.openstackShared])
+      expect(onDelete).toContain(`ip route del ${prefix} dev wg0`);
   });
 });
 

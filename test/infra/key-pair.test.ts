@@ -36,7 +36,7 @@ describe('key material', () => {
     expect(publicKey).toMatch(/^ssh-ed25519 [A-Za-z0-9+/]+=* manager@test$/);
   });
 
-  test("the tinc key is RSA in PKCS#1 PEM, its public half the one openssl derives", () => {
+  test('the tinc key is RSA in PKCS#1 PEM, its public half the one openssl derives', () => {
     const { privateKey, publicKey } = newKeyMaterial('tinc');
     expect(privateKey).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
     expect(publicKey).toMatch(/^-----BEGIN RSA PUBLIC KEY-----/);

@@ -5,7 +5,18 @@
  */
 import { buildFleet } from '../../infra/pulumi/fleet';
 import { readSettings } from '../../infra/pulumi/settings';
-import { BUILD_TIMEOUT_MS, OPERATOR_CONFIG, OPERATOR_SSH_PRIVATE_KEY, TYPES, configSource, mockCloud, settled, stackFile, valueOf, type MockCloud } from './harness';
+import {
+  BUILD_TIMEOUT_MS,
+  OPERATOR_CONFIG,
+  OPERATOR_SSH_PRIVATE_KEY,
+  TYPES,
+  configSource,
+  mockCloud,
+  settled,
+  stackFile,
+  valueOf,
+  type MockCloud,
+} from './harness';
 
 /** Builds a stack from a stack file's config under another stack name. */
 async function build(file: string, stack: string, overrides: Record<string, unknown>): Promise<MockCloud> {

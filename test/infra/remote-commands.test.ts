@@ -8,7 +8,17 @@ import { createServer, type Server } from 'net';
 import { buildFleet } from '../../infra/pulumi/fleet';
 import { jumpSshOptions } from '../../infra/pulumi/remote';
 import { SSH_PROBE_SOURCE, SSH_READY } from '../../infra/pulumi/ssh-ready';
-import { BUILD_TIMEOUT_MS, OPERATOR_SSH_PRIVATE_KEY, TYPES, mockCloud, settled, stackSettings, valueOf, type Declared, type MockCloud } from './harness';
+import {
+  BUILD_TIMEOUT_MS,
+  OPERATOR_SSH_PRIVATE_KEY,
+  TYPES,
+  mockCloud,
+  settled,
+  stackSettings,
+  valueOf,
+  type Declared,
+  type MockCloud,
+} from './harness';
 
 const LOCAL_COMMAND = 'command:local:Command';
 
@@ -21,7 +31,9 @@ async function build(stack: string, overrides: Record<string, unknown>): Promise
 
 /** The VM (OpenStack instance or Azure VM) answering at an address, public or private. */
 function vmAt(cloud: MockCloud, address: string): Declared {
-  const publicIp = [...cloud.ofType(TYPES.osFloatingIp), ...cloud.ofType(TYPES.azPublicIp)].find((r) => (r.state.address ?? r.state.ipAddress) === address);
+  const publicIp = [...cloud.ofType(TYPES.osFloatingIp), ...cloud.ofType(TYPES.azPublicIp)].find(
+    (r) => (r.state.address ?? r.state.ipAddress) === address,
+  );
   const port = cloud.ofType(TYPES.osPort).find((r) => r.inputs.fixedIps[0].ipAddress === address);
   const nic = cloud.ofType(TYPES.azNic).find((r) => r.inputs.ipConfigurations[0].privateIPAddress === address);
   const owner = publicIp?.name ?? port?.name.replace(/-\d+$/, '') ?? nic?.name;
@@ -64,7 +76,9 @@ describe.each(stacks)('%s: every remote command', (stack, overrides) => {
 
   test('relayed through the jump host, retries its second hop a bounded number of times, each try bounded', () => {
     for (const c of cloud.ofType(TYPES.command).filter((x) => /\bssh /.test(x.inputs.create))) {
-      expect(c.inputs.create).toMatch(new RegExp(`until ssh -n .*-o ConnectTimeout=${SSH_READY.connectTimeoutS}.* true; do .*-ge ${SSH_READY.attempts} \\]; then .*exit 1`));
+      expect(c.inputs.create).toMatch(
+        new RegExp(`until ssh -n .*-o ConnectTimeout=${SSH_READY.connectTimeoutS}.* true; do .*-ge ${SSH_READY.attempts} \\]; then .*exit 1`),
+      );
     }
   });
 
@@ -108,10 +122,18 @@ describe.each(stacks)('%s: the inventory output', (stack, overrides) => {
 describe('the sshd probe, run by node as the wait step runs it', () => {
   const probe = (port: number, attempts: number) =>
     new Promise<{ code: number; stderr: string }>((resolve) => {
-      const env = { ...process.env, FB_SSH_HOST: '127.0.0.1', FB_SSH_PORT: String(port), FB_SSH_ATTEMPTS: String(attempts), FB_SSH_INTERVAL_S: '0.2', FB_SSH_TIMEOUT_S: '1' };
+      const env = {
+        ...process.env,
+        FB_SSH_HOST: '127.0.0.1',
+        FB_SSH_PORT: String(port),
+        FB_SSH_ATTEMPTS: String(attempts),
+        FB_SSH_INTERVAL_S: '0.2',
+        FB_SSH_TIMEOUT_S: '1',
+      };
       execFile('node', ['-e', SSH_PROBE_SOURCE], { env }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }));
     });
-  const listen = (server: Server, port = 0) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  const listen = (server: Server, port = 0) =>
+    new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 
   test('waits for a server that starts late and greets like sshd', async () => {
     // A free port with nothing listening on it at first: the probe's first tries are refused.

@@ -16,7 +16,7 @@ const ROOT = join(__dirname, '..', '..');
 const STACK_FILES = readdirSync(ROOT).filter((f) => /^Pulumi\..+\.yaml$/.test(f));
 const keys = schema.definitions.config.properties;
 
-test('the sizes a stack may name are the catalog\'s, cloud by cloud', () => {
+test("the sizes a stack may name are the catalog's, cloud by cloud", () => {
   expect(schema.definitions.openstackSize.enum).toEqual(sizeNames('openstack'));
   expect(schema.definitions.azureSize.enum).toEqual(sizeNames('azure'));
 });
@@ -49,7 +49,15 @@ describe.each(STACK_FILES)('%s', (file) => {
 });
 
 test('a misspelt key is caught in the file, listing the keys there are', () => {
-  const [problem] = schemaProblems('stackSettings', { config: { 'fragbench:kind': 'fragmented', 'fragbench:operatorCidr': '192.0.2.7/32', 'fragbench:sshPublicKey': 'k', 'fragbench:disk': 40, 'azure-native:location': 'eastus' } });
+  const [problem] = schemaProblems('stackSettings', {
+    config: {
+      'fragbench:kind': 'fragmented',
+      'fragbench:operatorCidr': '192.0.2.7/32',
+      'fragbench:sshPublicKey': 'k',
+      'fragbench:disk': 40,
+      'azure-native:location': 'eastus',
+    },
+  });
   expect(problem.path).toBe('config.fragbench:disk');
   expect(problem.problem).toMatch(/^unknown field; expected one of: fragbench:kind, .*fragbench:diskGB$/);
 });

@@ -29,9 +29,16 @@ describe('the stack files', () => {
   test('there is one per published layout', () => {
     expect(STACKS.sort()).toEqual(
       [
-        'fhc-8dc', 'hybrid-mumbai', 'hybrid-sydney', 'hybrid-virginia',
-        'hybrid-packing-1x8', 'hybrid-packing-2x4', 'hybrid-packing-4x2',
-        'hybrid-vertical-b2ms', 'hybrid-vertical-b4ms', 'hybrid-vertical-b8ms',
+        'fhc-8dc',
+        'hybrid-mumbai',
+        'hybrid-sydney',
+        'hybrid-virginia',
+        'hybrid-packing-1x8',
+        'hybrid-packing-2x4',
+        'hybrid-packing-4x2',
+        'hybrid-vertical-b2ms',
+        'hybrid-vertical-b4ms',
+        'hybrid-vertical-b8ms',
       ].sort(),
     );
   });
@@ -49,7 +56,11 @@ describe('the stack files', () => {
   });
 
   test('vertical stacks: 2 private nodes and 1 public node of 2, 4, 8 cores', () => {
-    for (const [stack, cores] of [['hybrid-vertical-b2ms', 2], ['hybrid-vertical-b4ms', 4], ['hybrid-vertical-b8ms', 8]] as const) {
+    for (const [stack, cores] of [
+      ['hybrid-vertical-b2ms', 2],
+      ['hybrid-vertical-b4ms', 4],
+      ['hybrid-vertical-b8ms', 8],
+    ] as const) {
       const plan = planHybrid(stackSettings(stack) as HybridSettings);
       const data = plan.nodes.filter((n) => n.role === 'data');
       expect(data.filter((n) => n.cloud === 'openstack').map((n) => n.size.name)).toEqual(['m1.small', 'm1.small']);
@@ -58,7 +69,11 @@ describe('the stack files', () => {
   });
 
   test('packing stacks: 1 private node and 8 public cores as 4x2, 2x4, 1x8', () => {
-    for (const [stack, count, cores] of [['hybrid-packing-4x2', 4, 2], ['hybrid-packing-2x4', 2, 4], ['hybrid-packing-1x8', 1, 8]] as const) {
+    for (const [stack, count, cores] of [
+      ['hybrid-packing-4x2', 4, 2],
+      ['hybrid-packing-2x4', 2, 4],
+      ['hybrid-packing-1x8', 1, 8],
+    ] as const) {
       const data = planHybrid(stackSettings(stack) as HybridSettings).nodes.filter((n) => n.role === 'data');
       expect(data.filter((n) => n.cloud === 'openstack')).toHaveLength(1);
       const pub = data.filter((n) => n.cloud === 'azure');
@@ -69,9 +84,7 @@ describe('the stack files', () => {
 
 describe('bad configuration is refused with the key and the fix', () => {
   test('unknown region', () => {
-    expect(problems({ ...hybrid, region: 'tokyo' })).toEqual([
-      'fragbench:region: must be one of: sydney, mumbai, virginia (got "tokyo")',
-    ]);
+    expect(problems({ ...hybrid, region: 'tokyo' })).toEqual(['fragbench:region: must be one of: sydney, mumbai, virginia (got "tokyo")']);
   });
 
   test('unknown size', () => {
@@ -112,7 +125,13 @@ describe('bad configuration is refused with the key and the fix', () => {
   test('several problems are reported together, and nothing is missing silently', () => {
     const found = problems({ kind: 'hybrid', operatorCidr: '', sshPublicKey: '', openstack: {} });
     expect(found.map((p) => p.split(':').slice(0, 2).join(':'))).toEqual(
-      expect.arrayContaining(['fragbench:operatorCidr', 'fragbench:sshPublicKey', 'fragbench:region', 'fragbench:layout', 'fragbench:openstack.externalNetworkId']),
+      expect.arrayContaining([
+        'fragbench:operatorCidr',
+        'fragbench:sshPublicKey',
+        'fragbench:region',
+        'fragbench:layout',
+        'fragbench:openstack.externalNetworkId',
+      ]),
     );
   });
 
@@ -122,8 +141,12 @@ describe('bad configuration is refused with the key and the fix', () => {
 
   test('fragmented: unknown topology, unknown Azure region, bad placement', () => {
     expect(problems({ kind: 'fragmented', topology: 'fhc-99' })[0]).toMatch(/^fragbench:topology: .*"fhc-99" is neither a topology file/);
-    expect(problems({ kind: 'fragmented', placement: { seoul: 'azure:moon' } })[0]).toMatch(/^fragbench:placement.seoul: must be one of: openstack, azure:.*azure:eastus, .* \(got "azure:moon"\)$/);
-    expect(problems({ kind: 'fragmented', placement: { seoul: 'gcp' } })[0]).toMatch(/^fragbench:placement.seoul: must be one of: openstack, azure:.* \(got "gcp"\)$/);
+    expect(problems({ kind: 'fragmented', placement: { seoul: 'azure:moon' } })[0]).toMatch(
+      /^fragbench:placement.seoul: must be one of: openstack, azure:.*azure:eastus, .* \(got "azure:moon"\)$/,
+    );
+    expect(problems({ kind: 'fragmented', placement: { seoul: 'gcp' } })[0]).toMatch(
+      /^fragbench:placement.seoul: must be one of: openstack, azure:.* \(got "gcp"\)$/,
+    );
   });
 
   test('an unknown kind', () => {

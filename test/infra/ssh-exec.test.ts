@@ -73,7 +73,10 @@ test("a detached process keeps running after ssh returns, with the node's PID an
   const pid = await direct().spawnDetached(['sh', '-c', 'echo "started $$"; exec sleep 60'], logFile);
   try {
     // The node is this host, so its PID is one here.
-    await waitFor(() => existsSync(logFile) && readFileSync(logFile, 'utf8').includes(`started ${pid}`), { what: 'the detached process to write its log', timeoutMs: 10_000 });
+    await waitFor(() => existsSync(logFile) && readFileSync(logFile, 'utf8').includes(`started ${pid}`), {
+      what: 'the detached process to write its log',
+      timeoutMs: 10_000,
+    });
     expect(isAlive(pid)).toBe(true);
   } finally {
     signalPid(pid, 'SIGKILL');
@@ -98,7 +101,9 @@ test('no server at the port: a CommandError that names the node, the port and "C
 
 test('the jump host down: the node is not reached around it, and the error names the jump port', async () => {
   const port = await freeLoopbackPort();
-  const err = (await throughJump(port).run(['true']).catch((e: unknown) => e)) as CommandError;
+  const err = (await throughJump(port)
+    .run(['true'])
+    .catch((e: unknown) => e)) as CommandError;
   expect(err).toBeInstanceOf(CommandError);
   expect(err.result.code).toBe(255);
   expect(err.message).toContain(`connect to host 127.0.0.1 port ${port}: Connection refused`);

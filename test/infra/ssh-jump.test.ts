@@ -11,7 +11,12 @@ const target = { transport: 'ssh' as const, host: '10.10.1.21', user: 'ubuntu', 
 function resolved(argv: string[]): Record<string, string> {
   const destination = argv.indexOf('--') - 1;
   const out = execFileSync('ssh', ['-G', '-F', '/dev/null', ...argv.slice(1, destination), argv[destination]], { encoding: 'utf8' });
-  return Object.fromEntries(out.trim().split('\n').map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]));
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]),
+  );
 }
 
 test('the jump hop runs with BatchMode and accept-new, like the hop to the node', () => {
@@ -22,5 +27,11 @@ test('the jump hop runs with BatchMode and accept-new, like the hop to the node'
   const proxy = node.proxycommand.split(' ');
   expect(proxy.slice(0, 1)).toEqual(['ssh']);
   const jump = resolved([...proxy.filter((a) => a !== '-W' && a !== '%h:%p'), '--']);
-  expect([jump.hostname, jump.user, jump.port, jump.batchmode, jump.stricthostkeychecking]).toEqual(['198.51.100.1', 'ubuntu', '2222', 'yes', 'accept-new']);
+  expect([jump.hostname, jump.user, jump.port, jump.batchmode, jump.stricthostkeychecking]).toEqual([
+    '198.51.100.1',
+    'ubuntu',
+    '2222',
+    'yes',
+    'accept-new',
+  ]);
 });

@@ -53,7 +53,12 @@ test('up: every node in its namespace, every link and process; status says up in
   const now = await status();
   expect([now.up, now.name]).toEqual([true, smallTopology.name]);
   expect(now.nodes.map((n) => [n.name, n.namespaceExists])).toEqual(smallTopology.nodes.map((n) => [n.name, true]));
-  expect(now.links.map((l) => [l.id, l.cut])).toEqual([[cutOne, false], [`${alpha}-${beta}/3`, false], [`${beta}-${gamma}/0`, false], [`cl-${alpha}/0`, false]]);
+  expect(now.links.map((l) => [l.id, l.cut])).toEqual([
+    [cutOne, false],
+    [`${alpha}-${beta}/3`, false],
+    [`${beta}-${gamma}/0`, false],
+    [`cl-${alpha}/0`, false],
+  ]);
   expect(now.processes.length).toBeGreaterThan(0);
   expect(now.processes.filter((p) => !p.alive)).toEqual([]);
   const text = await fleet('status');

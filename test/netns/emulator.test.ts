@@ -96,8 +96,17 @@ async function ping(count: number, intervalMs: number, opts: { fromPort?: number
   const { fromPort = WG_PORT, waitMs = 500 } = opts;
   // Real-time priority like the relay's, so that the figures are the relay's and not the host's load.
   const { stdout } = await new NetnsExec(NODE1).run([
-    'chrt', '-f', '10', 'python3', '-c', PING,
-    `${NODE1_ADDR}:${fromPort}`, RELAY_FOR_NODE1, String(count), String(intervalMs / 1000), String(waitMs / 1000),
+    'chrt',
+    '-f',
+    '10',
+    'python3',
+    '-c',
+    PING,
+    `${NODE1_ADDR}:${fromPort}`,
+    RELAY_FOR_NODE1,
+    String(count),
+    String(intervalMs / 1000),
+    String(waitMs / 1000),
   ]);
   return JSON.parse(stdout) as number[];
 }
@@ -137,10 +146,7 @@ beforeAll(async () => {
     controlPath: file('control.sock'),
     logPath: file('fb-wan.log'),
   });
-  echoPid = await new NetnsExec(NODE2).spawnDetached(
-    ['chrt', '-f', '10', 'python3', '-c', ECHO, `${NODE2_ADDR}:${WG_PORT}`],
-    file('echo.log'),
-  );
+  echoPid = await new NetnsExec(NODE2).spawnDetached(['chrt', '-f', '10', 'python3', '-c', ECHO, `${NODE2_ADDR}:${WG_PORT}`], file('echo.log'));
   await waitFor(() => readFileSync(file('echo.log'), 'utf8').includes('echo ready'), { what: 'the echo in fb-te2', timeoutMs: 10_000 });
 }, 300_000);
 

@@ -48,14 +48,16 @@ async function medianRtt(from: string, to: string): Promise<number> {
   return median(result.samplesMs);
 }
 
-test('a killed emulator, WireGuard daemon and tincd are each detected within 2 s, restarted with the run\'s network, and recorded', async () => {
+test("a killed emulator, WireGuard daemon and tincd are each detected within 2 s, restarted with the run's network, and recorded", async () => {
   await applyLatencyEpoch({ fleet, scale: 0.2 });
   await cutLink({ fleet, link: 'sydney-pune/0' });
   const before = await medianRtt('client', 'sydney');
 
   const env = new MockActivityEnvironment();
   const originMs = Date.now();
-  const monitoring = env.run(monitorPhase, { fleet, sink, nodes: ['sydney', 'pune', 'singapore'], originMs, probesPerSecond: 1 }).catch((err: unknown) => err);
+  const monitoring = env
+    .run(monitorPhase, { fleet, sink, nodes: ['sydney', 'pune', 'singapore'], originMs, probesPerSecond: 1 })
+    .catch((err: unknown) => err);
   const store = new ResultsStore(resultsDir);
   const faults = () => store.readStream<RecordedEvent>(sink.runId, sink.cellId, sink.phaseIndex, 'faults');
 
@@ -82,8 +84,18 @@ test('a killed emulator, WireGuard daemon and tincd are each detected within 2 s
   expect(links.find((l) => l.id === 'sydney-pune/0')!.cut).toBe(true);
   expect(links.find((l) => l.id === 'client-sydney/0')!.ab.delayMs).toBeGreaterThan(3);
   // Through the restarted WireGuard interface and tincd, at the latency set before the kills.
-  await waitFor(async () => (await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'sydney')!.overlayAddress, 1, 0.2)).samplesMs.length > 0, { what: 'the overlay to carry sydney again', timeoutMs: 30_000 });
+  await waitFor(
+    async () =>
+      (await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'sydney')!.overlayAddress, 1, 0.2)).samplesMs
+        .length > 0,
+    { what: 'the overlay to carry sydney again', timeoutMs: 30_000 },
+  );
   const after = await medianRtt('client', 'sydney');
   expect(Math.abs(after - before)).toBeLessThanOrEqual(Math.max(0.5, 0.02 * before));
-  await waitFor(async () => (await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'pune')!.overlayAddress, 1, 0.2)).samplesMs.length > 0, { what: 'pune to answer through its new tincd', timeoutMs: 30_000 });
+  await waitFor(
+    async () =>
+      (await ping(new NetnsExec('fb-client'), (await loadInventory(fleet)).nodes.find((n) => n.name === 'pune')!.overlayAddress, 1, 0.2)).samplesMs
+        .length > 0,
+    { what: 'pune to answer through its new tincd', timeoutMs: 30_000 },
+  );
 });

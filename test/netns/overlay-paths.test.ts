@@ -64,16 +64,27 @@ async function rtt(count = 3): Promise<number | null> {
 async function msUntilRtt(targetMs: number, withinMs: number): Promise<number> {
   const start = Date.now();
   const seen: string[] = [];
-  await waitFor(async () => {
-    const ms = await rtt();
-    seen.push(`${Date.now() - start} ms: ${ms?.toFixed(1) ?? 'no reply'}`);
-    return ms !== null && Math.abs(ms - targetMs) <= 3 ? ms : undefined;
-  }, { what: `op1-op3 at ${targetMs} ms`, timeoutMs: withinMs, intervalMs: 100 }).catch(async (e: Error) => {
+  await waitFor(
+    async () => {
+      const ms = await rtt();
+      seen.push(`${Date.now() - start} ms: ${ms?.toFixed(1) ?? 'no reply'}`);
+      return ms !== null && Math.abs(ms - targetMs) <= 3 ? ms : undefined;
+    },
+    { what: `op1-op3 at ${targetMs} ms`, timeoutMs: withinMs, intervalMs: 100 },
+  ).catch(async (e: Error) => {
     // Both ends, all but the graph dumps steering asks for: a redial on a restored link was seen
     // closed without a reason in op1's lines (CI, 2026-11-26).
     const dump = /tinc\[\d+\]:( {2}| (Statistics for|Nodes:|Edges:|Subnet list:|End of|Got USR2))/;
-    const tincLog = (node: string) => readFileSync(fleetPaths.log(`tinc-${node}`), 'utf8').trim().split('\n').filter((l) => !dump.test(l)).slice(-20).join(' | ');
-    throw new Error(`${e.message}; RTTs seen: ${seen.join(', ')}; path now ${await pathNow()}; op1's tinc: ${tincLog('op1')}; op3's tinc: ${tincLog('op3')}`);
+    const tincLog = (node: string) =>
+      readFileSync(fleetPaths.log(`tinc-${node}`), 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => !dump.test(l))
+        .slice(-20)
+        .join(' | ');
+    throw new Error(
+      `${e.message}; RTTs seen: ${seen.join(', ')}; path now ${await pathNow()}; op1's tinc: ${tincLog('op1')}; op3's tinc: ${tincLog('op3')}`,
+    );
   });
   return Date.now() - start;
 }
@@ -114,14 +125,23 @@ test('a phase records each pair’s path at its start and each change after a cu
     await msUntilRtt(28, SETTLE_AFTER_CUT_MS + SETTLE_AFTER_CHANGE_MS);
     const topologyFile = path.join(dir, 'paths.yaml');
     writeFileSync(topologyFile, stringify(TRIANGLE));
-    const scenario = { name: 'fb-paths', experiment: 'A cut the overlay routes around', fleet: { local: topologyFile }, database: { name: 'cassandra', nodes: ['op3'] }, phases: [{ phase: 'run', duration: 20 }] };
+    const scenario = {
+      name: 'fb-paths',
+      experiment: 'A cut the overlay routes around',
+      fleet: { local: topologyFile },
+      database: { name: 'cassandra', nodes: ['op3'] },
+      phases: [{ phase: 'run', duration: 20 }],
+    };
     const { record } = await prepareRun({ runId: 'fb-paths-run', scenario });
     expect(record.inventory.overlay?.paths?.map((p) => `${p.from}-${p.to}: ${formatPath(p)}`)).toContain('op1-op3: op1 =op1-op3/1 tcp=> op3');
     const store = new ResultsStore(path.join(dir, 'results'));
     process.env.FRAGBENCH_RESULTS_DIR = store.root;
     await recordRunStart(store, record);
 
-    const monitor = await startPhaseMonitor({ fleet, sink: { runId: record.runId, cellId: 'c1', phaseIndex: 0 }, nodes: ['op2', 'op3'], probesPerSecond: 1 }, () => undefined);
+    const monitor = await startPhaseMonitor(
+      { fleet, sink: { runId: record.runId, cellId: 'c1', phaseIndex: 0 }, nodes: ['op2', 'op3'], probesPerSecond: 1 },
+      () => undefined,
+    );
     await sleep(1500);
     await cutLink({ fleet, link: 'op1-op3/1' });
     await msUntilRtt(42, SETTLE_AFTER_CUT_MS);
@@ -129,7 +149,11 @@ test('a phase records each pair’s path at its start and each change after a cu
     await sleep(2000);
     monitor.stop();
 
-    await recordCell(store, record.runId, { cellId: 'c1', coordinates: {}, phases: [{ name: 'run', samples: [], events: [], rtt: [], traffic: [], resizes: [] }] });
+    await recordCell(store, record.runId, {
+      cellId: 'c1',
+      coordinates: {},
+      phases: [{ name: 'run', samples: [], events: [], rtt: [], traffic: [], resizes: [] }],
+    });
     const cell = await store.readCell(record.runId, 'c1');
     const op13 = (cell.phases[0].paths ?? []).filter((p) => p.from === 'op1' && p.to === 'op3').map(formatPath);
     expect(op13[0]).toBe('op1 =op1-op3/1 tcp=> op3');

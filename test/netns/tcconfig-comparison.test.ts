@@ -78,7 +78,13 @@ interface TcState {
 
 /** A's egress as `tc` shows it, normalized to what a link rule is made of. */
 async function stateOfA(): Promise<TcState> {
-  const qdiscs = JSON.parse((await inA(['tc', '-j', 'qdisc', 'show', 'dev', IFACE_A])).stdout) as { kind: string; handle: string; root?: boolean; parent?: string; options?: { default?: string } }[];
+  const qdiscs = JSON.parse((await inA(['tc', '-j', 'qdisc', 'show', 'dev', IFACE_A])).stdout) as {
+    kind: string;
+    handle: string;
+    root?: boolean;
+    parent?: string;
+    options?: { default?: string };
+  }[];
   const root = qdiscs.find((q) => q.root)!;
   // iproute2 6.1 prints htb classes as text even with -j.
   const classes = (await inA(['tc', 'class', 'show', 'dev', IFACE_A])).stdout
@@ -176,7 +182,11 @@ test('a 20 Mbit/s cap toward one peer: the same rate, ceil and u32 match; tcset 
     filters: [{ pref: 5, matches: [DST_B, '00000000/00000000 at 12'], flowid: `${handle}2` }],
   });
   expect(tcset.code).toBe(0);
-  expect(tcset.said).toMatch(new RegExp(`command=\\S*tc qdisc add dev ${IFACE_A} parent ${handle}2 handle [0-9a-f]+: netem\\s+stderr=Error: Specified qdisc kind is unknown\\.`));
+  expect(tcset.said).toMatch(
+    new RegExp(
+      `command=\\S*tc qdisc add dev ${IFACE_A} parent ${handle}2 handle [0-9a-f]+: netem\\s+stderr=Error: Specified qdisc kind is unknown\\.`,
+    ),
+  );
 });
 
 test('a delay: tcset reports the missing netem, exits 0 and leaves an undelayed class; ours applies what it can and lists the delay as not applied', async () => {

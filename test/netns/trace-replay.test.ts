@@ -64,7 +64,10 @@ const emulator = new EmulatorClient(fleetPaths.emulatorSocket);
 async function compare(expected: Expected): Promise<{ got: DirectionStats; want: ReturnType<typeof emulatorSetting> }> {
   const link = (await emulator.stats()).find((l) => l.id === expected.link)!;
   const cost = { baseRttMs: readState()?.baseRttMs ?? 0, relayBytesPerPayloadByte: relayBytesPerPayloadByte() };
-  return { got: link[expected.direction], want: emulatorSetting(findLink(inventory(), expected.link), expected.direction, expected.conditions, cost) };
+  return {
+    got: link[expected.direction],
+    want: emulatorSetting(findLink(inventory(), expected.link), expected.direction, expected.conditions, cost),
+  };
 }
 
 async function expectShaped(expected: Expected[], when: string): Promise<void> {

@@ -72,7 +72,10 @@ const root = async (node: string, ...argv: string[]) => (await exec(node).run(['
 /** Destinations routed into the tunnel, as CIDRs (`ip` prints a host route without its /32). */
 async function tunnelRoutes(node: string): Promise<string[]> {
   const lines = (await root(node, 'ip', '-o', 'route', 'show', 'dev', 'wg0')).trim().split('\n').filter(Boolean);
-  return lines.map((l) => l.split(' ')[0]).map((d) => (d.includes('/') ? d : `${d}/32`)).sort();
+  return lines
+    .map((l) => l.split(' ')[0])
+    .map((d) => (d.includes('/') ? d : `${d}/32`))
+    .sort();
 }
 /** The consumer connects (it has the endpoint); its first ping may wait for its next handshake. */
 const consumerConnects = () =>
@@ -112,7 +115,7 @@ test("authorising the consumer routes its side into the donor's tunnel; pings cr
   expect(await tunnelRoutes(donor)).toEqual([`${tunnelAddress(consumer)}/32`, ...brokers.plan.openstackPrefixes].sort());
 });
 
-test("a rotated consumer key: the authorisation is replaced as the stack orders it, and the tunnel carries both ways again", async () => {
+test('a rotated consumer key: the authorisation is replaced as the stack orders it, and the tunnel carries both ways again', async () => {
   const before = brokers;
   const oldPeer = consumerPeer();
   brokers = vmHybridBrokers('vm-hybrid', fleet, before, [consumer]);

@@ -30,7 +30,9 @@ const nodeState = () => JSON.parse(readFileSync(vmFleetPaths.state(), 'utf8')) a
 
 async function leftovers(): Promise<{ namespaces: string[]; mounts: string[]; dir: boolean }> {
   const namespaces = (await listNamespaces()).filter((ns) => ns.startsWith(VM_PREFIX));
-  const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').filter((line) => line.includes(vmFleetPaths.dir()) || line.startsWith(VM_PREFIX));
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(vmFleetPaths.dir()) || line.startsWith(VM_PREFIX));
   return { namespaces, mounts, dir: existsSync(vmFleetPaths.dir()) };
 }
 
@@ -39,8 +41,14 @@ test('each node answers over SSH through the jump host, as itself, in its own ne
     expect(node.exec.jump?.host).toBe(fleet.jump.exec.host);
     const exec = new SshExec(node.exec);
     const [hostname, user, root, client, address, init] = (
-      await exec.run(['sh', '-c', 'hostname; id -un; sudo -n id -un; echo "$SSH_CONNECTION" | cut -d" " -f1; ip -4 -o addr show eth0 | awk \'{print $4}\'; cat /proc/1/comm'])
-    ).stdout.trim().split('\n');
+      await exec.run([
+        'sh',
+        '-c',
+        'hostname; id -un; sudo -n id -un; echo "$SSH_CONNECTION" | cut -d" " -f1; ip -4 -o addr show eth0 | awk \'{print $4}\'; cat /proc/1/comm',
+      ])
+    ).stdout
+      .trim()
+      .split('\n');
     expect([hostname, user, root]).toEqual([node.name, 'ubuntu', 'root']);
     // The connection reached the node from the jump host's LAN address: the jump was taken.
     expect(client).toBe(JUMP_LAN_ADDRESS);

@@ -48,7 +48,7 @@ const link = (id: string) => inventory.links.find((l) => l.id === id) as Invento
 
 const replies = (from: string, address: string) => pingReplies(exec(from), address);
 
-test('the inventory is the stack\'s: valid, every VM reached over SSH through the jump host', () => {
+test("the inventory is the stack's: valid, every VM reached over SSH through the jump host", () => {
   expect(validateInventory(inventory)).toBe(inventory);
   expect(inventory.shaping).toBe('tc');
   // Asked of the nodes' kernel, which is this host's: no netem.
@@ -59,7 +59,7 @@ test('the inventory is the stack\'s: valid, every VM reached over SSH through th
   }
 });
 
-test('cloud-init\'s packages came from the local repository, and the mesh runs as the stack configured it', async () => {
+test("cloud-init's packages came from the local repository, and the mesh runs as the stack configured it", async () => {
   const alpha = exec('alpha');
   const status = await alpha.run(['dpkg-query', '-W', '-f', '${Package} ${Status}\n', 'wireguard-tools', 'tinc', 'iperf3']);
   expect(status.stdout.trim().split('\n').sort()).toEqual(['iperf3', 'tinc', 'wireguard-tools'].map((p) => `${p} install ok installed`));
@@ -112,7 +112,7 @@ test('the tc back end caps a link with htb and cuts it with a u32 filter into it
   await shaper.clear();
 });
 
-test('Redis installs by the adapter\'s install step, from the repository standing in for the vendor\'s; nothing starts on its own', async () => {
+test("Redis installs by the adapter's install step, from the repository standing in for the vendor's; nothing starts on its own", async () => {
   const adapter = new RedisClusterAdapter(inventory);
   await adapter.install(findNode(inventory, 'alpha'));
   const { stdout } = await exec('alpha').run(['sh', '-c', 'redis-server --version; redis-cli --version; ps -e -o comm=']);

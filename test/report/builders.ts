@@ -14,7 +14,10 @@ export function second(elapsedS: number, ops: Partial<Record<OpType, { ok: numbe
     time: startMs + elapsedS * 1000,
     elapsedS,
     ops: Object.fromEntries(
-      entries.map(([op, s]) => [op, { ok: s.ok, failed: s.failed ?? 0, latencyUs: s.avgUs === undefined ? null : { avg: s.avgUs, p95: s.avgUs * 2, p99: s.avgUs * 3 } }]),
+      entries.map(([op, s]) => [
+        op,
+        { ok: s.ok, failed: s.failed ?? 0, latencyUs: s.avgUs === undefined ? null : { avg: s.avgUs, p95: s.avgUs * 2, p99: s.avgUs * 3 } },
+      ]),
     ),
     okPerS: entries.reduce((n, [, s]) => n + s.ok, 0),
     failedPerS: entries.reduce((n, [, s]) => n + (s.failed ?? 0), 0),

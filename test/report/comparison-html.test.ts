@@ -51,7 +51,9 @@ function latencyCell(database: 'redis' | 'cassandra', busy: number) {
     for (const s of LATENCY_SCALES) {
       const samples = okSeries(Array(SECONDS).fill(Math.round((AT_X[database][w as 'a'] * 0.2) / s)), start);
       const t = telemetry(start, busy);
-      phases.push(phase(epochLabel(w, s), samples, { telemetry: t, verdict: phaseVerdict({ phase: epochLabel(w, s), telemetry: t, probes: [], samples }) }));
+      phases.push(
+        phase(epochLabel(w, s), samples, { telemetry: t, verdict: phaseVerdict({ phase: epochLabel(w, s), telemetry: t, probes: [], samples }) }),
+      );
       start += SECONDS * 1000;
     }
   }
@@ -71,7 +73,17 @@ beforeAll(async () => {
   const at = { experiment: 'latency', startedAt: T0, status: 'completed' as const, finishedCells: [{ latencyScale: 0.2 }] };
   const runs: [LedgerRun, 'redis' | 'cassandra', number][] = [
     [{ ...at, part: 'redis', repetition: 1, runId: 'redis-r1', verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'ok' }] }, 'redis', 20],
-    [{ ...at, part: 'cassandra', repetition: 1, runId: 'cassandra-r1', verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'host-bound', why: 'host CPU ≥ 90 % in 100 % of seconds (threshold 10 %)' }] }, 'cassandra', 95],
+    [
+      {
+        ...at,
+        part: 'cassandra',
+        repetition: 1,
+        runId: 'cassandra-r1',
+        verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'host-bound', why: 'host CPU ≥ 90 % in 100 % of seconds (threshold 10 %)' }],
+      },
+      'cassandra',
+      95,
+    ],
     [
       {
         ...at,
@@ -116,7 +128,9 @@ test('the published table: each entry with ours, whether it agrees and whether t
   expect(table.find((r) => r[0] === 'cassandra A T(0.2)/T(0.4)')?.[3]).toBe('no');
   expect(table.find((r) => r[0] === 'redis B T(0.2)/T(1.0)')?.[2]).toMatch(/^not run here: workload B/);
   expect(table.map((r) => r[0])).toEqual(expect.arrayContaining(['MongoDB, every workload', 'MySQL Cluster, every workload']));
-  expect(html).toMatch(/<div class="beside"><table class="comparison">.*<\/table><p class="rule">Rule: a ratio agrees when our median is inside its published range, or within 20 %/s);
+  expect(html).toMatch(
+    /<div class="beside"><table class="comparison">.*<\/table><p class="rule">Rule: a ratio agrees when our median is inside its published range, or within 20 %/s,
+  );
   expect(html).toContain('8 data nodes (one per site), client at Singapore');
   expect(html).toContain('Cassandra on 2 (singapore, pune');
 });
@@ -147,7 +161,11 @@ test('the figures are drawn inline and the page loads nothing from elsewhere', (
 test('`fragbench reproduce --resume <dir> --report-only` writes the page again, running nothing', () => {
   rmSync(path.join(dir, 'comparison.html'));
   const cli = path.join(__dirname, '../../bin/fragbench.js');
-  const result = spawnSync(process.execPath, [cli, 'reproduce', '--resume', dir, '--report-only'], { cwd: path.join(__dirname, '../..'), encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [cli, 'reproduce', '--resume', dir, '--report-only'], {
+    cwd: path.join(__dirname, '../..'),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   expect(result.stdout).toContain(`comparison: ${path.join(dir, 'comparison.md')} (and comparison.json, comparison.html)`);

@@ -15,12 +15,12 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '');
+    else if (c === ',') (row.push(field), (field = ''));
+    else if (c === '\n') (row.push(field), rows.push(row), (row = []), (field = ''));
     else field += c;
   }
   return rows;
@@ -29,13 +29,22 @@ function parseCsv(text: string): string[][] {
 const records = () => {
   const cells = [
     cell('c1', { database: 'redis', workload: 'a' }, [
-      phase('run', [second(1, { READ: { ok: 10, avgUs: 500 }, UPDATE: { ok: 4, failed: 1, avgUs: 900 } }), second(2, { READ: { ok: 0, failed: 3 } })], {
-        events: [recorded('link-cut', 'cut a-b/0, then "more"', 1, undefined, { acceptedAt: undefined, detail: { link: 'a-b/0' } })],
-      }),
+      phase(
+        'run',
+        [second(1, { READ: { ok: 10, avgUs: 500 }, UPDATE: { ok: 4, failed: 1, avgUs: 900 } }), second(2, { READ: { ok: 0, failed: 3 } })],
+        {
+          events: [recorded('link-cut', 'cut a-b/0, then "more"', 1, undefined, { acceptedAt: undefined, detail: { link: 'a-b/0' } })],
+        },
+      ),
     ]),
     cell('c2', { database: 'cassandra', latencyScale: 0.2 }, [
       phase('run', [second(1, { SCAN: { ok: 2, avgUs: 8000 } })], {
-        events: [recorded('resize-add', 'add n4', 1, undefined, { acceptedAt: Date.UTC(2025, 0, 1, 12, 0, 2), completedAt: Date.UTC(2025, 0, 1, 12, 0, 31) })],
+        events: [
+          recorded('resize-add', 'add n4', 1, undefined, {
+            acceptedAt: Date.UTC(2025, 0, 1, 12, 0, 2),
+            completedAt: Date.UTC(2025, 0, 1, 12, 0, 31),
+          }),
+        ],
       }),
     ]),
   ];
@@ -58,7 +67,12 @@ describe('samples CSV', () => {
     const update2 = rows.find((r) => r[col('cell')] === 'c1' && r[col('elapsed_s')] === '2' && r[col('op')] === 'UPDATE')!;
     expect([update2[col('ok')], update2[col('failed')], update2[col('avg_latency_us')]]).toEqual(['0', '0', '']);
     const read1 = rows.find((r) => r[col('cell')] === 'c1' && r[col('elapsed_s')] === '1' && r[col('op')] === 'READ')!;
-    expect([read1[col('ok')], read1[col('avg_latency_us')], read1[col('p95_latency_us')], read1[col('p99_latency_us')]]).toEqual(['10', '500', '1000', '1500']);
+    expect([read1[col('ok')], read1[col('avg_latency_us')], read1[col('p95_latency_us')], read1[col('p99_latency_us')]]).toEqual([
+      '10',
+      '500',
+      '1000',
+      '1500',
+    ]);
     expect(read1[col('time')]).toBe('2025-01-01T12:00:01.000Z');
     const scan = rows.find((r) => r[col('op')] === 'SCAN')!;
     expect([scan[col('latencyScale')], scan[col('workload')]]).toEqual(['0.2', '']);
@@ -110,10 +124,15 @@ describe('CLI: runs, export, report', () => {
   }, 30_000);
 
   it('exports CSV beside the run by default and to --out with the events file beside it', () => {
-    expect(fragbench('export', 'exp', '--format', 'csv').trim().split('\n')).toEqual([path.join(dir, 'exp', 'exp-samples.csv'), path.join(dir, 'exp', 'exp-events.csv')]);
+    expect(fragbench('export', 'exp', '--format', 'csv').trim().split('\n')).toEqual([
+      path.join(dir, 'exp', 'exp-samples.csv'),
+      path.join(dir, 'exp', 'exp-events.csv'),
+    ]);
     const out = path.join(dir, 'mine.csv');
     expect(fragbench('export', 'exp', '--format', 'csv', '--out', out).trim().split('\n')).toEqual([out, path.join(dir, 'mine-events.csv')]);
-    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('run,cell,database,workload,latencyScale,phase,elapsed_s,time,op,ok,failed,avg_latency_us,p95_latency_us,p99_latency_us');
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe(
+      'run,cell,database,workload,latencyScale,phase,elapsed_s,time,op,ok,failed,avg_latency_us,p95_latency_us,p99_latency_us',
+    );
   }, 30_000);
 
   it('exports JSON, also given the run directory’s path', () => {
@@ -132,7 +151,10 @@ describe('CLI: runs, export, report', () => {
       }
       throw new Error(`${args.join(' ')} succeeded`);
     };
-    expect(fails('export', 'exp', '--format', 'xml')).toEqual({ status: 2, stderr: expect.stringContaining("option '--format <format>' argument 'xml' is invalid. Allowed choices are csv, json.") });
+    expect(fails('export', 'exp', '--format', 'xml')).toEqual({
+      status: 2,
+      stderr: expect.stringContaining("option '--format <format>' argument 'xml' is invalid. Allowed choices are csv, json."),
+    });
     expect(fails('report', '../../etc')).toEqual({ status: 2, stderr: expect.stringContaining('runId:') });
   }, 30_000);
 

@@ -100,7 +100,7 @@ test('a record replaced on a full disk keeps its old content, and no temporary f
   expect(readdirSync(store.runDir('r2')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 });
 
-test('a phase\'s client stops at once when its samples no longer fit, and what it stored is whole', async () => {
+test("a phase's client stops at once when its samples no longer fit, and what it stored is whole", async () => {
   await startRun('r3');
   const originMs = 1_800_000_000_000;
   const sample = (s: number): Sample => ({ ...okSeries([100], originMs)[0], time: originMs + s * 1000 });
@@ -117,7 +117,12 @@ test('a phase\'s client stops at once when its samples no longer fit, and what i
     stopped = signal!.reason;
     throw signal!.reason;
   };
-  const input = { settings: { ...YCSB_DEFAULTS, operationCount: 1_000_000 }, label: 'run', sink: { runId: 'r3', cellId: 'c1', phaseIndex: 0 }, originMs };
+  const input = {
+    settings: { ...YCSB_DEFAULTS, operationCount: 1_000_000 },
+    label: 'run',
+    sink: { runId: 'r3', cellId: 'c1', phaseIndex: 0 },
+    originMs,
+  };
   const thrown = await runPhaseClient(input, { store, attempt: 1, run, now: () => originMs }).catch((err: unknown) => err);
 
   expect(thrown).toBeInstanceOf(StorageError);

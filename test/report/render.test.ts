@@ -27,10 +27,19 @@ const EXPECTED: Record<string, { figures: number; texts: string[] }> = {
   'fx-latency-epochs': { figures: 2, texts: ['Latency scaling factor', 'Throughput (5X = 1)', 'Throughput (ops/s)', 'Database', '5X'] },
   'fx-bandwidth-epochs': { figures: 2, texts: ['Bandwidth scaling factor', 'Throughput (5X = 1)', 'Throughput (ops/s)'] },
   'fx-traffic': { figures: 5, texts: ['Bytes transferred', 'Transferred data (5X = 1)', 'Latency scaling factor', 'client (singapore)'] },
-  'fx-single-resize': { figures: 11, texts: ['Latency scaling factor', 'Seconds after the request', 'Database', 'Seconds since start', 'Operations per second', 'resize: remove node'] },
-  'fx-resize-on-the-fly': { figures: 7, texts: ['Variant', 'Seconds since start', 'Operations per second', 'After a resize', 'resize moving data', 'throughput settling', 'Resize step'] },
+  'fx-single-resize': {
+    figures: 11,
+    texts: ['Latency scaling factor', 'Seconds after the request', 'Database', 'Seconds since start', 'Operations per second', 'resize: remove node'],
+  },
+  'fx-resize-on-the-fly': {
+    figures: 7,
+    texts: ['Variant', 'Seconds since start', 'Operations per second', 'After a resize', 'resize moving data', 'throughput settling', 'Resize step'],
+  },
   'fx-link-removal': { figures: 2, texts: ['Mean round-trip time (ms)', 'Seconds since start', 'Operations per second', 'link cut'] },
-  'fx-bursting': { figures: 3, texts: ['Layout (private_public nodes)', 'Throughput (ops/s)', 'Average latency (ms)', 'Failed operations (%)', '8_0', '1_7'] },
+  'fx-bursting': {
+    figures: 3,
+    texts: ['Layout (private_public nodes)', 'Throughput (ops/s)', 'Average latency (ms)', 'Failed operations (%)', '8_0', '1_7'],
+  },
   'fx-distance': { figures: 2, texts: ['Layout (private_public nodes)', 'Region', 'Throughput (ops/s)', 'virginia'] },
   'fx-horizontal-scaling': { figures: 2, texts: ['Public nodes', 'Throughput (ops/s)', 'Average latency (ms)'] },
   'fx-vertical-scaling': { figures: 2, texts: ['Cores per public node', 'Throughput (ops/s)'] },

@@ -4,7 +4,11 @@ import { cell, okSeries, phase } from './builders';
 
 const redisCell = (scale: number, ops: number) => {
   const c = cell(`lsf${scale}`, { latencyScale: scale }, [phase('run', okSeries([ops, ops, ops]))]);
-  return { ...c, summary: { ...c.summary, normalizedThroughput: ops / 100 }, cluster: { database: 'redis', version: '7.0.15', nonDefaultSettings: {} } };
+  return {
+    ...c,
+    summary: { ...c.summary, normalizedThroughput: ops / 100 },
+    cluster: { database: 'redis', version: '7.0.15', nonDefaultSettings: {} },
+  };
 };
 
 test('a run of one database (not a matrix axis) is drawn as that database, not as "all"', () => {

@@ -24,10 +24,9 @@ const SEEDS = [1, 2, 3];
 /** Runs whose every feature the seed draws (fixtures/random-shapes.ts). */
 const RANDOM: Shape = { name: 'random', build: randomRun };
 const RANDOM_SEEDS = Array.from({ length: 20 }, (_, i) => 100 + i);
-const cases = [
-  ...SHAPES.flatMap((shape) => SEEDS.map((seed) => ({ shape, seed }))),
-  ...RANDOM_SEEDS.map((seed) => ({ shape: RANDOM, seed })),
-].map((c, i) => ({ ...c, title: TITLES[i % TITLES.length] }));
+const cases = [...SHAPES.flatMap((shape) => SEEDS.map((seed) => ({ shape, seed }))), ...RANDOM_SEEDS.map((seed) => ({ shape: RANDOM, seed }))].map(
+  (c, i) => ({ ...c, title: TITLES[i % TITLES.length] }),
+);
 
 /**
  * Figures the recorded data calls for, said without the report's own selection code: a cell
@@ -46,7 +45,9 @@ function figuresCalledFor(cells: CellRecord[]): string[] {
   const events = cells.flatMap((c) => c.phases.flatMap((p) => p.events));
   if (events.some((e) => e.kind.startsWith('resize-') && e.acceptedAt !== undefined)) ids.push('resize-timings');
   // Traffic is drawn at the reference factor (1 in these runs) where the cells have one.
-  const graphed = cells.filter((c) => (c.summary.bytesTransferred ?? 0) > 0 && [undefined, 1].includes(c.coordinates.latencyScale as number | undefined));
+  const graphed = cells.filter(
+    (c) => (c.summary.bytesTransferred ?? 0) > 0 && [undefined, 1].includes(c.coordinates.latencyScale as number | undefined),
+  );
   ids.push(...new Set(graphed.map((c) => `traffic-graph-${c.coordinates.database}`)));
   if (new Set(cells.map((c) => c.coordinates.latencyScale).filter((v) => v !== undefined)).size > 1) ids.push('normalized-throughput-latencyscale');
   if (new Set(cells.map((c) => c.coordinates.layout).filter((v) => v !== undefined)).size > 1) ids.push('throughput-by-layout');

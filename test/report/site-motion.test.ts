@@ -9,7 +9,11 @@ import { siteMotion } from '../../report/figures/site-motion';
 import { renderSvg } from '../../report/vega';
 import { T0, cell, okSeries, phase, recorded, runRecord } from './builders';
 
-const samples = [0, 1, 2, 3].map((s) => ({ time: T0 + (10 + s) * 1000, km: s * 100, rttMs: { 'boat-paris/0': 90 - s * 10, 'cl-boat/0': 40 + s * 5 } }));
+const samples = [0, 1, 2, 3].map((s) => ({
+  time: T0 + (10 + s) * 1000,
+  km: s * 100,
+  rttMs: { 'boat-paris/0': 90 - s * 10, 'cl-boat/0': 40 + s * 5 },
+}));
 const move = recorded('site-move', 'move boat', 10, T0, { detail: { node: 'boat', km: 300, overS: 3, samples } });
 // 200 ops/s before the move, 100 while it moves, 200 after.
 const counts = [...Array(10).fill(200), ...Array(3).fill(100), ...Array(7).fill(200)];

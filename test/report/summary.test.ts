@@ -70,7 +70,13 @@ describe('pairBytes', () => {
     const first = phase('run', okSeries([1]), {
       traffic: [
         { time: T0, pairs: [{ a: 'b', b: 'a', bytes: 100 }] },
-        { time: T0 + 9000, pairs: [{ a: 'a', b: 'b', bytes: 600 }, { a: 'b', b: 'c', bytes: 50 }] },
+        {
+          time: T0 + 9000,
+          pairs: [
+            { a: 'a', b: 'b', bytes: 600 },
+            { a: 'b', b: 'c', bytes: 50 },
+          ],
+        },
       ],
     });
     const later = phase('run:2', okSeries([1], T0 + 10_000), { traffic: [{ time: T0 + 20_000, pairs: [{ a: 'a', b: 'b', bytes: 70 }] }] });

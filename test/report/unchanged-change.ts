@@ -14,7 +14,11 @@ export function unchangedChanges(text: string): string[] {
   for (const m of text.matchAll(FROM_TO)) {
     if (m[1] !== m[3]) continue;
     // The same number with different units or labels after it ("from 1 s to 1 min") is a change.
-    const unitAfter = (s: string) => s.replace(/\([^)]*\)/g, '').trim().split(/\s+/)[0] ?? '';
+    const unitAfter = (s: string) =>
+      s
+        .replace(/\([^)]*\)/g, '')
+        .trim()
+        .split(/\s+/)[0] ?? '';
     if (unitAfter(m[2]) === unitAfter(m[4]) || unitAfter(m[2]) === '') found.push(m[0].trim());
   }
   for (const m of text.matchAll(ZERO_CHANGE)) found.push(m[0]);

@@ -26,7 +26,10 @@ test('an intact run verifies clean', async () => {
   await storeRun();
   const v = await verifyStoredRun(store, 'r1');
   expect(v.problems).toEqual([]);
-  expect(v.checks.map((c) => [c.phase, c.seconds])).toEqual([['load', 2], ['run', 30]]);
+  expect(v.checks.map((c) => [c.phase, c.seconds])).toEqual([
+    ['load', 2],
+    ['run', 30],
+  ]);
   expect(formatVerification(v)).toMatch(/verified: no gap/);
 });
 
@@ -38,7 +41,10 @@ test('a gap injected into a stored run is found, with its seconds', async () => 
 
 test('a gap the run explained (its client restarted, saying when its samples ended) is shown but not a problem', async () => {
   const restart = recorded('client-restart', 'run client restarted', 16, undefined, { detail: { lastStoredElapsedS: 9, withoutClientS: 7 } });
-  await storeRun(thirtySeconds().filter((s) => s.elapsedS < 10 || s.elapsedS > 14), { events: [restart] });
+  await storeRun(
+    thirtySeconds().filter((s) => s.elapsedS < 10 || s.elapsedS > 14),
+    { events: [restart] },
+  );
   const v = await verifyStoredRun(store, 'r1');
   expect(v.problems).toEqual([]);
   expect(v.checks[1].gaps).toEqual([{ afterS: 9, beforeS: 15, explainedBy: 'run client restarted at 16 s' }]);
@@ -62,7 +68,10 @@ test('streams of a cell never recorded: a corrupt middle line is a problem, a to
   appendFileSync(file, '{"time": 2, "elapsedS": 5');
   const v = await verifyStoredRun(store, 'r2');
   expect(v.checks.map((c) => c.phase)).toEqual(['phase 2 (streamed, not recorded)']);
-  expect(v.checks[0].unparsableLines).toEqual([{ stream: 'samples', line: 4, last: false }, { stream: 'samples', line: 6, last: true }]);
+  expect(v.checks[0].unparsableLines).toEqual([
+    { stream: 'samples', line: 4, last: false },
+    { stream: 'samples', line: 6, last: true },
+  ]);
   expect(v.problems).toEqual(['c1 phase 2 (streamed, not recorded): samples line 4 does not parse']);
 });
 

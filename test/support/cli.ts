@@ -32,7 +32,10 @@ export function startFragbench(args: string[], env: Record<string, string>): Run
 /** Resolves once the running command has printed `line` on stdout; fails early if it exits first. */
 export async function printed(command: RunningCommand, line: RegExp, timeoutMs = 30_000): Promise<void> {
   let exited: number | undefined;
-  void command.exited.then((code) => (exited = code), () => (exited = -1));
+  void command.exited.then(
+    (code) => (exited = code),
+    () => (exited = -1),
+  );
   await waitFor(
     () => {
       if (line.test(command.stdout())) return true;

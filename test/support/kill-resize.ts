@@ -21,7 +21,16 @@ export async function killResizePartWay<T>(
   const dir = mkdtempSync(path.join(tmpdir(), 'fb-resize-'));
   const file = path.join(dir, 'inventory.json');
   writeFileSync(file, JSON.stringify(resize.inventory));
-  const argv = ['-r', 'tsx/cjs', path.join(__dirname, 'resize-in-child.ts'), file, resize.database, resize.kind, resize.node, ...(resize.pauseBefore ? [resize.pauseBefore] : [])];
+  const argv = [
+    '-r',
+    'tsx/cjs',
+    path.join(__dirname, 'resize-in-child.ts'),
+    file,
+    resize.database,
+    resize.kind,
+    resize.node,
+    ...(resize.pauseBefore ? [resize.pauseBefore] : []),
+  ];
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -29,7 +38,9 @@ export async function killResizePartWay<T>(
   try {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`the ${resize.kind} of ${resize.node} ended (${child.exitCode ?? child.signalCode}) before it could be killed part-way: ${stderr.trim().slice(-2000)}`);
+        throw new Error(
+          `the ${resize.kind} of ${resize.node} ended (${child.exitCode ?? child.signalCode}) before it could be killed part-way: ${stderr.trim().slice(-2000)}`,
+        );
       }
       const seen = await partWay().catch(() => undefined);
       if (seen !== undefined) {

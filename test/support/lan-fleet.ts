@@ -11,7 +11,10 @@ import { waitFor } from '../../platform/wait';
 export async function crashMember(adapter: { deadMembers(): Promise<string[]> }, node: string): Promise<void> {
   const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${node}`]);
   for (const pid of stdout.split('\n').filter(Boolean)) await runHost(['kill', '-KILL', pid]);
-  await waitFor(async () => ((await adapter.deadMembers()).includes(node) ? true : undefined), { what: `${node} to be found dead`, timeoutMs: 5_000 });
+  await waitFor(async () => ((await adapter.deadMembers()).includes(node) ? true : undefined), {
+    what: `${node} to be found dead`,
+    timeoutMs: 5_000,
+  });
 }
 
 /**

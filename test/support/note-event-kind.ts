@@ -11,7 +11,8 @@ export const note = defineEventKind({
   schema: oneOrList({ type: 'string', minLength: 1 }),
   takesList: true,
   toAction: (text: string) => ({ kind: 'note', text }),
-  check: (a, st) => (st.nodeNames.some((n) => a.text.includes(n)) ? undefined : `names no node of ${st.fleet.name}; mention one of: ${st.nodeNames.join(', ')}`),
+  check: (a, st) =>
+    st.nodeNames.some((n) => a.text.includes(n)) ? undefined : `names no node of ${st.fleet.name}; mention one of: ${st.nodeNames.join(', ')}`,
   plan: (a) => `note "${a.text}"`,
   lane: 'measure',
   duration: 'quick',

@@ -57,14 +57,24 @@ export function writeThreeSitesTopology(file: string, name: string): string {
     name,
     client: 'desk',
     nodes: ['ant', 'bee', 'cow', 'desk'].map((n) => ({ name: n, site: n === 'desk' ? 'ant' : n })),
-    links: [link('ant', 'bee', 4), link('bee', 'cow', 6), link('ant', 'cow', 8), link('desk', 'ant', 1, 1000), link('desk', 'bee', 4), link('desk', 'cow', 8)],
+    links: [
+      link('ant', 'bee', 4),
+      link('bee', 'cow', 6),
+      link('ant', 'cow', 8),
+      link('desk', 'ant', 1, 1000),
+      link('desk', 'bee', 4),
+      link('desk', 'cow', 8),
+    ],
   };
   writeFileSync(file, stringify(topology));
   return file;
 }
 
 /** Redis on the three sites, YCSB on desk: flush, load, then the run phase given. */
-export function writeThreeSitesScenario(file: string, fields: { name: string; experiment: string; fleet: Record<string, string>; run: Record<string, unknown> }): string {
+export function writeThreeSitesScenario(
+  file: string,
+  fields: { name: string; experiment: string; fleet: Record<string, string>; run: Record<string, unknown> },
+): string {
   const scenario = {
     name: fields.name,
     experiment: fields.experiment,

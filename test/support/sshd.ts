@@ -27,7 +27,12 @@ async function keyPair(file: string, comment: string): Promise<void> {
 
 /** A host key and a client key, the client's public half as the only authorized key (all 0600). */
 export async function makeSshKeys(dir: string): Promise<SshKeys> {
-  const keys = { dir, hostKey: path.join(dir, 'host_ed25519'), clientKey: path.join(dir, 'client_ed25519'), authorizedKeys: path.join(dir, 'authorized_keys') };
+  const keys = {
+    dir,
+    hostKey: path.join(dir, 'host_ed25519'),
+    clientKey: path.join(dir, 'client_ed25519'),
+    authorizedKeys: path.join(dir, 'authorized_keys'),
+  };
   await keyPair(keys.hostKey, 'fb-test-host');
   await keyPair(keys.clientKey, 'fb-test-client');
   const { stdout } = await runHost(['ssh-keygen', '-y', '-f', keys.clientKey]);

@@ -33,8 +33,23 @@ async function newKey(file: string): Promise<void> {
 export async function makeCa(dir: string, name: string): Promise<CertAuthority> {
   const ca = { name, cert: path.join(dir, `${name}.pem`), key: path.join(dir, `${name}.key`) };
   await newKey(ca.key);
-  await openssl('req', '-x509', '-new', '-key', ca.key, '-out', ca.cert, '-days', '1', '-subj', `/CN=${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  await openssl(
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    ca.key,
+    '-out',
+    ca.cert,
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   return ca;
 }
 
@@ -54,7 +69,23 @@ export async function issue(ca: CertAuthority, dir: string, name: string, use: '
       ? 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n'
       : 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n',
   );
-  await openssl('x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-out', pair.cert, '-days', '1', '-extfile', extensions);
+  await openssl(
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    ca.cert,
+    '-CAkey',
+    ca.key,
+    '-CAcreateserial',
+    '-out',
+    pair.cert,
+    '-days',
+    '1',
+    '-extfile',
+    extensions,
+  );
   return pair;
 }
 

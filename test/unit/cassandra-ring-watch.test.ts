@@ -31,6 +31,13 @@ test('each snapshot ends at `--` and holds every endpoint with its status and st
 });
 
 test('a snapshot the node did not answer is an empty ring; an endpoint of unknown status is left out; a snapshot not ended is not handed over', () => {
-  const rings = feed(['! java.io.IOException: Failed to retrieve RMIServer stub', '--', '?N  198.19.100.2  ring-watch', 'UN  198.19.100.1  ring-watch', '--', 'UN  198.19.100.3  ring-watch']);
+  const rings = feed([
+    '! java.io.IOException: Failed to retrieve RMIServer stub',
+    '--',
+    '?N  198.19.100.2  ring-watch',
+    'UN  198.19.100.1  ring-watch',
+    '--',
+    'UN  198.19.100.3  ring-watch',
+  ]);
   expect(rings).toEqual([[], [{ up: true, state: 'N', address: '198.19.100.1' }]]);
 });

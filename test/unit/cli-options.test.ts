@@ -36,14 +36,22 @@ async function refusal(args: string[]): Promise<{ error: CommanderError; printed
 }
 
 describe('positiveNumber', () => {
-  test.each([['0.2', 0.2], ['1', 1], ['10', 10], [' 3 ', 3]])('accepts %p', (text, value) => {
+  test.each([
+    ['0.2', 0.2],
+    ['1', 1],
+    ['10', 10],
+    [' 3 ', 3],
+  ])('accepts %p', (text, value) => {
     expect(positiveNumber(text)).toBe(value);
   });
 
-  test.each(['0', '-1', 'abc', '', ' ', 'Infinity', '1e999', 'NaN', '0x'])('refuses %p with commander\'s InvalidArgumentError, saying what to give', (text) => {
-    expect(() => positiveNumber(text)).toThrow(InvalidArgumentError);
-    expect(() => positiveNumber(text)).toThrow(/is not a number above 0; give e\.g\. 0\.5$/);
-  });
+  test.each(['0', '-1', 'abc', '', ' ', 'Infinity', '1e999', 'NaN', '0x'])(
+    "refuses %p with commander's InvalidArgumentError, saying what to give",
+    (text) => {
+      expect(() => positiveNumber(text)).toThrow(InvalidArgumentError);
+      expect(() => positiveNumber(text)).toThrow(/is not a number above 0; give e\.g\. 0\.5$/);
+    },
+  );
 });
 
 describe('commander refuses a bad value before the command runs, naming the option', () => {

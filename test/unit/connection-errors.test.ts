@@ -20,18 +20,25 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test.each([['cancel', 'some-run'], ['abort', 'some-run'], ['run', 'quickstart'], ['worker']])('fragbench %s: names the address and the fix within seconds', async (...args) => {
-  const address = `127.0.0.1:${await closedPort()}`;
-  const started = Date.now();
-  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, TEMPORAL_ADDRESS: address }, encoding: 'utf8', timeout: 30_000 });
-  const seconds = (Date.now() - started) / 1000;
-  expect(result.status).toBe(1);
-  expect(result.stderr).toContain(`no Temporal server answered at ${address}`);
-  expect(result.stderr).toMatch(/TEMPORAL_ADDRESS/);
-  expect(result.stderr).not.toMatch(/Failed to connect before the deadline/);
-  // The CLI's own start-up (tsx) is part of it; the wait for the server is at most 4 s.
-  expect(seconds).toBeLessThan(15);
-});
+test.each([['cancel', 'some-run'], ['abort', 'some-run'], ['run', 'quickstart'], ['worker']])(
+  'fragbench %s: names the address and the fix within seconds',
+  async (...args) => {
+    const address = `127.0.0.1:${await closedPort()}`;
+    const started = Date.now();
+    const result = spawnSync(process.execPath, [CLI, ...args], {
+      env: { ...process.env, TEMPORAL_ADDRESS: address },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`no Temporal server answered at ${address}`);
+    expect(result.stderr).toMatch(/TEMPORAL_ADDRESS/);
+    expect(result.stderr).not.toMatch(/Failed to connect before the deadline/);
+    // The CLI's own start-up (tsx) is part of it; the wait for the server is at most 4 s.
+    expect(seconds).toBeLessThan(15);
+  },
+);
 
 test('the default local address points to `fragbench dev`', async () => {
   const { unreachableServer, temporalSettings } = await import('../../worker/connection');

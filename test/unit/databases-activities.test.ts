@@ -13,13 +13,24 @@ let fleet: FleetRef;
 beforeAll(() => {
   const dir = stateDir();
   const client = { ...vmNode('client', '198.18.202.9'), role: 'client' as const };
-  const inventory = { schemaVersion: 1, name: 'acts', source: 'file', nodes: [vmNode('d1', '198.18.202.1'), client], links: [], clientNode: 'client', shaping: 'tc' };
+  const inventory = {
+    schemaVersion: 1,
+    name: 'acts',
+    source: 'file',
+    nodes: [vmNode('d1', '198.18.202.1'), client],
+    links: [],
+    clientNode: 'client',
+    shaping: 'tc',
+  };
   writeFileSync(join(dir, 'inventory.json'), JSON.stringify(inventory));
   fleet = { kind: 'file', path: join(dir, 'inventory.json') };
 });
 
 async function inputError(work: Promise<unknown>): Promise<InputError> {
-  const err = await work.then(() => undefined, (e: unknown) => e);
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(InputError);
   return err as InputError;
 }

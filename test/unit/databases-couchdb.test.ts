@@ -86,7 +86,12 @@ function http(method: string, url: URL, body: Record<string, unknown> | undefine
     const byRange = Object.fromEntries(ranges.map((r, i) => [r, Array.from({ length: n }, (_, k) => nodes[(i + k) % nodes.length])]));
     const byNode: Record<string, string[]> = {};
     for (const [r, ns] of Object.entries(byRange)) for (const x of ns) byNode[x] = [...(byNode[x] ?? []), r];
-    shardMap = { _rev: `1-${++revs}`, by_node: byNode, by_range: byRange, changelog: Object.entries(byRange).flatMap(([r, ns]) => ns.map((x) => ['add', r, x])) };
+    shardMap = {
+      _rev: `1-${++revs}`,
+      by_node: byNode,
+      by_range: byRange,
+      changelog: Object.entries(byRange).flatMap(([r, ns]) => ns.map((x) => ['add', r, x])),
+    };
     return [201, { ok: true }];
   }
   throw new Error(`unexpected ${method} ${url}`);
@@ -149,7 +154,9 @@ test(`install: Apache's apt repository, debconf answered for a clustered node, s
     'c1: systemctl disable --now couchdb',
   ]);
   const source = recorder.calls.find((c) => c.argv.includes('/etc/apt/sources.list.d/couchdb-archive-keyring.list'))?.input;
-  expect(source).toBe('deb [signed-by=/usr/share/keyrings/couchdb-archive-keyring.gpg] https://apache.jfrog.io/artifactory/couchdb-deb/ jammy main\n');
+  expect(source).toBe(
+    'deb [signed-by=/usr/share/keyrings/couchdb-archive-keyring.gpg] https://apache.jfrog.io/artifactory/couchdb-deb/ jammy main\n',
+  );
   const preseed = recorder.calls.find((c) => c.argv.includes('debconf-set-selections'))?.input ?? '';
   for (const line of [
     'couchdb couchdb/mode select clustered',
@@ -198,11 +205,7 @@ test(`form: enable_cluster on every node, add_node for each from the first, fini
 
 test(`add: PUT the node's document in the nodes database, done when /_membership has it connected (${NODE_MANAGEMENT})`, async () => {
   await adapter.addNode(NODES[3]);
-  expect(requests()).toEqual([
-    'c1: GET c1:5984/_membership',
-    `c1: PUT c1:5984/_node/_local/_nodes/${name(4)}`,
-    'c1: GET c1:5984/_membership',
-  ]);
+  expect(requests()).toEqual(['c1: GET c1:5984/_membership', `c1: PUT c1:5984/_node/_local/_nodes/${name(4)}`, 'c1: GET c1:5984/_membership']);
   expect(await adapter.status()).toEqual({ members: ['c1', 'c2', 'c3', 'c4'], healthy: true });
 });
 
@@ -275,7 +278,12 @@ test('flush re-creates the database; the binding connects without credentials; s
   const binding = await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
   expect(binding).toEqual({
     dbClass: 'fragbench.ycsb.CouchClient',
-    properties: { 'couchdb.urls': 'http://198.18.203.1:5984,http://198.18.203.2:5984', 'couchdb.database': 'ycsb', 'couchdb.timeoutMs': '2000', 'couchdb.retries': '1' },
+    properties: {
+      'couchdb.urls': 'http://198.18.203.1:5984,http://198.18.203.2:5984',
+      'couchdb.database': 'ycsb',
+      'couchdb.timeoutMs': '2000',
+      'couchdb.retries': '1',
+    },
   });
   expect(JSON.stringify(binding)).not.toContain(secrets().adminPassword);
   await adapter.stop();

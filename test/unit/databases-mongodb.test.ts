@@ -28,7 +28,10 @@ function mongosh(script: string): string {
   if (script.includes('ping')) return '1';
   const initiate = /rs\.initiate\((.*)\)\)$/.exec(script);
   if (initiate) {
-    members = (JSON.parse(initiate[1]) as { members: { host: string }[] }).members.map((m, i) => ({ name: m.host, stateStr: i === 0 ? 'PRIMARY' : 'SECONDARY' }));
+    members = (JSON.parse(initiate[1]) as { members: { host: string }[] }).members.map((m, i) => ({
+      name: m.host,
+      stateStr: i === 0 ? 'PRIMARY' : 'SECONDARY',
+    }));
     return '{"ok":1}';
   }
   if (script.includes('rs.conf()')) return JSON.stringify(members.map((m) => m.name));
@@ -61,8 +64,7 @@ const vm = new VmProcesses(recorder);
 const adapter = new MongoReplicaSetAdapter(inventory, recorder.execFor);
 const dir = (node: string) => nodeDir(inventory.name, 'mongodb', node);
 const eval_ = (node: string, i: number, script: string) => `${node}: mongosh --quiet --host ${host(i)} --eval ${script}`;
-const started = (node: string) =>
-  `${node}: sh -c ${SUDO_DETACH} sh ${dir(node)}/mongod.log mongod --config ${dir(node)}/mongod.conf`;
+const started = (node: string) => `${node}: sh -c ${SUDO_DETACH} sh ${dir(node)}/mongod.log mongod --config ${dir(node)}/mongod.conf`;
 const PING = 'JSON.stringify(db.adminCommand({ ping: 1 }).ok)';
 const STATUS = 'JSON.stringify(rs.status().members.map((m) => ({ name: m.name, state: m.stateStr, health: m.health })))';
 const HELLO = 'JSON.stringify({ primary: db.hello().primary })';
@@ -158,7 +160,10 @@ describe('a resize whose caller dies after a step is finished by the next call, 
 
   test('add: killed once its mongod was started, then once rs.add was sent', async () => {
     const before = Date.now();
-    await recorder.killedAt((c) => c.argv.includes('mongod') && c.argv.includes(conf()), () => adapter.addNode(NODES[4]));
+    await recorder.killedAt(
+      (c) => c.argv.includes('mongod') && c.argv.includes(conf()),
+      () => adapter.addNode(NODES[4]),
+    );
     await recorder.killedAt(sent(/rs\.add/), () => adapter.addNode(NODES[4]));
     const killedAttempts = recorder.lines();
     recorder.clear();

@@ -41,7 +41,12 @@ function show(): string {
     );
   }
   lines.push('', '[ndb_mgmd(MGM)]\t1 node(s)', 'id=1\t@198.18.201.1  (mysql-8.4.3 ndb-8.4.3)');
-  lines.push('', '[mysqld(API)]\t5 node(s)', 'id=100\t@198.18.201.1  (mysql-8.4.3 ndb-8.4.3)', 'id=101 (not connected, accepting connect from any host)');
+  lines.push(
+    '',
+    '[mysqld(API)]\t5 node(s)',
+    'id=100\t@198.18.201.1  (mysql-8.4.3 ndb-8.4.3)',
+    'id=101 (not connected, accepting connect from any host)',
+  );
   return lines.join('\n');
 }
 
@@ -108,7 +113,8 @@ const mysql = (statements: string) => `n1: mysql --socket=${dir('n1')}/mysqld.so
 const killed = (node: string, pid: number) => `${node}: kill -TERM ${pid}`;
 const REORGANIZE = 'ALTER TABLE ycsb.usertable ALGORITHM=INPLACE, REORGANIZE PARTITION';
 const alterRunning = () => mysql(`SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE '${REORGANIZE}%'`);
-const fragmentsOn = (ids: string) => mysql(`SELECT DISTINCT fq_name FROM ndbinfo.memory_per_fragment WHERE type = 'User table' AND node_id IN (${ids})`);
+const fragmentsOn = (ids: string) =>
+  mysql(`SELECT DISTINCT fq_name FROM ndbinfo.memory_per_fragment WHERE type = 'User table' AND node_id IN (${ids})`);
 const mgmLine = (command: string) => `n1: ndb_mgm --ndb-connectstring=${MGM} -e ${command}`;
 /** The commands that start, stop or talk to NDB and MySQL (not the file plumbing or liveness checks). */
 const ndbLines = () => recorder.lines((c) => !['mkdir', 'rm', 'cat', 'dpkg-query'].includes(c.argv[2]) && c.input === undefined);
@@ -198,14 +204,7 @@ test('an empty group is dropped: DROP NODEGROUP, then both its data nodes stop',
   groupsWithData.delete(2); // the table's fragments left the group (e.g. it was dropped and recreated elsewhere)
   const [pid6, pid7] = [pidOf('ndbd', 6), pidOf('ndbd', 7)];
   const timing = await adapter.removeNode(NODES[5]);
-  expect(ndbLines()).toEqual([
-    SHOW,
-    fragmentsOn('6,7'),
-    mgmLine('DROP NODEGROUP 2'),
-    killed('n5', pid6),
-    killed('n6', pid7),
-    SHOW,
-  ]);
+  expect(ndbLines()).toEqual([SHOW, fragmentsOn('6,7'), mgmLine('DROP NODEGROUP 2'), killed('n5', pid6), killed('n6', pid7), SHOW]);
   expect(timing.node).toBe('n6');
   expect(await adapter.status()).toEqual({ members: ['n1', 'n2', 'n3', 'n4'], healthy: true });
 });

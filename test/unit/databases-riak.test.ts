@@ -39,7 +39,13 @@ function riakAdmin(node: string, args: string[]): string {
   if (args[0] === 'member-status') {
     if (ring.size === 0) ring.set(self, 'valid');
     const rows = [...ring].map(([n, s]) => `${s.padEnd(10)} ${s === 'valid' ? '33.3%' : ' 0.0%'}      --      '${n}'`);
-    return ['================================= Membership ==================================', 'Status     Ring    Pending    Node', '-----', ...rows, '-----'].join('\n');
+    return [
+      '================================= Membership ==================================',
+      'Status     Ring    Pending    Node',
+      '-----',
+      ...rows,
+      '-----',
+    ].join('\n');
   }
   if (args[0] === 'transfers') return 'No transfers active\n\nActive Transfers:\n';
   if (args[0] === 'ringready') return `TRUE All nodes agree on the ring [${[...ring.keys()].map((n) => `'${n}'`).join(',')}]`;

@@ -5,13 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
-import {
-  EmulatorClient,
-  EmulatorError,
-  startEmulator,
-  type EmulatorConfig,
-  type RunningEmulator,
-} from '../../infra/local/emulator-client';
+import { EmulatorClient, EmulatorError, startEmulator, type EmulatorConfig, type RunningEmulator } from '../../infra/local/emulator-client';
 
 const shaping = { delayMs: 5, rateMbps: null, lossPercent: 0 };
 const config = (host: number): EmulatorConfig => ({

@@ -43,7 +43,9 @@ test('validated: its shape by the schema built from the kinds, its meaning again
   expect(problems([{ at: 10, note: ['pune is far', 'mars is farther'] }])).toEqual([
     'phases[2].events[0].note[1]: names no node of fhc-4; mention one of: sydney, pune, singapore, seoul, client',
   ]);
-  expect(problems([{ at: 10, note: 'x', cut: 'sydney-pune/0' }])[0]).toMatch(/needs exactly one action \(found cut, note\); use one of: .*measureTraffic, note$/);
+  expect(problems([{ at: 10, note: 'x', cut: 'sydney-pune/0' }])[0]).toMatch(
+    /needs exactly one action \(found cut, note\); use one of: .*measureTraffic, note$/,
+  );
 });
 
 test('planned: expanded like any kind, with its label, and the line validate prints', () => {
@@ -59,22 +61,42 @@ test('planned: expanded like any kind, with its label, and the line validate pri
 test('applied: the injector asks its module, which calls no fleet activity, and records the note', async () => {
   const untouched = () => Promise.reject(new Error('a note calls no activity'));
   const targets = Object.fromEntries(
-    ['applyLatencyEpoch', 'applyBandwidthEpoch', 'cutLink', 'restoreLink', 'measureRtt', 'readTraffic', 'addNode', 'removeNode'].map((n) => [n, jest.fn(untouched)]),
+    ['applyLatencyEpoch', 'applyBandwidthEpoch', 'cutLink', 'restoreLink', 'measureRtt', 'readTraffic', 'addNode', 'removeNode'].map((n) => [
+      n,
+      jest.fn(untouched),
+    ]),
   ) as unknown as EventTargets;
-  const event: PlannedEvent = { atS: 10, label: 'note: sydney is slow', path: 'p', action: { kind: 'note', text: 'sydney is slow' } as unknown as EventAction };
+  const event: PlannedEvent = {
+    atS: 10,
+    label: 'note: sydney is slow',
+    path: 'p',
+    action: { kind: 'note', text: 'sydney is slow' } as unknown as EventAction,
+  };
   const done = await eventInjector(targets)({ fleet: { kind: 'local' }, database: 'redis', event });
-  expect(done).toEqual({ event: { kind: 'note', label: 'note: sydney is slow', scheduledOffsetS: 10, requestedAt: expect.any(Number), detail: { text: 'sydney is slow' } } });
+  expect(done).toEqual({
+    event: { kind: 'note', label: 'note: sydney is slow', scheduledOffsetS: 10, requestedAt: expect.any(Number), detail: { text: 'sydney is slow' } },
+  });
   for (const fn of Object.values(targets)) expect(fn).not.toHaveBeenCalled();
 });
 
 test('presented: the live view shows its label, the report its marker and its plural', () => {
-  const line = statusLine({ status: 'running', cellIndex: 1, cellCount: 1, cell: { cellId: 'c1', step: 'run', latestSamples: [], lastEvent: { label: 'note: sydney is slow', requestedAt: 0 } } } as never, undefined);
+  const line = statusLine(
+    {
+      status: 'running',
+      cellIndex: 1,
+      cellCount: 1,
+      cell: { cellId: 'c1', step: 'run', latestSamples: [], lastEvent: { label: 'note: sydney is slow', requestedAt: 0 } },
+    } as never,
+    undefined,
+  );
   expect(line).toContain('| last: note: sydney is slow');
 
   const kind = 'note' as EventKind;
   expect(eventStyle(kind)).toEqual({ name: 'note', color: '#000000' });
   expect(isDisturbance(kind)).toBe(true);
-  const cells = [cell('c1', { database: 'redis' }, [phase('run', okSeries([100, 100, 100, 100]), { events: [recorded(kind, 'note: sydney is slow', 2)] })])];
+  const cells = [
+    cell('c1', { database: 'redis' }, [phase('run', okSeries([100, 100, 100, 100]), { events: [recorded(kind, 'note: sydney is slow', 2)] })]),
+  ];
   const [figure] = throughputTimeline(cells[0], []);
   const spec = JSON.stringify(figure.spec);
   expect(spec).toContain('"domain":["note"],"range":["#000000"]');

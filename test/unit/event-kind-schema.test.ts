@@ -10,7 +10,7 @@ import { eventKinds } from '../../core/event-kinds/registry';
 
 const schema = JSON.parse(readFileSync(path.resolve(__dirname, '../../scenarios/scenario.schema.json'), 'utf8'));
 
-test('the JSON schema\'s event definition is what the event-kind modules declare', () => {
+test("the JSON schema's event definition is what the event-kind modules declare", () => {
   expect(schema.definitions.event).toEqual(eventDefinition());
 });
 
@@ -21,7 +21,27 @@ test('definitions a kind brings (the ramped client) are in the JSON schema as de
 });
 
 test('every kind has its own key and kind, in the order validate lists them', () => {
-  expect(eventKinds().map((k) => k.key)).toEqual(['latency', 'bandwidth', 'add', 'remove', 'kill', 'revive', 'cut', 'restore', 'network', 'ramp', 'partition', 'heal', 'flap', 'replay', 'move', 'clientStart', 'clientStop', 'measureRtt', 'measureTraffic']);
+  expect(eventKinds().map((k) => k.key)).toEqual([
+    'latency',
+    'bandwidth',
+    'add',
+    'remove',
+    'kill',
+    'revive',
+    'cut',
+    'restore',
+    'network',
+    'ramp',
+    'partition',
+    'heal',
+    'flap',
+    'replay',
+    'move',
+    'clientStart',
+    'clientStop',
+    'measureRtt',
+    'measureTraffic',
+  ]);
   expect(new Set(eventKinds().map((k) => k.kind)).size).toBe(eventKinds().length);
 });
 

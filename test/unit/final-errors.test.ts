@@ -5,7 +5,7 @@ import { asNonRetryable } from '../../worker/final-errors';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: something`), { code });
 
-test('the disk\'s errnos become a StorageError naming the file and the directory; other errors pass through', () => {
+test("the disk's errnos become a StorageError naming the file and the directory; other errors pass through", () => {
   for (const [code, meaning] of [
     ['ENOSPC', 'the disk holding /r is full'],
     ['EDQUOT', 'the disk quota for /r is used up'],
@@ -14,7 +14,9 @@ test('the disk\'s errnos become a StorageError naming the file and the directory
   ]) {
     const err = storageErrorOf(errno(code), '/r/x/run.json', '/r');
     expect(err).toBeInstanceOf(StorageError);
-    expect((err as Error).message).toMatch(new RegExp(`^${meaning} \\(${code}\\): could not write /r/x/run\\.json\\. Nothing stored before this write was lost`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`^${meaning} \\(${code}\\): could not write /r/x/run\\.json\\. Nothing stored before this write was lost`),
+    );
   }
   const other = errno('ENOENT');
   expect(storageErrorOf(other, '/r/x', '/r')).toBe(other);

@@ -57,7 +57,10 @@ interface Import {
 }
 
 function importsIn(text: string): Import[] {
-  const statements = [...text.matchAll(/(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'/g)].map((m) => ({ spec: m[3], typeOnly: Boolean(m[2]) }));
+  const statements = [...text.matchAll(/(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'/g)].map((m) => ({
+    spec: m[3],
+    typeOnly: Boolean(m[2]),
+  }));
   const dynamic = [...text.matchAll(/(?:import|require)\(\s*'([^']+)'\s*\)/g)].map((m) => ({ spec: m[1], typeOnly: false }));
   return [...statements, ...dynamic];
 }
@@ -84,12 +87,18 @@ function violation(from: string, { spec, typeOnly }: Import): string | undefined
     return FORBIDDEN_PACKAGES[layer]?.test(spec) ? `${layer} may not import ${spec}` : undefined;
   }
   if (spec.endsWith('.schema.json')) return undefined;
-  const target = path.relative(ROOT, path.resolve(ROOT, path.dirname(from), spec)).split(path.sep).join('/');
+  const target = path
+    .relative(ROOT, path.resolve(ROOT, path.dirname(from), spec))
+    .split(path.sep)
+    .join('/');
   const to = layerOf(target);
   if (to === undefined || to === layer) return undefined;
   if (to === 'activities' && typeOnly && ACTIVITY_TYPES_ONLY.includes(layer)) return undefined;
-  if (layer === 'activities' && to === 'report' && target !== REPORT_WRITER) return `activities import of report/ only ${REPORT_WRITER} (summaries and references are in core/)`;
-  return ALLOWED[layer].includes(to) ? undefined : `${layer} may not import ${to}${ACTIVITY_TYPES_ONLY.includes(layer) && to === 'activities' ? ' (only `import type`)' : ''}`;
+  if (layer === 'activities' && to === 'report' && target !== REPORT_WRITER)
+    return `activities import of report/ only ${REPORT_WRITER} (summaries and references are in core/)`;
+  return ALLOWED[layer].includes(to)
+    ? undefined
+    : `${layer} may not import ${to}${ACTIVITY_TYPES_ONLY.includes(layer) && to === 'activities' ? ' (only `import type`)' : ''}`;
 }
 
 function violationsOf(layer: Layer): string[] {
@@ -133,14 +142,20 @@ describe('the check itself', () => {
 
   test('lets workflows and the CLI see activity types, not activity code', () => {
     expect(check('workflows/x.ts', "import type { A } from '../activities/contracts';")).toEqual([undefined]);
-    expect(check('workflows/x.ts', "import { a } from '../activities/contracts';")).toEqual(['workflows may not import activities (only `import type`)']);
-    expect(check('cli/x.ts', "import { acquireFleet } from '../activities/fleet-lease';")).toEqual(['cli may not import activities (only `import type`)']);
+    expect(check('workflows/x.ts', "import { a } from '../activities/contracts';")).toEqual([
+      'workflows may not import activities (only `import type`)',
+    ]);
+    expect(check('cli/x.ts', "import { acquireFleet } from '../activities/fleet-lease';")).toEqual([
+      'cli may not import activities (only `import type`)',
+    ]);
     expect(check('workflows/x.ts', "import { x } from '../services/ycsb/command';")).toEqual(['workflows may not import services']);
   });
 
   test('keeps infra below the operations that drive it, and services below both', () => {
     expect(check('infra/local/x.ts', "import { a } from '../../services/exec/transports';")).toEqual([undefined]);
-    expect(check('infra/local/x.ts', "import { a } from '../../operations/network/network-operations';")).toEqual(['infra may not import operations']);
+    expect(check('infra/local/x.ts', "import { a } from '../../operations/network/network-operations';")).toEqual([
+      'infra may not import operations',
+    ]);
     expect(check('operations/network/x.ts', "import { a } from '../../infra/shaping/fleet-network';")).toEqual([undefined]);
     expect(check('services/ycsb/x.ts', "import { a } from '../../infra/local/state';")).toEqual(['services may not import infra']);
     expect(check('services/ycsb/x.ts', "import { a } from '../../operations/monitor/path-watch';")).toEqual(['services may not import operations']);
@@ -154,7 +169,9 @@ describe('the check itself', () => {
     expect(check('activities/results.ts', "import { buildReport } from '../report/build-report';")).toEqual([
       'activities import of report/ only report/write-report (summaries and references are in core/)',
     ]);
-    expect(check('activities/x.ts', "import { cellLabel } from '../report/figures/clients';")).toEqual([expect.stringMatching(/^activities import of report\/ only/)]);
+    expect(check('activities/x.ts', "import { cellLabel } from '../report/figures/clients';")).toEqual([
+      expect.stringMatching(/^activities import of report\/ only/),
+    ]);
   });
 
   test('keeps Temporal out of services and platform', () => {

@@ -14,8 +14,10 @@ describe('the CPUs the local fleet pins its network daemons to', () => {
     expect(networkCpus({ FRAGBENCH_NETWORK_CPUS: 'all' }, 2)).toBeUndefined();
   });
 
-  it('a list that is not this host\'s CPUs is refused, naming the variable and the fix', () => {
-    expect(() => networkCpus({ FRAGBENCH_NETWORK_CPUS: '2' }, 2)).toThrow(/^FRAGBENCH_NETWORK_CPUS="2": give a CPU list of this host \(0-1\), e\.g\. "1" or "0-1", or "all"/);
+  it("a list that is not this host's CPUs is refused, naming the variable and the fix", () => {
+    expect(() => networkCpus({ FRAGBENCH_NETWORK_CPUS: '2' }, 2)).toThrow(
+      /^FRAGBENCH_NETWORK_CPUS="2": give a CPU list of this host \(0-1\), e\.g\. "1" or "0-1", or "all"/,
+    );
     expect(() => networkCpus({ FRAGBENCH_NETWORK_CPUS: 'last' }, 2)).toThrow(/FRAGBENCH_NETWORK_CPUS="last"/);
     expect(() => networkCpus({ FRAGBENCH_NETWORK_CPUS: '0-' }, 2)).toThrow(/FRAGBENCH_NETWORK_CPUS/);
   });

@@ -50,12 +50,19 @@ describe('topology links per direction', () => {
   });
 
   test('a link with neither a shared nor per-direction delay is refused, naming the field and the fix', () => {
-    const bad = { ...TOPOLOGY, links: [...TOPOLOGY.links.slice(0, 3), { a: 'charlie', b: 'delta', bandwidthMbps: 10, 'a->b': { delayMs: 5 } }, TOPOLOGY.links[4]] };
+    const bad = {
+      ...TOPOLOGY,
+      links: [...TOPOLOGY.links.slice(0, 3), { a: 'charlie', b: 'delta', bandwidthMbps: 10, 'a->b': { delayMs: 5 } }, TOPOLOGY.links[4]],
+    };
     expect(inputProblems(() => validateTopology(bad)).map((e) => e.message)).toEqual([
       'links[3].latencyMs: missing: give latencyMs for both directions, or delayMs in "b->a"',
     ]);
     const lossy = { ...TOPOLOGY, links: [{ ...TOPOLOGY.links[0], lossPercent: 120 }, ...TOPOLOGY.links.slice(1)] };
-    expect(inputProblems(() => validateTopology(lossy)).map((e) => e.message).join('\n')).toMatch(/^links\[0\]\.lossPercent: must be <= 100/);
+    expect(
+      inputProblems(() => validateTopology(lossy))
+        .map((e) => e.message)
+        .join('\n'),
+    ).toMatch(/^links\[0\]\.lossPercent: must be <= 100/);
   });
 
   test('scales multiply delays and caps of both directions; loss and jitter stay', () => {
@@ -85,23 +92,67 @@ describe('selection', () => {
   });
 
   test('a partition cuts exactly the links between its groups', () => {
-    expect(linksBetweenGroups([['alpha', 'bravo'], ['charlie', 'delta']], view)).toEqual(['bravo-charlie/0', 'alpha-delta/0']);
+    expect(
+      linksBetweenGroups(
+        [
+          ['alpha', 'bravo'],
+          ['charlie', 'delta'],
+        ],
+        view,
+      ),
+    ).toEqual(['bravo-charlie/0', 'alpha-delta/0']);
   });
 });
 
 describe('network events in a scenario', () => {
   test.each([
-    ['two selectors', '      - { at: 10, network: { link: alpha-bravo/0, node: alpha, cut: true } }', /^phases\[0\]\.events\[0\]\.network: give exactly one of link, node, tag or all \(got link, node\)/],
-    ['an unknown tag, naming the tags', '      - { at: 10, network: { tag: satellite, set: { lossPercent: 5 } } }', /^phases\[0\]\.events\[0\]\.network: no node of fleet dyn has tag "satellite"; tags: mobile \(at 10 s\)$/],
-    ['a one-link direction on a node', '      - { at: 10, network: { node: alpha, direction: a->b, set: { delayMs: 5 } } }', /direction "a->b" is for one link; for a node, a tag or all write out, in or both/],
-    ['a round trip set on one direction', '      - { at: 10, network: { link: alpha-bravo/0, direction: b->a, set: { latencyMs: 50 } } }', /latencyMs is a round trip and this event sets one direction: give delayMs/],
-    ['two changes at once', '      - { at: 10, network: { all: true, cut: true, reset: true } }', /^phases\[0\]\.events\[0\]\.network: give exactly one of set, scale, cut, restore, reset \(got cut, reset\)$/],
+    [
+      'two selectors',
+      '      - { at: 10, network: { link: alpha-bravo/0, node: alpha, cut: true } }',
+      /^phases\[0\]\.events\[0\]\.network: give exactly one of link, node, tag or all \(got link, node\)/,
+    ],
+    [
+      'an unknown tag, naming the tags',
+      '      - { at: 10, network: { tag: satellite, set: { lossPercent: 5 } } }',
+      /^phases\[0\]\.events\[0\]\.network: no node of fleet dyn has tag "satellite"; tags: mobile \(at 10 s\)$/,
+    ],
+    [
+      'a one-link direction on a node',
+      '      - { at: 10, network: { node: alpha, direction: a->b, set: { delayMs: 5 } } }',
+      /direction "a->b" is for one link; for a node, a tag or all write out, in or both/,
+    ],
+    [
+      'a round trip set on one direction',
+      '      - { at: 10, network: { link: alpha-bravo/0, direction: b->a, set: { latencyMs: 50 } } }',
+      /latencyMs is a round trip and this event sets one direction: give delayMs/,
+    ],
+    [
+      'two changes at once',
+      '      - { at: 10, network: { all: true, cut: true, reset: true } }',
+      /^phases\[0\]\.events\[0\]\.network: give exactly one of set, scale, cut, restore, reset \(got cut, reset\)$/,
+    ],
     ['loss over 100 %', '      - { at: 10, network: { all: true, set: { lossPercent: 101 } } }', /network\.set\.lossPercent: must be <= 100/],
-    ['a partition with a node on both sides', '      - { at: 10, partition: [[alpha, bravo], [bravo, charlie]] }', /^phases\[0\]\.events\[0\]\.partition: node "bravo" is in two groups/],
+    [
+      'a partition with a node on both sides',
+      '      - { at: 10, partition: [[alpha, bravo], [bravo, charlie]] }',
+      /^phases\[0\]\.events\[0\]\.partition: node "bravo" is in two groups/,
+    ],
     ['a partition that cuts nothing', '      - { at: 10, partition: [[cl], [delta]] }', /the partition would cut nothing/],
-    ['a ramp without its duration', '      - { at: 10, ramp: { link: alpha-bravo/0, to: { latencyMs: 200 } } }', /^phases\[0\]\.events\[0\]\.ramp\.over: is required: seconds from the event to the target$/],
-    ['a flap on a cut link', '      - { at: 5, cut: alpha-bravo/0 }\n      - { at: 10, flap: { link: alpha-bravo/0, period: 2, for: 10 } }', /^phases\[0\]\.events\[1\]\.flap: link "alpha-bravo\/0" is cut at 10 s: restore it before it can flap$/],
-    ['restoring what a network cut did not cut', '      - { at: 10, network: { link: alpha-bravo/0, direction: a->b, cut: true } }\n      - { at: 20, restore: alpha-bravo/0 }', /restore: link "alpha-bravo\/0" is not cut at 20 s/],
+    [
+      'a ramp without its duration',
+      '      - { at: 10, ramp: { link: alpha-bravo/0, to: { latencyMs: 200 } } }',
+      /^phases\[0\]\.events\[0\]\.ramp\.over: is required: seconds from the event to the target$/,
+    ],
+    [
+      'a flap on a cut link',
+      '      - { at: 5, cut: alpha-bravo/0 }\n      - { at: 10, flap: { link: alpha-bravo/0, period: 2, for: 10 } }',
+      /^phases\[0\]\.events\[1\]\.flap: link "alpha-bravo\/0" is cut at 10 s: restore it before it can flap$/,
+    ],
+    [
+      'restoring what a network cut did not cut',
+      '      - { at: 10, network: { link: alpha-bravo/0, direction: a->b, cut: true } }\n      - { at: 20, restore: alpha-bravo/0 }',
+      /restore: link "alpha-bravo\/0" is not cut at 20 s/,
+    ],
   ])('%s', (_name, events, expected) => {
     expect(problems(events).join('\n')).toMatch(expected);
   });
@@ -140,6 +191,11 @@ describe('ramps and targets', () => {
   test('a set splits a round trip over the direction; a scale multiplies what stands now', () => {
     const now = { delayMs: 10, bandwidthMbps: 100, lossPercent: 2, jitterMs: 1 };
     expect(targetOf(now, { set: { latencyMs: 60, lossPercent: 5 } })).toEqual({ delayMs: 30, bandwidthMbps: 100, lossPercent: 5, jitterMs: 1 });
-    expect(targetOf(now, { scale: { latencyMs: 3, bandwidthMbps: 0.1, lossPercent: 100 } })).toEqual({ delayMs: 30, bandwidthMbps: 10, lossPercent: 100, jitterMs: 1 });
+    expect(targetOf(now, { scale: { latencyMs: 3, bandwidthMbps: 0.1, lossPercent: 100 } })).toEqual({
+      delayMs: 30,
+      bandwidthMbps: 10,
+      lossPercent: 100,
+      jitterMs: 1,
+    });
   });
 });

@@ -60,7 +60,13 @@ test('the first attempt stores every second on the phase axis and returns the cl
 
 test('a retried attempt resumes where the store ends: time, operations and key space left, a restart event, no second stored twice', async () => {
   // The lost attempt stored seconds 1-5 (20 inserts among them) before the worker died.
-  await store.appendStream('r', 'c', 2, 'samples', [1, 2, 3, 4, 5].map((s) => ({ ...second(s, 10, s === 3 ? 20 : 0), elapsedS: s })));
+  await store.appendStream(
+    'r',
+    'c',
+    2,
+    'samples',
+    [1, 2, 3, 4, 5].map((s) => ({ ...second(s, 10, s === 3 ? 20 : 0), elapsedS: s })),
+  );
   const asked: YcsbSettings[] = [];
   // The new process starts 8 s into the phase; its first reported second overlaps the stored ones.
   const fresh = [5, 9, 10].map((s) => second(s, 7));
@@ -68,7 +74,13 @@ test('a retried attempt resumes where the store ends: time, operations and key s
 
   expect(asked[0]).toMatchObject({ maxSeconds: 12, operationCount: 1000 - 70, recordCount: 520 });
   expect((await store.readSampleStream('r', 'c', 2)).map((s) => [s.elapsedS, s.okPerS])).toEqual([
-    [1, 10], [2, 10], [3, 30], [4, 10], [5, 10], [9, 7], [10, 7],
+    [1, 10],
+    [2, 10],
+    [3, 30],
+    [4, 10],
+    [5, 10],
+    [9, 7],
+    [10, 7],
   ]);
   expect(result.restarts).toHaveLength(1);
   expect(result.restarts[0]).toMatchObject({ kind: 'client-restart', detail: { attempt: 2, lastStoredElapsedS: 5, withoutClientS: 3 } });
@@ -87,7 +99,7 @@ test('an attempt with too little time left runs no client and returns what the s
   expect(result.restarts[0]).toMatchObject({ label: 'run client lost (new attempt)', completedAt: undefined });
 });
 
-test('restart events are in the phase\'s faults stream as they happen, so a later crash keeps them', async () => {
+test("restart events are in the phase's faults stream as they happen, so a later crash keeps them", async () => {
   await store.appendStream('r', 'c', 2, 'samples', [{ ...second(1), elapsedS: 1 }]);
   const result = await runPhaseClient(input, { store, attempt: 2, run: client([second(5)]), now: () => ORIGIN + 4_000 });
   expect(await store.readStream('r', 'c', 2, 'faults')).toEqual(result.restarts);
@@ -131,7 +143,10 @@ describe('a process that dies mid-phase', () => {
   beforeEach(() => (clock = ORIGIN));
 
   test('is replaced at once for what is left, and the restart says why, when and for how long', async () => {
-    const first = dying([1, 2, 3, 4, 5, 6].map((s) => second(s, 10, s === 3 ? 20 : 0)), { at: ORIGIN + 6_400, ranMs: 6_400 });
+    const first = dying(
+      [1, 2, 3, 4, 5, 6].map((s) => second(s, 10, s === 3 ? 20 : 0)),
+      { at: ORIGIN + 6_400, ranMs: 6_400 },
+    );
     // Its first second overlaps the stored ones: the first process's stays.
     const replacement = client([6, 8, 9, 10].map((s) => second(s, 7)));
     const phase = processes((options) => first(options).finally(() => (clock = ORIGIN + 6_500)), replacement);
@@ -140,7 +155,15 @@ describe('a process that dies mid-phase', () => {
     expect(phase.asked[1]).toMatchObject({ operationCount: 1000 - 80, recordCount: 520, maxSeconds: 13 });
     const stored = await store.readSampleStream('r', 'c', 2);
     expect(stored.map((s) => [s.elapsedS, s.okPerS])).toEqual([
-      [1, 10], [2, 10], [3, 30], [4, 10], [5, 10], [6, 10], [8, 7], [9, 7], [10, 7],
+      [1, 10],
+      [2, 10],
+      [3, 30],
+      [4, 10],
+      [5, 10],
+      [6, 10],
+      [8, 7],
+      [9, 7],
+      [10, 7],
     ]);
     expect(result.restarts).toHaveLength(1);
     expect(result.restarts[0]).toMatchObject({
@@ -149,7 +172,16 @@ describe('a process that dies mid-phase', () => {
       scheduledOffsetS: 6.4,
       requestedAt: ORIGIN + 6_400,
       completedAt: ORIGIN + 6_500,
-      detail: { attempt: 1, cause: 'signal SIGKILL', exitCode: 137, signal: 'SIGKILL', detectedAt: ORIGIN + 6_400, restartedAt: ORIGIN + 6_500, lastStoredElapsedS: 6, withoutClientS: 0.5 },
+      detail: {
+        attempt: 1,
+        cause: 'signal SIGKILL',
+        exitCode: 137,
+        signal: 'SIGKILL',
+        detectedAt: ORIGIN + 6_400,
+        restartedAt: ORIGIN + 6_500,
+        lastStoredElapsedS: 6,
+        withoutClientS: 0.5,
+      },
     });
     expect(await store.readStream('r', 'c', 2, 'faults')).toEqual(result.restarts);
     // The phase's totals are its stored seconds: YCSB's own would cover the last process only.
@@ -166,7 +198,8 @@ describe('a process that dies mid-phase', () => {
 
   test(`dying within seconds of its start ${QUICK_DEATHS} times in a row fails the phase with the last error`, async () => {
     const unbounded = { ...input, untilMs: undefined };
-    const quick = (n: number) => dying([], { code: 0, signal: undefined, ranMs: 1_500, cause: `the binding failed to start: connection refused (${n})` });
+    const quick = (n: number) =>
+      dying([], { code: 0, signal: undefined, ranMs: 1_500, cause: `the binding failed to start: connection refused (${n})` });
     const phase = processes(...Array.from({ length: QUICK_DEATHS }, (_, i) => quick(i + 1)));
     await expect(runPhaseClient(unbounded, { store, attempt: 1, run: phase.run, now })).rejects.toThrow(`connection refused (${QUICK_DEATHS})`);
     expect(phase.started()).toBe(QUICK_DEATHS);
@@ -193,7 +226,7 @@ describe('a process that dies mid-phase', () => {
   });
 });
 
-test('a failed write stops the running process at once and fails the phase with the write\'s error', async () => {
+test("a failed write stops the running process at once and fails the phase with the write's error", async () => {
   const append = store.appendStream.bind(store);
   store.appendStream = async (...args) => {
     if (args[3] === 'samples' && (args[4][0] as Sample).elapsedS >= 3) throw new Error('ENOSPC: no space left on device');

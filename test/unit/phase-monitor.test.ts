@@ -23,7 +23,15 @@ const { ResultsStore } = require('../../services/results/results-store') as type
 let input: MonitorInput;
 
 beforeAll(() => {
-  const inventory = { schemaVersion: 1, name: 'fb-mon', source: 'file', nodes: [vmNode('d1', '198.18.203.1'), { ...vmNode('client', '198.18.203.9'), role: 'client' }], links: [], clientNode: 'client', shaping: 'tc' };
+  const inventory = {
+    schemaVersion: 1,
+    name: 'fb-mon',
+    source: 'file',
+    nodes: [vmNode('d1', '198.18.203.1'), { ...vmNode('client', '198.18.203.9'), role: 'client' }],
+    links: [],
+    clientNode: 'client',
+    shaping: 'tc',
+  };
   writeFileSync(path.join(dir, 'inventory.json'), JSON.stringify(inventory));
   const fleet: FleetRef = { kind: 'file', path: path.join(dir, 'inventory.json') };
   input = { fleet, sink: { runId: 'fb-run', cellId: 'cell-1', phaseIndex: 0 }, nodes: ['d1'] };

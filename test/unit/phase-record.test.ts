@@ -40,7 +40,7 @@ describe('totals of a phase a client ran in parts', () => {
     expect(mixed.avgLatencyUs).toBeCloseTo((ok * avgLatencyUs! + 100 * 5000) / (ok + 100), 6);
   });
 
-  it('made from the samples alone (a client lost before its summary), agree with YCSB\'s own counts', () => {
+  it("made from the samples alone (a client lost before its summary), agree with YCSB's own counts", () => {
     const made = totalsFromSamples(series.samples);
     for (const op of ['READ', 'UPDATE'] as const) {
       expect(made.ops[op]!.ok).toBe(series.totals.ops[op]!.ok);

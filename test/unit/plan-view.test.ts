@@ -20,7 +20,16 @@ async function view(scenario: Record<string, unknown>, cores = 2) {
 const run = (phase: Record<string, unknown>) => ({ phases: [{ phase: 'flush' }, { phase: 'load' }, { phase: 'run', ...phase }] });
 
 test('every event at its phase time and its time into the run, with what it changes', async () => {
-  const v = await view({ matrix: { latencyScale: [0.2] }, ...run({ duration: 60, events: [{ at: 10, cut: 'sydney-pune/0' }, { at: 20, latency: 0.4 }] }) });
+  const v = await view({
+    matrix: { latencyScale: [0.2] },
+    ...run({
+      duration: 60,
+      events: [
+        { at: 10, cut: 'sydney-pune/0' },
+        { at: 20, latency: 0.4 },
+      ],
+    }),
+  });
   const events = v.cells[0].phases[2].events;
   expect(events.map((e) => [e.phaseAtS, e.description])).toEqual([
     [10, 'link sydney-pune/0 cut (both ways)'],
@@ -35,7 +44,9 @@ test('every event at its phase time and its time into the run, with what it chan
 });
 
 test('an event at or after its phase ends is not a warning but an error naming it (the planner refuses it)', async () => {
-  await expect(view(run({ duration: 30, events: [{ at: 30, cut: 'sydney-pune/0' }] }))).rejects.toThrow(/phases\[2\]\.events\[0\]\.at: at 30 s is not before the phase's end/);
+  await expect(view(run({ duration: 30, events: [{ at: 30, cut: 'sydney-pune/0' }] }))).rejects.toThrow(
+    /phases\[2\]\.events\[0\]\.at: at 30 s is not before the phase's end/,
+  );
 });
 
 test('a Redis resize that cannot move its slots before the phase ends is a warning, unless the phase waits for it', async () => {
@@ -51,7 +62,8 @@ test('a Redis resize that cannot move its slots before the phase ends is a warni
 test('a load over a WAN takes its round trips: Cassandra waits for its quorum, Redis for the record and its scan index', async () => {
   // hybrid-virginia: the client and prv1 0.6 ms apart, the public nodes 229.5 ms from both.
   const loadS = async (database: Record<string, unknown>) => {
-    const duration = async (threads: number) => (await view({ fleet: { local: 'hybrid-virginia' }, database, ycsb: { ...base.ycsb, threads }, ...run({ duration: 20 }) })).expectedDurationS;
+    const duration = async (threads: number) =>
+      (await view({ fleet: { local: 'hybrid-virginia' }, database, ycsb: { ...base.ycsb, threads }, ...run({ duration: 20 }) })).expectedDurationS;
     // One thread loads for twice as long as two: the difference is the two-thread load.
     return (await duration(1)) - (await duration(2));
   };

@@ -94,7 +94,14 @@ describe('wait', () => {
   });
 
   test('a condition that throws ends the wait at once', async () => {
-    await expect(waitFor(() => { throw new Error('the process died'); }, { what: 'x', timeoutMs: 10_000 })).rejects.toThrow('the process died');
+    await expect(
+      waitFor(
+        () => {
+          throw new Error('the process died');
+        },
+        { what: 'x', timeoutMs: 10_000 },
+      ),
+    ).rejects.toThrow('the process died');
   });
 
   test('allDone waits for every task before it fails', async () => {
@@ -145,7 +152,10 @@ describe('command', () => {
 
   test('startCommand hands over every stderr line before it reports the exit', async () => {
     const lines: string[] = [];
-    const command = startCommand(['sh', '-c', 'for i in 1 2 3; do echo "line $i" >&2; done; echo done'], { onStderrLine: (l) => lines.push(l), input: '' });
+    const command = startCommand(['sh', '-c', 'for i in 1 2 3; do echo "line $i" >&2; done; echo done'], {
+      onStderrLine: (l) => lines.push(l),
+      input: '',
+    });
     expect(await command.exited).toBe(0);
     expect(lines).toEqual(['line 1', 'line 2', 'line 3']);
     expect(command.stdout()).toBe('done\n');

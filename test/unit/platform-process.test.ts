@@ -57,7 +57,10 @@ test('a process that renames its title stays ours by PID + marker, and stop leav
 });
 
 test('a child that ignores SIGTERM is SIGKILLed after the grace, and stop waits until it is gone', async () => {
-  const file = script('stubborn.js', `process.on('SIGTERM', () => console.log('ignored')); console.log('ready'); setInterval(() => undefined, 1000);`);
+  const file = script(
+    'stubborn.js',
+    `process.on('SIGTERM', () => console.log('ignored')); console.log('ready'); setInterval(() => undefined, 1000);`,
+  );
   const proc = start([process.execPath, file], file);
   await proc.waitReady({ logLine: 'ready' }, { timeoutMs: 5_000 });
   const t0 = Date.now();
@@ -145,6 +148,9 @@ test('stopPids stops a set, escalating for the one that ignores SIGTERM', async 
   const stubborn = script('stubborn.js', `process.on('SIGTERM', () => undefined); console.log('ready'); setInterval(() => undefined, 1000);`);
   const procs = [start(['sleep', '30']), start(['sleep', '30']), start([process.execPath, stubborn], stubborn)];
   await procs[2].waitReady({ logLine: 'ready' }, { timeoutMs: 5_000 });
-  await stopPids(procs.map((p) => p.pid), 300);
+  await stopPids(
+    procs.map((p) => p.pid),
+    300,
+  );
   for (const p of procs) expect(isAlive(p.pid)).toBe(false);
 });

@@ -18,8 +18,18 @@ describe('/proc parsers on text recorded from this host', () => {
     expect(() => parseProcStat('cpu0 1 2 3 4\n')).toThrow(/aggregate/);
   });
 
-  it('/proc/<pid>/stat: comm, state, utime, stime, waited-for children\'s time, starttime, rss', () => {
-    expect(parsePidStat(fixture('pid-stat-fb-wan.txt'))).toEqual({ pid: 14337, comm: 'fb-wan', state: 'S', ppid: 1, utime: 66, stime: 210, childTicks: 0, startTime: 164894, rssPages: 1426 });
+  it("/proc/<pid>/stat: comm, state, utime, stime, waited-for children's time, starttime, rss", () => {
+    expect(parsePidStat(fixture('pid-stat-fb-wan.txt'))).toEqual({
+      pid: 14337,
+      comm: 'fb-wan',
+      state: 'S',
+      ppid: 1,
+      utime: 66,
+      stime: 210,
+      childTicks: 0,
+      startTime: 164894,
+      rssPages: 1426,
+    });
     // A shell that waited for a JVM: cutime 212, cstime 31 (fields 16 and 17).
     const shell = fixture('pid-stat-fb-wan.txt').replace(' 66 210 0 0 -11 ', ' 1 2 212 31 20 ');
     expect(parsePidStat(shell)).toMatchObject({ utime: 1, stime: 2, childTicks: 243, startTime: 164894 });
@@ -28,7 +38,15 @@ describe('/proc parsers on text recorded from this host', () => {
 
   it('/proc/<pid>/stat: a command name with spaces and parentheses does not shift the fields', () => {
     expect(parsePidStat(fixture('pid-stat-comm-with-spaces.txt'))).toEqual({
-      pid: 14642, comm: 'npm exec tsx be', state: 'S', ppid: 13796, utime: 37, stime: 7, childTicks: 0, startTime: 165169, rssPages: 16655,
+      pid: 14642,
+      comm: 'npm exec tsx be',
+      state: 'S',
+      ppid: 13796,
+      utime: 37,
+      stime: 7,
+      childTicks: 0,
+      startTime: 165169,
+      rssPages: 16655,
     });
     const tricky = fixture('pid-stat-fb-wan.txt').replace('(fb-wan)', '(a) b (c) d)');
     expect(parsePidStat(tricky)).toMatchObject({ comm: 'a) b (c) d', state: 'S', utime: 66, stime: 210, startTime: 164894 });
@@ -44,7 +62,9 @@ describe('/proc parsers on text recorded from this host', () => {
     expect(Object.keys(bytes)).toEqual(['lo', 'fb-wan', 'fbsydney-0', 'fb-overlay']);
     expect(bytes['fbsydney-0']).toEqual({ rxBytes: 1762639, txBytes: 2117295 });
     expect(bytes['fb-wan']).toEqual({ rxBytes: 2231948, txBytes: 2542632 });
-    const glued = parseNetDev('h1\nh2\nfbsingapore-0:1762639    5526    0    0    0     0          0         0  2117295    5033    0    0    0     0       0          0\n');
+    const glued = parseNetDev(
+      'h1\nh2\nfbsingapore-0:1762639    5526    0    0    0     0          0         0  2117295    5033    0    0    0     0       0          0\n',
+    );
     expect(glued['fbsingapore-0']).toEqual({ rxBytes: 1762639, txBytes: 2117295 });
   });
 });

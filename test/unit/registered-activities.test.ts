@@ -14,7 +14,8 @@ function proxyGroups(source: string): string[] {
 }
 
 function scheduledNames(groups: string[], sources: string[]): string[] {
-  const call = new RegExp(`\\b(?:${groups.join('|')})\\.(\\w+)(?:\\.executeWithOptions)?\\(`, 'g');
+  // A chained call may be broken across lines (`scenario.injectEvent\n  .executeWithOptions(`).
+  const call = new RegExp(`\\b(?:${groups.join('|')})\\.(\\w+)(?:\\s*\\.executeWithOptions)?\\(`, 'g');
   return [...new Set(sources.flatMap((text) => [...text.matchAll(call)].map((m) => m[1])))].sort();
 }
 
@@ -30,6 +31,7 @@ test('the registered activities are the scheduled ones', () => {
 });
 
 test('the reading sees both ways a workflow schedules an activity, and nothing else', () => {
-  const source = "await load.ycsbRun.executeWithOptions(o, [x]); await cluster.stopCluster({}); phase.load(); loads.other();";
+  const source = 'await load.ycsbRun.executeWithOptions(o, [x]); await cluster.stopCluster({}); phase.load(); loads.other();';
   expect(scheduledNames(['load', 'cluster'], [source])).toEqual(['stopCluster', 'ycsbRun']);
+  expect(scheduledNames(['scenario'], ['await scenario.injectEvent\n    .executeWithOptions(o, [x])'])).toEqual(['injectEvent']);
 });

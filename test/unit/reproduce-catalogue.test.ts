@@ -21,7 +21,8 @@ beforeAll(async () => {
 
 test('every experiment of SPEC.md §4 has a reproduction, each with its scaling stated', () => {
   const sources = REPRODUCTIONS.map((r) => r.source).join(' ');
-  for (const section of ['§4.1', '§4.2', '§4.3', '§4.4', '§4.5', '§4.6', '§4.7', '§4.8', '§4.9', '§4.10', 'timed events']) expect(sources).toContain(section);
+  for (const section of ['§4.1', '§4.2', '§4.3', '§4.4', '§4.5', '§4.6', '§4.7', '§4.8', '§4.9', '§4.10', 'timed events'])
+    expect(sources).toContain(section);
   for (const r of REPRODUCTIONS) {
     for (const field of ['sites', 'records', 'durations', 'threads', 'why'] as const) expect(r.scaling[field].length).toBeGreaterThan(10);
     expect(r.publishedSetup.length).toBeGreaterThan(20);
@@ -52,7 +53,7 @@ test('an unknown experiment is refused with the ids listed', () => {
   expect(() => selectReproductions(['all', 'traffic'])).toThrow(/"all" runs every reproduction: give it alone/);
 });
 
-test('several experiments run once each, in the catalogue\'s order; none named is all', () => {
+test("several experiments run once each, in the catalogue's order; none named is all", () => {
   expect(selectReproductions(['vm-packing', 'traffic', 'vm-packing']).map((r) => r.id)).toEqual(['traffic', 'vm-packing']);
   expect(selectReproductions([])).toHaveLength(REPRODUCTIONS.length);
 });
@@ -65,7 +66,11 @@ test('asking more repetitions than the budget allows is planned, and flagged', a
 
 test('`fragbench reproduce all --plan` lists every experiment with its scale and estimate, and the suite total', () => {
   const cli = path.join(__dirname, '../../bin/fragbench.js');
-  const result = spawnSync(process.execPath, [cli, 'reproduce', 'all', '--plan'], { cwd: path.join(__dirname, '../..'), encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [cli, 'reproduce', 'all', '--plan'], {
+    cwd: path.join(__dirname, '../..'),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   for (const r of REPRODUCTIONS) expect(result.stdout).toMatch(new RegExp(`^${r.id}: .*\\n  scale: sites `, 'm'));
@@ -98,8 +103,14 @@ describe('`fragbench reproduce --durations`', () => {
   test("prints an experiment's real minutes from its ledger beside the plan, and the others as not run", () => {
     const start = Date.UTC(2026, 10, 26, 11, 56);
     const runs = ['redis', 'cassandra'].map((part, i) => ({
-      experiment: 'traffic', part, repetition: 1, runId: `reproduce-traffic-${part}-r1`, status: 'completed', finishedCells: [],
-      startedAt: start + i * 300_000, finishedAt: start + (i + 1) * 300_000,
+      experiment: 'traffic',
+      part,
+      repetition: 1,
+      runId: `reproduce-traffic-${part}-r1`,
+      status: 'completed',
+      finishedCells: [],
+      startedAt: start + i * 300_000,
+      finishedAt: start + (i + 1) * 300_000,
     }));
     mkdirSync(path.join(results, 'reproduce-20261126-115638'));
     writeFileSync(path.join(results, 'reproduce-20261126-115638', 'ledger.json'), JSON.stringify({ createdAt: start, repeat: { traffic: 1 }, runs }));

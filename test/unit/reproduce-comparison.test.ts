@@ -28,7 +28,9 @@ type ByWorkload = Record<string, Partial<Record<Workload, number>>>;
 
 function repetition(sensitivity: ByWorkload, base: ByWorkload, jitter = 1): Figure[] {
   return Object.entries(sensitivity).flatMap(([db, byWorkload]) =>
-    (Object.entries(byWorkload) as [Workload, number][]).flatMap(([w, k]) => [0.2, 0.4, 1.0].map((s) => throughput(db, w, s, (base[db][w]! * jitter) / s ** k))),
+    (Object.entries(byWorkload) as [Workload, number][]).flatMap(([w, k]) =>
+      [0.2, 0.4, 1.0].map((s) => throughput(db, w, s, (base[db][w]! * jitter) / s ** k)),
+    ),
   );
 }
 
@@ -44,7 +46,9 @@ test('median and the seeded bootstrap interval: the same values give the same in
   expect(a.high).toBeLessThanOrEqual(5.6);
   expect(a.low).toBeLessThan(a.high);
   expect(bootstrapMedianInterval([7])).toEqual({ low: 7, high: 7 });
-  expect(bootstrapMedianInterval([1, 2, 3], { seed: 1, resamples: 500, level: 0.95 })).not.toEqual(bootstrapMedianInterval([1, 2, 30], { seed: 1, resamples: 500, level: 0.95 }));
+  expect(bootstrapMedianInterval([1, 2, 3], { seed: 1, resamples: 500, level: 0.95 })).not.toEqual(
+    bootstrapMedianInterval([1, 2, 30], { seed: 1, resamples: 500, level: 0.95 }),
+  );
 });
 
 test('a ratio agrees inside its published range or within 20 % of a single value; the published value against our interval', () => {
@@ -85,7 +89,10 @@ test('throughputs of databases run with different client threads are compared pe
   expect(row.shows).toMatch(/^per client thread \(redis 8, cassandra 1 threads\): A@0\.2: 62\.5 vs 131 ops\/s per thread; /);
   // The same thread count: compared as measured.
   const same = compareLatency(published as PublishedLatency, [repetition(SENSITIVITY, BASE).map((f) => ({ ...f, threads: 4 }))]);
-  expect(same.orderings.find((o) => o.entry.startsWith('redis throughput > cassandra'))!).toMatchObject({ holds: true, shows: expect.stringMatching(/^A@0\.2: 500 vs 131 ops\/s;/) });
+  expect(same.orderings.find((o) => o.entry.startsWith('redis throughput > cassandra'))!).toMatchObject({
+    holds: true,
+    shows: expect.stringMatching(/^A@0\.2: 500 vs 131 ops\/s;/),
+  });
 });
 
 test('orderings that do not hold in our figures say so, with the figures', () => {
@@ -98,10 +105,16 @@ test('orderings that do not hold in our figures say so, with the figures', () =>
 });
 
 test('a figure not ok is never used: its ratio is "not reproducible here" with the verdict, and aggregation leaves it out', () => {
-  const rep = repetition(SENSITIVITY, BASE).map((f) => (f.database === 'cassandra' && f.phase === epochLabel('a', 1.0) ? { ...f, verdict: 'host-bound' as const, why: 'host CPU ≥ 90 % in 34 % of seconds (threshold 10 %)' } : f));
+  const rep = repetition(SENSITIVITY, BASE).map((f) =>
+    f.database === 'cassandra' && f.phase === epochLabel('a', 1.0)
+      ? { ...f, verdict: 'host-bound' as const, why: 'host CPU ≥ 90 % in 34 % of seconds (threshold 10 %)' }
+      : f,
+  );
   const c = compareLatency(published as PublishedLatency, [rep]);
   expect(c.ratios.find((r) => r.entry === 'cassandra A T(0.2)/T(0.4)')!.ours).toBeDefined();
-  expect(c.orderings[0].shows).toBe('not reproducible here: no ok figure for cassandra A at 1; on the flagged figures it holds (A: 5.00 vs 2.63; C: 5.00 vs 2.63)');
+  expect(c.orderings[0].shows).toBe(
+    'not reproducible here: no ok figure for cassandra A at 1; on the flagged figures it holds (A: 5.00 vs 2.63; C: 5.00 vs 2.63)',
+  );
   const agg = aggregate([rep, repetition(SENSITIVITY, BASE)]);
   const flagged = agg.find((f) => f.database === 'cassandra' && f.phase === epochLabel('a', 1.0))!;
   expect(flagged.measured).toBe(2);
@@ -110,7 +123,9 @@ test('a figure not ok is never used: its ratio is "not reproducible here" with t
 });
 
 test('with no ok repetition a ratio is not reproducible here, and the flagged figures are shown beside it for reading only', () => {
-  const flagged = repetition(SENSITIVITY, BASE).map((f) => (f.database === 'redis' ? { ...f, verdict: 'host-bound' as const, why: 'other ≥ 95 % of one core in 100 % of seconds (threshold 10 %)' } : f));
+  const flagged = repetition(SENSITIVITY, BASE).map((f) =>
+    f.database === 'redis' ? { ...f, verdict: 'host-bound' as const, why: 'other ≥ 95 % of one core in 100 % of seconds (threshold 10 %)' } : f,
+  );
   const c = compareLatency(published as PublishedLatency, [flagged]);
   const row = c.ratios.find((r) => r.entry === 'redis A T(0.2)/T(1.0)')!;
   expect(row.ours).toBeUndefined();
@@ -118,5 +133,7 @@ test('with no ok repetition a ratio is not reproducible here, and the flagged fi
   expect(row.note).toBe('not reproducible here (verdict host-bound: other ≥ 95 % of one core in 100 % of seconds (threshold 10 %))');
   expect(row.flagged!.median).toBeCloseTo(5, 6);
   expect(latencyTable(c)).toContain('; flagged figures give 5.00 (1 run: no interval) | – | – |');
-  expect(c.orderings[0].shows).toMatch(/^not reproducible here: no ok figure for redis A at 0\.2, redis C at 0\.2; on the flagged figures it holds \(A: 5\.00 vs 2\.63/);
+  expect(c.orderings[0].shows).toMatch(
+    /^not reproducible here: no ok figure for redis A at 0\.2, redis C at 0\.2; on the flagged figures it holds \(A: 5\.00 vs 2\.63/,
+  );
 });

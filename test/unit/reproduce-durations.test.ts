@@ -5,7 +5,17 @@ const MIN = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 12, 0);
 
 function run(experiment: string, part: string, repetition: number, fromMin: number, toMin: number, extra: Partial<LedgerRun> = {}): LedgerRun {
-  return { experiment, part, repetition, runId: `${experiment}-${part}-${repetition}-${fromMin}`, status: 'completed', finishedCells: [], startedAt: T0 + fromMin * MIN, finishedAt: T0 + toMin * MIN, ...extra };
+  return {
+    experiment,
+    part,
+    repetition,
+    runId: `${experiment}-${part}-${repetition}-${fromMin}`,
+    status: 'completed',
+    finishedCells: [],
+    startedAt: T0 + fromMin * MIN,
+    finishedAt: T0 + toMin * MIN,
+    ...extra,
+  };
 }
 
 const ledger = (repeat: Record<string, number>, runs: LedgerRun[]): Ledger => ({ createdAt: T0, repeat, runs });
@@ -18,7 +28,16 @@ const EXPERIMENTS = [
 
 test("an experiment's time runs from its first run's start to its last run's end, re-plans included", () => {
   const found = experimentDurations(
-    [{ directory: 'reproduce-a', ledger: ledger({ traffic: 1 }, [run('traffic', 'redis', 1, 0, 4), run('traffic', 'cassandra', 1, 4, 9), run('traffic', 'cassandra', 1, 9, 12, { attempt: 2 })]) }],
+    [
+      {
+        directory: 'reproduce-a',
+        ledger: ledger({ traffic: 1 }, [
+          run('traffic', 'redis', 1, 0, 4),
+          run('traffic', 'cassandra', 1, 4, 9),
+          run('traffic', 'cassandra', 1, 9, 12, { attempt: 2 }),
+        ]),
+      },
+    ],
     EXPERIMENTS,
   );
   expect(found.get('traffic')).toMatchObject({ directory: 'reproduce-a', realS: 12 * 60, replans: 1, complete: true, repeat: 1 });
@@ -26,7 +45,11 @@ test("an experiment's time runs from its first run's start to its last run's end
 });
 
 test('the newest complete run wins over a newer incomplete one; an incomplete one shows only when nothing completed', () => {
-  const older = ledger({ traffic: 1, bursting: 2 }, [run('traffic', 'redis', 1, 0, 3), run('traffic', 'cassandra', 1, 3, 6), run('bursting', 'redis', 1, 6, 10)]);
+  const older = ledger({ traffic: 1, bursting: 2 }, [
+    run('traffic', 'redis', 1, 0, 3),
+    run('traffic', 'cassandra', 1, 3, 6),
+    run('bursting', 'redis', 1, 6, 10),
+  ]);
   const newer = ledger({ traffic: 1 }, [run('traffic', 'redis', 1, 100, 104), run('traffic', 'cassandra', 1, 104, 105, { status: 'cancelled' })]);
   const found = experimentDurations(
     [
@@ -45,15 +68,28 @@ test('the table sums only complete experiments against the suite budget, and fla
     [
       {
         directory: 'reproduce-a',
-        ledger: ledger({ traffic: 1, bursting: 2 }, [run('traffic', 'redis', 1, 0, 20), run('traffic', 'cassandra', 1, 20, 41), run('bursting', 'redis', 1, 41, 50)]),
+        ledger: ledger({ traffic: 1, bursting: 2 }, [
+          run('traffic', 'redis', 1, 0, 20),
+          run('traffic', 'cassandra', 1, 20, 41),
+          run('bursting', 'redis', 1, 41, 50),
+        ]),
       },
     ],
     EXPERIMENTS,
   );
-  const text = formatDurations(found, new Map([['traffic', 25 * 60], ['bursting', 12 * 60], ['latency', 20 * 60]]));
+  const text = formatDurations(
+    found,
+    new Map([
+      ['traffic', 25 * 60],
+      ['bursting', 12 * 60],
+      ['latency', 20 * 60],
+    ]),
+  );
   expect(text).toMatch(/^traffic\s+25\.0 min\s+41\.0 min \(over 30\.0 min\)\s+1\s+0\s+2026-11-26 12:00 to 12:41\s+reproduce-a$/m);
   expect(text).toMatch(/^bursting\s+12\.0 min\s+9\.0 min \(incomplete\)/m);
   expect(text).toMatch(/^latency\s+20\.0 min\s+not run$/m);
-  expect(text).toContain('suite, 1 of 3 experiments (the others have no complete run here): 41.0 min real against 25.0 min planned (budget 180.0 min)');
+  expect(text).toContain(
+    'suite, 1 of 3 experiments (the others have no complete run here): 41.0 min real against 25.0 min planned (budget 180.0 min)',
+  );
   expect(text).toContain('bursting: its newest run did not complete every part of every repetition; not in the sum');
 });

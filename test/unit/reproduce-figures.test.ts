@@ -9,8 +9,17 @@ import type { CellRecord, PhaseRecord } from '../../core/run-record';
 import type { Sample } from '../../core/samples';
 import type { PhaseFigures, PhaseVerdict } from '../../core/verdict';
 
-const seconds = (okPerS: number, n = 10): Sample[] => Array.from({ length: n }, (_, i) => ({ time: 1000 * (i + 1), elapsedS: i + 1, ops: {}, okPerS, failedPerS: 0 }));
-const phase = (name: string, okPerS: number, verdict?: PhaseVerdict): PhaseRecord => ({ name, samples: seconds(okPerS), ...(verdict ? { verdict } : {}), events: [], rtt: [], traffic: [], resizes: [] });
+const seconds = (okPerS: number, n = 10): Sample[] =>
+  Array.from({ length: n }, (_, i) => ({ time: 1000 * (i + 1), elapsedS: i + 1, ops: {}, okPerS, failedPerS: 0 }));
+const phase = (name: string, okPerS: number, verdict?: PhaseVerdict): PhaseRecord => ({
+  name,
+  samples: seconds(okPerS),
+  ...(verdict ? { verdict } : {}),
+  events: [],
+  rtt: [],
+  traffic: [],
+  resizes: [],
+});
 const judged = (verdict: PhaseVerdict['verdict'], hostBusyMedianPercent: number): PhaseVerdict => ({
   warmup: false,
   verdict,
@@ -43,11 +52,23 @@ test('a phase at 90 % of its ceiling is flagged; with no ceiling passed (offered
 
 test('around each link cut: throughput from the previous cut to it and from it to the next, the last ping before and the first after', () => {
   // 30 s at 40 ops/s, 30 s at 20 after the first cut (t=30 s), 40 after the second (t=60 s).
-  const samples: Sample[] = Array.from({ length: 90 }, (_, i) => ({ time: 1000 * (i + 1), elapsedS: i + 1, ops: {}, okPerS: i < 30 ? 40 : i < 60 ? 20 : 40, failedPerS: 0 }));
+  const samples: Sample[] = Array.from({ length: 90 }, (_, i) => ({
+    time: 1000 * (i + 1),
+    elapsedS: i + 1,
+    ops: {},
+    okPerS: i < 30 ? 40 : i < 60 ? 20 : 40,
+    failedPerS: 0,
+  }));
   const cut = (at: number, label: string) => ({ kind: 'link-cut' as const, label, scheduledOffsetS: at, requestedAt: at * 1000 + 500, detail: {} });
   const ping = (at: number, meanMs: number) => ({ time: at * 1000, pairs: [], meanMs });
-  const removals: PhaseRecord = { ...phase('removals', 0, judged('ok', 10)), samples, events: [cut(30, 'cut a-b/0'), cut(60, 'cut b-c/0')], rtt: [ping(20, 80), ping(25, 81), ping(40, 90), ping(70, 95)] };
-  const of = (label: string, measure: string) => runFigures([cell([removals])]).find((f) => f.phase === `removals · ${label}` && f.measure === measure)?.value;
+  const removals: PhaseRecord = {
+    ...phase('removals', 0, judged('ok', 10)),
+    samples,
+    events: [cut(30, 'cut a-b/0'), cut(60, 'cut b-c/0')],
+    rtt: [ping(20, 80), ping(25, 81), ping(40, 90), ping(70, 95)],
+  };
+  const of = (label: string, measure: string) =>
+    runFigures([cell([removals])]).find((f) => f.phase === `removals · ${label}` && f.measure === measure)?.value;
   expect(of('cut a-b/0', 'throughput before')).toBe(40);
   expect(of('cut a-b/0', 'throughput after')).toBe(20);
   expect(of('cut b-c/0', 'throughput before')).toBe(20);
@@ -63,7 +84,13 @@ test('around each link cut: throughput from the previous cut to it and from it t
 test("the all-pairs pings' own cost: throughput in the seconds they ran against the seconds between them", () => {
   // 60 s at 40 ops/s, but 30 in the 10 s of each of the two ping rounds (ending at t=20 s and t=50 s).
   const slowed = (t: number) => (t > 10 && t <= 20) || (t > 40 && t <= 50);
-  const samples: Sample[] = Array.from({ length: 60 }, (_, i) => ({ time: 1000 * (i + 1), elapsedS: i + 1, ops: {}, okPerS: slowed(i + 1) ? 30 : 40, failedPerS: 0 }));
+  const samples: Sample[] = Array.from({ length: 60 }, (_, i) => ({
+    time: 1000 * (i + 1),
+    elapsedS: i + 1,
+    ops: {},
+    okPerS: slowed(i + 1) ? 30 : 40,
+    failedPerS: 0,
+  }));
   const round = (from: number, to: number) => ({ time: to * 1000, startedAt: from * 1000, pairs: [], meanMs: 80 });
   const pinged: PhaseRecord = { ...phase('removals', 0, judged('ok', 10)), samples, rtt: [round(10, 20), round(40, 50)] };
   const figures = runFigures([cell([pinged])]);
@@ -83,4 +110,3 @@ test("an experiment whose parts run on different fleets names each figure's flee
   // One fleet for every part: the figure is left as it is.
   expect(namingFleets([regions[0], regions[0]], { local: 'hybrid-sydney' }, [figure])).toEqual([figure]);
 });
-

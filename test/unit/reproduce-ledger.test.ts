@@ -2,7 +2,16 @@
 import { cellFinished, emptyLedger, restrictToCell, withRun, type LedgerRun } from '../../core/reproduce/ledger';
 import type { ScenarioFile } from '../../core/scenario';
 
-const run = (over: Partial<LedgerRun>): LedgerRun => ({ experiment: 'bursting', part: 'redis', repetition: 1, runId: 'r1', status: 'completed', finishedCells: [], startedAt: 1, ...over });
+const run = (over: Partial<LedgerRun>): LedgerRun => ({
+  experiment: 'bursting',
+  part: 'redis',
+  repetition: 1,
+  runId: 'r1',
+  status: 'completed',
+  finishedCells: [],
+  startedAt: 1,
+  ...over,
+});
 const planned = [{ layout: '8_0' }, { layout: '4_4' }, { layout: '1_7' }];
 
 test('a run recorded again (started, then finished) replaces its entry', () => {

@@ -9,7 +9,16 @@ import { REPRODUCTIONS } from '../../core/reproduce/catalogue';
 import { figuresTable } from '../../core/reproduce/comparison-text';
 import type { Figure } from '../../core/reproduce/figures';
 import { emptyLedger, withRun, type CellSize, type Coordinates, type Ledger, type LedgerRun } from '../../core/reproduce/ledger';
-import { cellProgress, planNote, REPLAN_POLICY, replanCells, replanDecision, replanLadder, scenarioAtSize, type ReplanContext } from '../../core/reproduce/replan';
+import {
+  cellProgress,
+  planNote,
+  REPLAN_POLICY,
+  replanCells,
+  replanDecision,
+  replanLadder,
+  scenarioAtSize,
+  type ReplanContext,
+} from '../../core/reproduce/replan';
 import { loadScenario } from '../../operations/scenario/scenario-loader';
 
 jest.setTimeout(60_000);
@@ -70,42 +79,66 @@ describe('each verdict kind on the link-removal reproduction’s Cassandra cell 
     const atFloor = { nodes: ['singapore', 'pune'], loadHalvings: 0 };
     expect(replanDecision(ctx, atFloor, 'host-bound', HOST, 1)).toMatchObject({ kind: 'replan', size: { nodes: atFloor.nodes, loadHalvings: 1 } });
     const spent = replanDecision(ctx, { ...atFloor, loadHalvings: 1 }, 'host-bound', HOST, REPLAN_POLICY.maxReplans);
-    expect(spent).toEqual({ kind: 'not-reproducible', reason: `still host-bound at 2 Cassandra nodes, 1 thread at 30 ops/s (${HOST}) after 2 re-plans (at most 2)` });
+    expect(spent).toEqual({
+      kind: 'not-reproducible',
+      reason: `still host-bound at 2 Cassandra nodes, 1 thread at 30 ops/s (${HOST}) after 2 re-plans (at most 2)`,
+    });
     const smallest = replanDecision(ctx, { ...atFloor, loadHalvings: 1 }, 'host-bound', undefined, 0);
     expect(smallest.kind).toBe('not-reproducible');
-    expect((smallest as { reason: string }).reason).toMatch(/the smallest plan ran \(2 Cassandra nodes, 1 thread at 30 ops\/s: 2 Cassandra nodes is the floor \(with one node beside the client/);
+    expect((smallest as { reason: string }).reason).toMatch(
+      /the smallest plan ran \(2 Cassandra nodes, 1 thread at 30 ops\/s: 2 Cassandra nodes is the floor \(with one node beside the client/,
+    );
   });
 });
 
 test('each experiment’s host-bound ladder: JVM nodes down to the stated floor, event nodes and layouts untouched, then half the load', () => {
   const ladders = Object.fromEntries(
-    planned.flatMap((p) => p.reproduction.parts.map((part) => [`${p.reproduction.id}/${part.id}`, [...new Set(cellsOf(p.reproduction.id, part.id).map((c) => replanLadder(c.context, c.base).join(' | ')))]])),
+    planned.flatMap((p) =>
+      p.reproduction.parts.map((part) => [
+        `${p.reproduction.id}/${part.id}`,
+        [...new Set(cellsOf(p.reproduction.id, part.id).map((c) => replanLadder(c.context, c.base).join(' | ')))],
+      ]),
+    ),
   );
   const halved = (from: string, to: string) => `client load halved: ${from} → ${to}`;
   // 2 nodes (its floor) and 1 thread from the start: no smaller plan is left.
   expect(ladders['latency/cassandra']).toEqual(['']);
   expect(ladders['traffic/cassandra']).toEqual(ladders['latency/cassandra']);
-  expect(ladders['latency/redis']).toEqual([`${halved('8 threads at 1200 ops/s', '4 threads at 600 ops/s')} | ${halved('4 threads at 600 ops/s', '2 threads at 300 ops/s')}`]);
+  expect(ladders['latency/redis']).toEqual([
+    `${halved('8 threads at 1200 ops/s', '4 threads at 600 ops/s')} | ${halved('4 threads at 600 ops/s', '2 threads at 300 ops/s')}`,
+  ]);
   // A resize that adds a node keeps both at rest; seoul, which the events add, is never dropped.
   expect(ladders['single-resize/cassandra-lsf0p2']).toEqual([halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')]);
   // seoul leaves and returns in the events: pune goes instead.
-  expect(ladders['resize-on-the-fly/cassandra']).toEqual([`3 → 2 Cassandra nodes (pune left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`]);
-  expect(ladders['link-removal/cassandra']).toEqual([`3 → 2 Cassandra nodes (seoul left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`]);
+  expect(ladders['resize-on-the-fly/cassandra']).toEqual([
+    `3 → 2 Cassandra nodes (pune left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`,
+  ]);
+  expect(ladders['link-removal/cassandra']).toEqual([
+    `3 → 2 Cassandra nodes (seoul left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`,
+  ]);
   expect(ladders['timed-events/cassandra']).toEqual([halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')]);
   // A layout's node count is the figure: only the load shrinks.
   // Hybrid Cassandra starts at 1 thread, where the real runs re-planned to: nothing smaller is left.
   expect(ladders['bursting/cassandra']).toEqual(['']);
   expect(ladders['vm-packing/cassandra']).toEqual(['']);
   // Bursting's Redis starts at half the others' load, where both its real runs re-planned to.
-  expect(ladders['bursting/redis']).toEqual([`${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')} | ${halved('3 threads at 300 ops/s', '2 threads at 150 ops/s')}`]);
-  expect(ladders['horizontal/redis']).toEqual([`${halved('10 threads at 1200 ops/s', '5 threads at 600 ops/s')} | ${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')}`]);
+  expect(ladders['bursting/redis']).toEqual([
+    `${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')} | ${halved('3 threads at 300 ops/s', '2 threads at 150 ops/s')}`,
+  ]);
+  expect(ladders['horizontal/redis']).toEqual([
+    `${halved('10 threads at 1200 ops/s', '5 threads at 600 ops/s')} | ${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')}`,
+  ]);
 });
 
 test('every Cassandra part listing its own nodes states a floor, and every re-planned scenario of the catalogue still plans, at its size', async () => {
   for (const p of planned) {
     for (const part of p.reproduction.parts) {
       const { plannedPart } = partOf(p.reproduction.id, part.id);
-      if (part.scenario.database?.name === 'cassandra' && Array.isArray(part.scenario.database.nodes)) expect({ part: `${p.reproduction.id}/${part.id}`, floor: part.replan?.minDataNodes }).toEqual({ part: `${p.reproduction.id}/${part.id}`, floor: expect.any(Number) });
+      if (part.scenario.database?.name === 'cassandra' && Array.isArray(part.scenario.database.nodes))
+        expect({ part: `${p.reproduction.id}/${part.id}`, floor: part.replan?.minDataNodes }).toEqual({
+          part: `${p.reproduction.id}/${part.id}`,
+          floor: expect.any(Number),
+        });
       const [cell] = replanCells(part, plannedPart.plan);
       let size = cell.base;
       for (let i = 0; i < REPLAN_POLICY.maxReplans; i++) {
@@ -129,15 +162,25 @@ test('a re-plan halves ramped clients too and leaves the reproduction as it was'
   const smaller = scenarioAtSize(reproductionPart.scenario, base, { ...base, loadHalvings: 1 });
   expect(smaller.ycsb).toMatchObject({ threads: 1, target: 30 });
   const ramp = smaller.phases.find((p) => p.phase === 'run' && p.label === 'ramp');
-  expect(ramp?.phase === 'run' && ramp.events?.[0].clientStart).toEqual([{ name: 'c2', threads: 1, target: 60 }, { name: 'c3', threads: 1, target: 90 }]);
+  expect(ramp?.phase === 'run' && ramp.events?.[0].clientStart).toEqual([
+    { name: 'c2', threads: 1, target: 60 },
+    { name: 'c3', threads: 1, target: 90 },
+  ]);
   expect(JSON.stringify(reproductionPart.scenario)).toBe(before);
   // A run phase's own client settings are halved too; a phase without them keeps the scenario's.
-  const withPhaseLoad = { ...reproductionPart.scenario, phases: [...reproductionPart.scenario.phases, { phase: 'run' as const, duration: 10, ycsb: { threads: 6, target: 100 } }] };
+  const withPhaseLoad = {
+    ...reproductionPart.scenario,
+    phases: [...reproductionPart.scenario.phases, { phase: 'run' as const, duration: 10, ycsb: { threads: 6, target: 100 } }],
+  };
   expect(scenarioAtSize(withPhaseLoad, base, { ...base, loadHalvings: 1 }).phases.at(-1)).toMatchObject({ ycsb: { threads: 3, target: 50 } });
-  expect(scenarioAtSize(withPhaseLoad, base, { ...base, loadHalvings: 1 }).phases.find((p) => p.phase === 'run' && p.label === 'warm-up')).toEqual(reproductionPart.scenario.phases.find((p) => p.phase === 'run' && p.label === 'warm-up'));
+  expect(scenarioAtSize(withPhaseLoad, base, { ...base, loadHalvings: 1 }).phases.find((p) => p.phase === 'run' && p.label === 'warm-up')).toEqual(
+    reproductionPart.scenario.phases.find((p) => p.phase === 'run' && p.label === 'warm-up'),
+  );
   // Fewer nodes where they live in the matrix (a layout) would change the figure: refused.
   const { reproductionPart: layouts } = partOf('bursting', 'cassandra');
-  expect(() => scenarioAtSize(layouts.scenario, { nodes: ['prv1', 'prv2', 'prv3'], loadHalvings: 0 }, { nodes: ['prv1', 'prv2'], loadHalvings: 0 })).toThrow(/needs the nodes listed in database.nodes/);
+  expect(() =>
+    scenarioAtSize(layouts.scenario, { nodes: ['prv1', 'prv2', 'prv3'], loadHalvings: 0 }, { nodes: ['prv1', 'prv2'], loadHalvings: 0 }),
+  ).toThrow(/needs the nodes listed in database.nodes/);
 });
 
 describe('the ledger across attempts: a resume runs only what is due', () => {
@@ -162,37 +205,81 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
 
   test('host-bound at 3 nodes: the re-plan is due; an interrupted re-plan is due again, the first plan never', () => {
     let ledger = withRun(emptyLedger(0), run({ verdicts: [hostBound] }));
-    const due = { attempt: 2, size: { nodes: ['singapore', 'pune'], loadHalvings: 0 }, replan: { step: '3 → 2 Cassandra nodes (seoul left out)', because: expect.stringMatching(/^host-bound at 3 Cassandra nodes/) } };
+    const due = {
+      attempt: 2,
+      size: { nodes: ['singapore', 'pune'], loadHalvings: 0 },
+      replan: { step: '3 → 2 Cassandra nodes (seoul left out)', because: expect.stringMatching(/^host-bound at 3 Cassandra nodes/) },
+    };
     expect(progress(ledger).next).toEqual(due);
     ledger = withRun(ledger, run({ runId: 'r2', status: 'cancelled', finishedCells: [], attempt: 2, size: due.size }));
     expect(progress(ledger).next).toEqual(due);
-    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: due.size, replan: { step: due.replan.step, because: `host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})` }, verdicts: [{ cell, verdict: 'ok' }] }));
+    ledger = withRun(
+      ledger,
+      run({
+        runId: 'r2',
+        attempt: 2,
+        size: due.size,
+        replan: { step: due.replan.step, because: `host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})` },
+        verdicts: [{ cell, verdict: 'ok' }],
+      }),
+    );
     const done = progress(ledger);
     expect(done.next).toBeUndefined();
-    expect(done.attempts.map((a) => [a.attempt, a.runId])).toEqual([[1, 'r1'], [2, 'r2']]);
-    expect(planNote(done)).toBe(`re-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})`);
+    expect(done.attempts.map((a) => [a.attempt, a.runId])).toEqual([
+      [1, 'r1'],
+      [2, 'r2'],
+    ]);
+    expect(planNote(done)).toBe(
+      `re-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})`,
+    );
   });
 
   test('still host-bound at the smallest plan: no further attempt, and the note says not reproducible here', () => {
     let ledger = withRun(emptyLedger(0), run({ verdicts: [hostBound] }));
-    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: { nodes: ['singapore', 'pune'], loadHalvings: 0 }, replan: { step: '3 → 2', because: 'host-bound at 3' }, verdicts: [hostBound] }));
+    ledger = withRun(
+      ledger,
+      run({
+        runId: 'r2',
+        attempt: 2,
+        size: { nodes: ['singapore', 'pune'], loadHalvings: 0 },
+        replan: { step: '3 → 2', because: 'host-bound at 3' },
+        verdicts: [hostBound],
+      }),
+    );
     expect(progress(ledger).next).toMatchObject({ attempt: 3, size: { nodes: ['singapore', 'pune'], loadHalvings: 1 } });
-    ledger = withRun(ledger, run({ runId: 'r3', attempt: 3, size: { nodes: ['singapore', 'pune'], loadHalvings: 1 }, replan: { step: 'halved', because: 'host-bound at 2' }, verdicts: [hostBound] }));
+    ledger = withRun(
+      ledger,
+      run({
+        runId: 'r3',
+        attempt: 3,
+        size: { nodes: ['singapore', 'pune'], loadHalvings: 1 },
+        replan: { step: 'halved', because: 'host-bound at 2' },
+        verdicts: [hostBound],
+      }),
+    );
     const p = progress(ledger);
     expect(p.next).toBeUndefined();
     expect(p.decision?.kind).toBe('not-reproducible');
-    expect(planNote(p)).toMatch(/^re-planned: 3 → 2, host-bound at 3; then halved, host-bound at 2; not reproducible here: still host-bound at 2 Cassandra nodes, 1 thread at 30 ops\/s .* after 2 re-plans/);
+    expect(planNote(p)).toMatch(
+      /^re-planned: 3 → 2, host-bound at 3; then halved, host-bound at 2; not reproducible here: still host-bound at 2 Cassandra nodes, 1 thread at 30 ops\/s .* after 2 re-plans/,
+    );
   });
 
   test('a later repetition starts where the earlier one ended, so every repetition runs one plan', () => {
     const smaller = { nodes: ['singapore', 'pune'], loadHalvings: 0 };
     let ledger = withRun(emptyLedger(0), run({ verdicts: [hostBound] }));
-    ledger = withRun(ledger, run({ runId: 'r2', attempt: 2, size: smaller, replan: { step: '3 → 2', because: 'host-bound at 3' }, verdicts: [{ cell, verdict: 'ok' }] }));
+    ledger = withRun(
+      ledger,
+      run({ runId: 'r2', attempt: 2, size: smaller, replan: { step: '3 → 2', because: 'host-bound at 3' }, verdicts: [{ cell, verdict: 'ok' }] }),
+    );
     const second = { ...at, repetition: 2 };
     expect(cellProgress(ledger, second, cells)[0].next).toEqual({
       attempt: 1,
       size: smaller,
-      replan: { step: 'started at 2 Cassandra nodes, 2 threads at 60 ops/s, where repetition 1 ended', because: 'every repetition runs the same plan' },
+      replan: {
+        step: 'started at 2 Cassandra nodes, 2 threads at 60 ops/s, where repetition 1 ended',
+        because: 'every repetition runs the same plan',
+      },
     });
     // Its own re-plans go on from there: host-bound at 2 nodes, the load is halved next.
     ledger = withRun(ledger, run({ ...second, runId: 'r3', size: smaller, verdicts: [hostBound] }));
@@ -204,14 +291,35 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
 
   test('a ledger from before re-planning (no verdicts) keeps its finished cells as final; unfinished cells stay due', () => {
     const layouts = cellsOf('bursting', 'redis');
-    const ledger = withRun(emptyLedger(0), { experiment: 'bursting', part: 'redis', repetition: 1, runId: 'old', status: 'cancelled', finishedCells: [{ layout: '8_0' }], startedAt: 1 });
+    const ledger = withRun(emptyLedger(0), {
+      experiment: 'bursting',
+      part: 'redis',
+      repetition: 1,
+      runId: 'old',
+      status: 'cancelled',
+      finishedCells: [{ layout: '8_0' }],
+      startedAt: 1,
+    });
     const p = cellProgress(ledger, { experiment: 'bursting', part: 'redis', repetition: 1 }, layouts);
-    expect(p.map((x) => [x.cell.layout, x.next?.attempt])).toEqual([['8_0', undefined], ['4_4', 1], ['1_7', 1]]);
+    expect(p.map((x) => [x.cell.layout, x.next?.attempt])).toEqual([
+      ['8_0', undefined],
+      ['4_4', 1],
+      ['1_7', 1],
+    ]);
   });
 });
 
 test('the figures table says which plan produced each figure', () => {
-  const figure = (value: number, plan: string, verdict: Figure['verdict'] = 'ok'): Figure => ({ database: 'cassandra', cell: 'latencyScale=0.2', phase: 'a-lsf0p2', measure: 'throughput', unit: 'ops/s', value, verdict, plan });
+  const figure = (value: number, plan: string, verdict: Figure['verdict'] = 'ok'): Figure => ({
+    database: 'cassandra',
+    cell: 'latencyScale=0.2',
+    phase: 'a-lsf0p2',
+    measure: 'throughput',
+    unit: 'ops/s',
+    value,
+    verdict,
+    plan,
+  });
   const note = 're-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes';
   expect(figuresTable(aggregate([[figure(100, note)], [figure(104, note)]]))).toContain(`| 2 of 2 ok | – | ${note} |`);
   expect(figuresTable(aggregate([[figure(100, 'as planned')], [figure(104, note)]]))).toContain(`| r2 ${note} |`);

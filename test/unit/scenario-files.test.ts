@@ -16,11 +16,22 @@ import { readTraceFile } from '../../operations/scenario/scenario-loader';
 import { planFragmented } from '../../infra/pulumi/plan-fragmented';
 import { planHybrid } from '../../infra/pulumi/plan-hybrid';
 import type { FleetPlan } from '../../infra/pulumi/plan';
-import { meshTopology, removalOrder, renderScenario, renderTopology, SCENARIO_FILE, TOPOLOGY_FILE, REMOVALS, MESH_LINKS } from '../../scenarios/link-removal';
+import {
+  meshTopology,
+  removalOrder,
+  renderScenario,
+  renderTopology,
+  SCENARIO_FILE,
+  TOPOLOGY_FILE,
+  REMOVALS,
+  MESH_LINKS,
+} from '../../scenarios/link-removal';
 import { stackSettings } from '../infra/harness';
 
 const DIR = path.resolve(__dirname, '..', '..', 'scenarios');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 function planView(plan: FleetPlan): FleetView {
   return {
@@ -63,8 +74,18 @@ function planFresh(file: string): RunPlan {
 }
 
 const EXPERIMENTS = [
-  'latency-epochs', 'traffic', 'single-resize', 'resize-on-the-fly', 'link-removal', 'bursting', 'distance',
-  'horizontal-scaling', 'vertical-scaling', 'vm-packing', 'timed-events', 'quickstart',
+  'latency-epochs',
+  'traffic',
+  'single-resize',
+  'resize-on-the-fly',
+  'link-removal',
+  'bursting',
+  'distance',
+  'horizontal-scaling',
+  'vertical-scaling',
+  'vm-packing',
+  'timed-events',
+  'quickstart',
 ];
 
 describe('shipped scenarios', () => {

@@ -32,7 +32,14 @@ describe('one Ajv instance compiles every published schema', () => {
   test('a schema completed at run time replaces the earlier compilation under the same $id', () => {
     const published = PUBLISHED_SCHEMAS.topology.schema;
     const stricter = { ...published, required: [...(published.required as string[]), 'client'] };
-    const topology = { name: 't', nodes: [{ name: 'a', site: 'x' }, { name: 'b', site: 'y' }], links: [{ a: 'a', b: 'b', latencyMs: 1, bandwidthMbps: 1 }] };
+    const topology = {
+      name: 't',
+      nodes: [
+        { name: 'a', site: 'x' },
+        { name: 'b', site: 'y' },
+      ],
+      links: [{ a: 'a', b: 'b', latencyMs: 1, bandwidthMbps: 1 }],
+    };
     try {
       expect(schemaProblems('topology', topology, stricter).map((p) => p.path)).toEqual(['client']);
     } finally {
@@ -57,18 +64,29 @@ describe('a bad field is named, with what is wrong and what it should be', () =>
   });
 
   test('topology: a value that is none of the alternatives says what they are', () => {
-    expect(lines(() => validateTopology({ ...smallTopology, failover: 'slow' }))).toEqual(['failover: must be "fast" or "tinc-defaults" or object (got "slow")']);
+    expect(lines(() => validateTopology({ ...smallTopology, failover: 'slow' }))).toEqual([
+      'failover: must be "fast" or "tinc-defaults" or object (got "slow")',
+    ]);
   });
 
   test('inventory', () => {
     const plan = planFleet(smallTopology);
     const inventory = localInventory(plan, new Map(plan.nodes.map((n, i) => [n.name, `${'k'.repeat(42)}${'AEIM'[i]}=`])), 'boringtun 0.7.1');
     const broken = { ...inventory, nodes: [{ ...inventory.nodes[0], cloud: 'gcp' }, ...inventory.nodes.slice(1)] };
-    expect(lines(() => validateInventory(broken, 'fleet.json'))).toEqual(['fleet.json.nodes[0].cloud: must be one of: local, openstack, azure (got "gcp")']);
+    expect(lines(() => validateInventory(broken, 'fleet.json'))).toEqual([
+      'fleet.json.nodes[0].cloud: must be one of: local, openstack, azure (got "gcp")',
+    ]);
   });
 
   test('stack settings: the config key, the rule and what the value is for', () => {
-    const config = { kind: 'hybrid', region: 'virginia', layout: '4_4', operatorCidr: '192.0.2.7/32', sshPublicKey: 'ssh-ed25519 AAAA', openstack: '{"externalNetworkId":"x"}' };
+    const config = {
+      kind: 'hybrid',
+      region: 'virginia',
+      layout: '4_4',
+      operatorCidr: '192.0.2.7/32',
+      sshPublicKey: 'ssh-ed25519 AAAA',
+      openstack: '{"externalNetworkId":"x"}',
+    };
     const source = (values: Record<string, string>) => (key: string) => values[key];
     expect(lines(() => readSettings(source({ ...config, wireguardPort: '80' }), 't'))).toEqual([
       'fragbench:wireguardPort: must be >= 1024 (got 80): the UDP port of every WireGuard endpoint, a whole number from 1024 to 65000',
@@ -79,13 +97,26 @@ describe('a bad field is named, with what is wrong and what it should be', () =>
   });
 
   test('a key required only for one kind says what it is for (its description is found through the if/then)', () => {
-    const problems = schemaProblems('stackSettings', { config: { 'fragbench:kind': 'hybrid', 'fragbench:operatorCidr': '192.0.2.7/32', 'fragbench:sshPublicKey': 'k', 'fragbench:layout': '1_1' } });
-    expect(problems).toEqual([{ pointer: '/config/fragbench:region', path: 'config.fragbench:region', problem: 'is required: the Azure region the private cloud (Adelaide) bursts into, for a hybrid stack' }]);
+    const problems = schemaProblems('stackSettings', {
+      config: { 'fragbench:kind': 'hybrid', 'fragbench:operatorCidr': '192.0.2.7/32', 'fragbench:sshPublicKey': 'k', 'fragbench:layout': '1_1' },
+    });
+    expect(problems).toEqual([
+      {
+        pointer: '/config/fragbench:region',
+        path: 'config.fragbench:region',
+        problem: 'is required: the Azure region the private cloud (Adelaide) bursts into, for a hybrid stack',
+      },
+    ]);
   });
 
   test('every problem of a value comes at once, one line per field', () => {
     expect(() => validateTopology({ name: 'Bad Name', nodes: [], links: [], extra: 1 })).toThrow(InputErrors);
-    expect(inputProblems(() => validateTopology({ name: 'Bad Name', nodes: [], links: [], extra: 1 })).map((e) => e.field)).toEqual(['extra', 'name', 'nodes', 'links']);
+    expect(inputProblems(() => validateTopology({ name: 'Bad Name', nodes: [], links: [], extra: 1 })).map((e) => e.field)).toEqual([
+      'extra',
+      'name',
+      'nodes',
+      'links',
+    ]);
   });
 });
 
@@ -127,7 +158,12 @@ test('no file outside core/schema/ makes an Ajv instance or imports ajv', () => 
 });
 
 test('the check sees the ways ajv is brought in', () => {
-  for (const line of ["const ajv = new Ajv({ allErrors: true });", "import Ajv from 'ajv';", "import addFormats from 'ajv/dist/2020';", "const Ajv = require('ajv');"]) {
+  for (const line of [
+    'const ajv = new Ajv({ allErrors: true });',
+    "import Ajv from 'ajv';",
+    "import addFormats from 'ajv/dist/2020';",
+    "const Ajv = require('ajv');",
+  ]) {
     expect(line).toMatch(AJV_USE);
   }
   expect("import { checkShape } from './schema/validator';").not.toMatch(AJV_USE);

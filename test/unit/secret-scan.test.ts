@@ -82,7 +82,7 @@ async function sqlite(file: string, sql: string): Promise<void> {
 
 const hex = (b: Buffer | string) => Buffer.from(b).toString('hex');
 
-test('the local fleet\'s keys are read where it keeps them, each with the files allowed to hold it', () => {
+test("the local fleet's keys are read where it keeps them, each with the files allowed to hold it", () => {
   expect(keys.map((k) => [k.name, k.files.map((f) => path.relative(fleetDir, f))])).toEqual([
     ['wireguard sydney', ['keys/sydney.wg.key', 'keys/wg-sydney0.conf']],
     ['tinc sydney', ['tinc/sydney/rsa_key.priv']],
@@ -102,7 +102,10 @@ test('the local fleet\'s keys are read where it keeps them, each with the files 
 
 test('a clean host: the key files and public keys are not leaks, every key file is 0600', async () => {
   // The history holds public keys and PEM headers, as an inventory or a log line might.
-  await sqlite(path.join(stateRoot, 'temporal-dev.db'), `CREATE TABLE h (data BLOB); INSERT INTO h VALUES (X'${hex(tinc.sydney.publicKey)}'), ('-----BEGIN RSA PRIVATE KEY-----');`);
+  await sqlite(
+    path.join(stateRoot, 'temporal-dev.db'),
+    `CREATE TABLE h (data BLOB); INSERT INTO h VALUES (X'${hex(tinc.sydney.publicKey)}'), ('-----BEGIN RSA PRIVATE KEY-----');`,
+  );
   const scan = await scanForPrivateKeys(keys, keyScanPlaces(resultsDir));
   expect(keyScanProblems(scan)).toEqual([]);
   expect(scan.filesScanned).toBeGreaterThanOrEqual(8);
@@ -121,11 +124,17 @@ test('keys planted in a stored run and in SQLite files are found, however they w
   const wal = path.join(stateRoot, 'temporal-dev.db-wal');
   // Temporal keeps an activity's input as JSON bytes in a protobuf blob; a UI export base64-encodes that JSON again.
   const payload = JSON.stringify({ fleet: { kind: 'local' }, privateKey: wg.mumbai.trim() });
-  await sqlite(db, `CREATE TABLE history (id INTEGER, data BLOB); INSERT INTO history VALUES (1, X'0a0c${hex(`{"export":"${Buffer.from(payload).toString('base64')}"}`)}');`);
+  await sqlite(
+    db,
+    `CREATE TABLE history (id INTEGER, data BLOB); INSERT INTO history VALUES (1, X'0a0c${hex(`{"export":"${Buffer.from(payload).toString('base64')}"}`)}');`,
+  );
   // The same tinc key as text, in a file that merely sits where SQLite's journal would.
   writeFileSync(wal, Buffer.concat([randomBytes(4096), Buffer.from(tinc.sydney.privateKey), randomBytes(4096)]));
   // A log that dumped the key's bytes.
-  writeFileSync(path.join(resultsDir, 'worker.log'), Buffer.concat([Buffer.from('raw: '), Buffer.from(wg.mumbai.trim(), 'base64'), Buffer.from('\n')]));
+  writeFileSync(
+    path.join(resultsDir, 'worker.log'),
+    Buffer.concat([Buffer.from('raw: '), Buffer.from(wg.mumbai.trim(), 'base64'), Buffer.from('\n')]),
+  );
 
   const scan = await scanForPrivateKeys(keys, keyScanPlaces(resultsDir));
   const leaks = Object.fromEntries(scan.leaks.map((l) => [path.relative(stateRoot, l.file), l.keys]));
@@ -159,14 +168,20 @@ test('a key in a file of another key is a leak; a key file others can read is fl
   }
 });
 
-test('only the secret counts: a copy of an RSA key\'s public half, in any wrapping, is not its leak', async () => {
-  const publicDer = Buffer.from(tinc.sydney.publicKey.split('\n').filter((l) => l && !l.startsWith('-----')).join(''), 'base64');
+test("only the secret counts: a copy of an RSA key's public half, in any wrapping, is not its leak", async () => {
+  const publicDer = Buffer.from(
+    tinc.sydney.publicKey
+      .split('\n')
+      .filter((l) => l && !l.startsWith('-----'))
+      .join(''),
+    'base64',
+  );
   writeFileSync(path.join(resultsDir, 'inventory.json'), JSON.stringify({ tinc: publicDer.toString('base64'), der: publicDer.toString('latin1') }));
   const scan = await scanForPrivateKeys(keys, [resultsDir]);
   expect(scan.leaks).toEqual([]);
 });
 
-test('a PEM this process cannot parse (tinc 1.1\'s Ed25519) is looked for by its full lines but the last', async () => {
+test("a PEM this process cannot parse (tinc 1.1's Ed25519) is looked for by its full lines but the last", async () => {
   const body = randomBytes(96).toString('base64');
   const pem = `-----BEGIN ED25519 PRIVATE KEY-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END ED25519 PRIVATE KEY-----\n`;
   const keyFile = path.join(stateRoot, 'ed25519_key.priv');

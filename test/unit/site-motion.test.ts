@@ -112,7 +112,7 @@ const TOPOLOGY: Topology = {
 };
 
 describe('positions in a topology', () => {
-  test('a link between positioned nodes without latency gets the model\'s, marked estimated; a given one stays', () => {
+  test("a link between positioned nodes without latency gets the model's, marked estimated; a given one stays", () => {
     const t = validateTopology(TOPOLOGY);
     expect(t.links[0]).toMatchObject({ latencyMs: Math.round((2 + 0.01 * haversineKm(LONDON, NEW_YORK)) * 10) / 10, estimated: true });
     expect(t.links[1].latencyMs).toBe(90);
@@ -124,7 +124,11 @@ describe('positions in a topology', () => {
 
   test('bad positions and half-placed links are refused, naming the field and the fix', () => {
     const offMap = { ...TOPOLOGY, nodes: [{ ...TOPOLOGY.nodes[0], position: { lat: 95, lon: 0 } }, ...TOPOLOGY.nodes.slice(1)] };
-    expect(inputProblems(() => validateTopology(offMap)).map((e) => e.message).join('\n')).toMatch(/^nodes\[0\]\.position\.lat: must be <= 90/);
+    expect(
+      inputProblems(() => validateTopology(offMap))
+        .map((e) => e.message)
+        .join('\n'),
+    ).toMatch(/^nodes\[0\]\.position\.lat: must be <= 90/);
     const halfPlaced = { ...TOPOLOGY, links: [...TOPOLOGY.links, { a: 'boat', b: 'syd', bandwidthMbps: 10 }] };
     expect(inputProblems(() => validateTopology(halfPlaced)).map((e) => e.message)).toEqual([
       'links[4].latencyMs: missing: give latencyMs for both directions, or delayMs in "a->b" and "b->a", or nodes[3].position (syd) so the distance model gives it',
@@ -135,12 +139,14 @@ describe('positions in a topology', () => {
 const { plan, problems } = eventPlanner(TOPOLOGY, ['boat', 'paris', 'syd']);
 
 describe('the move event', () => {
-  test('the plan line gives the distance travelled and each link\'s RTT range; the next move starts where the last ended', () => {
+  test("the plan line gives the distance travelled and each link's RTT range; the next move starts where the last ended", () => {
     const [phase] = plan(`
       - { at: 10, move: { node: boat, to: { lat: 48.8566, lon: 2.3522 }, over: 30 } }
       - { at: 50, move: { node: boat, waypoints: [{ lat: 40.7128, lon: -74.006 }], over: 30, steps: seconds } }`).cells[0].phases;
     if (phase.kind !== 'run') throw new Error('a run phase was planned');
-    const [there, back] = phase.events.map((e) => e.action as { kind: string; preview?: { km: number; links: { id: string; fromMs: number; toMs: number }[] } });
+    const [there, back] = phase.events.map(
+      (e) => e.action as { kind: string; preview?: { km: number; links: { id: string; fromMs: number; toMs: number }[] } },
+    );
     const km = haversineKm(NEW_YORK, PARIS);
     expect(there.preview!.km).toBeCloseTo(km, 6);
     const toParis = there.preview!.links.find((l) => l.id === 'boat-paris/0')!;
@@ -161,7 +167,9 @@ describe('the move event', () => {
       'phases[0].events[0].move: node "syd" has no position: give it one in the topology (nodes[].position: {lat, lon})',
     ]);
     expect(at('{ node: nobody, to: { lat: 0, lon: 0 }, over: 10 }')[0]).toMatch(/unknown node "nobody"; nodes: cl, boat, paris, syd/);
-    expect(at('{ node: boat, to: { lat: 0, lon: 0 }, waypoints: [{ lat: 1, lon: 1 }], over: 10 }')[0]).toMatch(/give exactly one of to .* or waypoints .* \(got to, waypoints\)/);
+    expect(at('{ node: boat, to: { lat: 0, lon: 0 }, waypoints: [{ lat: 1, lon: 1 }], over: 10 }')[0]).toMatch(
+      /give exactly one of to .* or waypoints .* \(got to, waypoints\)/,
+    );
     // paris's link to syd needs syd's position: a move of paris has no model for it.
     expect(at('{ node: paris, to: { lat: 0, lon: 0 }, over: 10 }')[0]).toMatch(/link paris-syd\/0: node "syd" has no position/);
     expect(at('{ node: boat, to: { lat: 0, lon: 0 }, over: 0 }').join('\n')).toMatch(/move\.over: must be > 0/);
@@ -227,8 +235,12 @@ describe('a move applied to a fleet network', () => {
   test('a node without a position, or a bad waypoint, is refused before anything is shaped', async () => {
     const shaper = new RecordingShaper();
     const net = new FleetNetwork(inventory, shaper, path.join(dir, 'other.json'));
-    await expect(moveSite(net, { node: 'syd', waypoints: [PARIS], overS: 1, steps: 'linear' })).rejects.toThrow(/move\.node: node "syd" has no position/);
-    await expect(moveSite(net, { node: 'boat', waypoints: [{ lat: 0, lon: 190 }], overS: 1, steps: 'linear' })).rejects.toThrow(/move\.waypoints\[0\]\.lon: longitude must be -180\.\.180/);
+    await expect(moveSite(net, { node: 'syd', waypoints: [PARIS], overS: 1, steps: 'linear' })).rejects.toThrow(
+      /move\.node: node "syd" has no position/,
+    );
+    await expect(moveSite(net, { node: 'boat', waypoints: [{ lat: 0, lon: 190 }], overS: 1, steps: 'linear' })).rejects.toThrow(
+      /move\.waypoints\[0\]\.lon: longitude must be -180\.\.180/,
+    );
     expect(shaper.shaped.size).toBe(0);
   });
 });

@@ -24,7 +24,14 @@ class HostExec implements NodeExec {
   }
 }
 
-const node = { name: 'host', site: 'here', role: 'data', overlayAddress: '127.0.0.1', addresses: {}, exec: { transport: 'netns', namespace: 'none' } } as never;
+const node = {
+  name: 'host',
+  site: 'here',
+  role: 'data',
+  overlayAddress: '127.0.0.1',
+  addresses: {},
+  exec: { transport: 'netns', namespace: 'none' },
+} as never;
 const shell = new NodeShell(node, new HostExec());
 let dir: string;
 let conf: string;
@@ -61,5 +68,7 @@ test('startServer waits through a slow rename instead of reporting an exit, and 
   await shell.stopProcess(pid, spec.marker, 1_000);
 
   const dies = { ...spec, argv: ['bash', '-c', 'echo boom; exit 3', conf] };
-  await expect(startServer(shell, dies, async () => false, 10_000)).rejects.toThrow(/fake on host \(host\) failed to start: the process exited[\s\S]*boom/);
+  await expect(startServer(shell, dies, async () => false, 10_000)).rejects.toThrow(
+    /fake on host \(host\) failed to start: the process exited[\s\S]*boom/,
+  );
 });

@@ -15,7 +15,8 @@ class RecordingExec implements NodeExec {
   ) {}
   async run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
     this.runs.push({ argv, input: options?.input });
-    if (!this.hasNetem && options?.input?.includes('netem')) return { code: 2, stdout: '', stderr: 'Error: Specified qdisc kind is unknown.\nCommand failed -:1\n' };
+    if (!this.hasNetem && options?.input?.includes('netem'))
+      return { code: 2, stdout: '', stderr: 'Error: Specified qdisc kind is unknown.\nCommand failed -:1\n' };
     const show = argv.includes('show');
     const qdiscs = `qdisc htb 1: root refcnt 2 r2q 10 default 0\n${this.hasNetem ? 'qdisc netem 100: parent 1:1 limit 1000 delay 0ms\n' : ''}`;
     return { code: 0, stdout: show && this.hasRoot ? qdiscs : '', stderr: '' };
@@ -27,7 +28,10 @@ class RecordingExec implements NodeExec {
   commands(): string[][] {
     return this.runs.flatMap(({ argv, input }) =>
       argv.includes('-batch')
-        ? input!.trim().split('\n').map((line) => ['tc', ...line.split(' ')])
+        ? input!
+            .trim()
+            .split('\n')
+            .map((line) => ['tc', ...line.split(' ')])
         : [argv],
     );
   }
@@ -43,7 +47,13 @@ function inventory(user = 'root'): Inventory {
     role: 'data' as const,
     overlayAddress: `10.100.0.${i}`,
     exec: { transport: 'ssh' as const, host: `10.0.0.${i}`, user },
-    wireguard: types.map((t) => ({ type: t, name: `wg${t}`, address: `10.${t}.0.${i}`, listenPort: 51820 + t, publicKey: key(String.fromCharCode(64 + i)) })),
+    wireguard: types.map((t) => ({
+      type: t,
+      name: `wg${t}`,
+      address: `10.${t}.0.${i}`,
+      listenPort: 51820 + t,
+      publicKey: key(String.fromCharCode(64 + i)),
+    })),
   });
   const link = (a: string, b: string, type: number) => ({
     id: `${a}-${b}/${type}`,
@@ -90,7 +100,26 @@ describe('tc back end', () => {
         ['tc', 'qdisc', 'add', 'dev', 'wg1', 'parent', '1:ffff', 'handle', 'ffff:', 'pfifo', 'limit', '0'],
         ['tc', 'class', 'add', 'dev', 'wg1', 'parent', '1:', 'classid', '1:2', 'htb', 'rate', '100000mbit', 'ceil', '100000mbit'],
         ['tc', 'qdisc', 'add', 'dev', 'wg1', 'parent', '1:2', 'handle', '101:', 'netem', 'delay', '0ms', 'limit', limit],
-        ['tc', 'filter', 'add', 'dev', 'wg1', 'parent', '1:', 'protocol', 'ip', 'prio', '32769', 'u32', 'match', 'ip', 'dst', '10.1.0.2/32', 'flowid', '1:2'],
+        [
+          'tc',
+          'filter',
+          'add',
+          'dev',
+          'wg1',
+          'parent',
+          '1:',
+          'protocol',
+          'ip',
+          'prio',
+          '32769',
+          'u32',
+          'match',
+          'ip',
+          'dst',
+          '10.1.0.2/32',
+          'flowid',
+          '1:2',
+        ],
         ['tc', 'qdisc', 'add', 'dev', 'wg0', 'root', 'handle', '1:', 'htb'],
         ['tc', 'class', 'add', 'dev', 'wg0', 'parent', '1:', 'classid', '1:1', 'htb', 'rate', '100000mbit', 'ceil', '100000mbit'],
       ]),
@@ -101,9 +130,26 @@ describe('tc back end', () => {
       ['tc', 'qdisc', 'change', 'dev', 'wg1', 'parent', '1:2', 'handle', '101:', 'netem', 'delay', '40ms', 'limit', '1000'],
     ]);
     // Node b shapes the other direction, towards a's mesh address.
-    expect(execs.get('b')!.commands()).toContainEqual(
-      ['tc', 'filter', 'add', 'dev', 'wg1', 'parent', '1:', 'protocol', 'ip', 'prio', '32769', 'u32', 'match', 'ip', 'dst', '10.1.0.1/32', 'flowid', '1:2'],
-    );
+    expect(execs.get('b')!.commands()).toContainEqual([
+      'tc',
+      'filter',
+      'add',
+      'dev',
+      'wg1',
+      'parent',
+      '1:',
+      'protocol',
+      'ip',
+      'prio',
+      '32769',
+      'u32',
+      'match',
+      'ip',
+      'dst',
+      '10.1.0.1/32',
+      'flowid',
+      '1:2',
+    ]);
     // Node c has no end of link 1.
     expect(execs.get('c')!.commands()).toEqual([]);
   });
@@ -112,8 +158,13 @@ describe('tc back end', () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, false);
     await shaper.applyMany(inv.links.map((link) => ({ link, conditions: symmetric({ delayMs: 10 }) })));
-    const b = execs.get('b')!.commands().filter((c) => c[1] !== 'qdisc' || c[2] !== 'show');
-    const setupOnWg0 = b.filter((c) => c[2] === 'add' && c[4] === 'wg0' && c[1] !== 'qdisc' || (c[1] === 'qdisc' && c[2] === 'add' && c[4] === 'wg0' && c[5] === 'parent'));
+    const b = execs
+      .get('b')!
+      .commands()
+      .filter((c) => c[1] !== 'qdisc' || c[2] !== 'show');
+    const setupOnWg0 = b.filter(
+      (c) => (c[2] === 'add' && c[4] === 'wg0' && c[1] !== 'qdisc') || (c[1] === 'qdisc' && c[2] === 'add' && c[4] === 'wg0' && c[5] === 'parent'),
+    );
     const ids = (kind: string, after: string) => setupOnWg0.filter((c) => c[1] === kind).map((c) => c[c.indexOf(after) + 1]);
     expect(ids('class', 'classid')).toEqual(['1:ffff', '1:1', '1:3']);
     expect(ids('qdisc', 'handle')).toEqual(['ffff:', '100:', '102:']);
@@ -137,10 +188,34 @@ describe('tc back end', () => {
     const ab = { delayMs: 30, bandwidthMbps: 5, lossPercent: 2, jitterMs: 4 };
     const ba = { delayMs: 10, bandwidthMbps: 50, lossPercent: 0, jitterMs: 0 };
     await shaper.apply(inv.links[2], { ab, ba });
-    const changes = (name: string) => execs.get(name)!.commands().filter((c) => c[2] === 'change');
+    const changes = (name: string) =>
+      execs
+        .get(name)!
+        .commands()
+        .filter((c) => c[2] === 'change');
     expect(changes('b')).toEqual([
       ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '5mbit', 'ceil', '5mbit'],
-      ['tc', 'qdisc', 'change', 'dev', 'wg0', 'parent', '1:3', 'handle', '102:', 'netem', 'delay', '30ms', '4ms', 'distribution', 'normal', 'loss', '2%', 'limit', '1000'],
+      [
+        'tc',
+        'qdisc',
+        'change',
+        'dev',
+        'wg0',
+        'parent',
+        '1:3',
+        'handle',
+        '102:',
+        'netem',
+        'delay',
+        '30ms',
+        '4ms',
+        'distribution',
+        'normal',
+        'loss',
+        '2%',
+        'limit',
+        '1000',
+      ],
     ]);
     expect(changes('c')).toEqual([
       ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '50mbit', 'ceil', '50mbit'],
@@ -152,9 +227,34 @@ describe('tc back end', () => {
     const inv = inventory();
     const { shaper, execs } = shaperWith(inv, true);
     await shaper.cut(inv.links[2], 'ba');
-    const drops = (name: string) => execs.get(name)!.commands().filter((c) => c[1] === 'filter' && c.includes('1:ffff'));
+    const drops = (name: string) =>
+      execs
+        .get(name)!
+        .commands()
+        .filter((c) => c[1] === 'filter' && c.includes('1:ffff'));
     expect(drops('b')).toEqual([]);
-    expect(drops('c')).toEqual([['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', '10.0.0.2/32', 'flowid', '1:ffff']]);
+    expect(drops('c')).toEqual([
+      [
+        'tc',
+        'filter',
+        'add',
+        'dev',
+        'wg0',
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '3',
+        'u32',
+        'match',
+        'ip',
+        'dst',
+        '10.0.0.2/32',
+        'flowid',
+        '1:ffff',
+      ],
+    ]);
   });
 
   test('cut adds a filter into the dropping class ahead of all shaping on both ends; restore deletes exactly it', async () => {
@@ -162,7 +262,26 @@ describe('tc back end', () => {
     const { shaper, execs } = shaperWith(inv, true);
     await shaper.cut(inv.links[2]);
     await shaper.restore(inv.links[2]);
-    const drop = (peer: string) => ['tc', 'filter', 'add', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3', 'u32', 'match', 'ip', 'dst', `${peer}/32`, 'flowid', '1:ffff'];
+    const drop = (peer: string) => [
+      'tc',
+      'filter',
+      'add',
+      'dev',
+      'wg0',
+      'parent',
+      '1:',
+      'protocol',
+      'ip',
+      'prio',
+      '3',
+      'u32',
+      'match',
+      'ip',
+      'dst',
+      `${peer}/32`,
+      'flowid',
+      '1:ffff',
+    ];
     const undrop = ['tc', 'filter', 'del', 'dev', 'wg0', 'parent', '1:', 'protocol', 'ip', 'prio', '3'];
     // Setting up a node checks every interface it has (b has wg0 and wg1).
     const show = (iface: string) => ['tc', 'qdisc', 'show', 'dev', iface];
@@ -183,7 +302,9 @@ describe('tc back end', () => {
       ['tc', 'qdisc', 'del', 'dev', 'wg0', 'root'],
     ]);
     expect(c.slice(3).filter((cmd) => cmd.includes('netem'))).toEqual([]);
-    expect(c.slice(-1)).toEqual([['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '20mbit', 'ceil', '20mbit']]);
+    expect(c.slice(-1)).toEqual([
+      ['tc', 'class', 'change', 'dev', 'wg0', 'parent', '1:', 'classid', '1:3', 'htb', 'rate', '20mbit', 'ceil', '20mbit'],
+    ]);
     expect(shaper.unappliedConditions()).toEqual([
       'b-c/0 from b: delay 20 ms not applied (no netem in the kernel; rate caps and cuts are)',
       'b-c/0 from c: delay 20 ms not applied (no netem in the kernel; rate caps and cuts are)',

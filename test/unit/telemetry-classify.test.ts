@@ -29,7 +29,7 @@ const proc = (pid: number, comm: string, argv: string[], namespace?: string): Pr
 const YCSB_ARGV = ['java', '-Xmx512m', '-cp', 'x.jar', 'fragbench.ycsb.Main', '-t', '-db', 'fragbench.ycsb.RedisClusterClient'];
 
 describe('local fleet classifier', () => {
-  it('the sampler\'s own process is the worker', () => {
+  it("the sampler's own process is the worker", () => {
     expect(classify(proc(WORKER, 'node', ['node', 'worker.js']))).toBe('worker');
   });
 
@@ -62,7 +62,7 @@ describe('local fleet classifier', () => {
     expect(classify(proc(405, 'ping', ['ping', '198.19.100.2'], 'fb-alpha'))).toBeUndefined();
   });
 
-  it('the adapter\'s own JVMs on a data node (nodetool, CQL, the ring watcher) are the worker\'s, not the database\'s', () => {
+  it("the adapter's own JVMs on a data node (nodetool, CQL, the ring watcher) are the worker's, not the database's", () => {
     const tool = (main: string[]) => proc(500, 'java', ['java', '-Xmx128m', '-cp', '/x/lib/*', ...main], 'fb-gamma');
     expect(classify(tool(['org.apache.cassandra.tools.NodeTool', '-h', '127.0.0.1', 'status']))).toBe('worker');
     expect(classify(tool(['/var/lib/fragbench/cassandra/gamma/conf/Cql.java', '198.19.100.3', '9042']))).toBe('worker');
@@ -78,7 +78,15 @@ describe('local fleet classifier', () => {
 
 describe('emulator link bytes', () => {
   it('reads each link from its a end: tx is a → b, rx is b → a', async () => {
-    const direction = (bytes: number) => ({ delayMs: 5, rateMbps: null, lossPercent: 0, packets: 1, bytes, queued: 0, drops: { cut: 0, loss: 0, queue: 0, foreign: 0, send: 0 } });
+    const direction = (bytes: number) => ({
+      delayMs: 5,
+      rateMbps: null,
+      lossPercent: 0,
+      packets: 1,
+      bytes,
+      queued: 0,
+      drops: { cut: 0, loss: 0, queue: 0, foreign: 0, send: 0 },
+    });
     const emulator = { stats: async () => [{ id: 'alpha-beta/0', cut: false, ab: direction(700), ba: direction(30) }] };
     expect(await emulatorLinkBytes(emulator)()).toEqual({ 'alpha-beta/0': { txBytes: 700, rxBytes: 30 } });
   });

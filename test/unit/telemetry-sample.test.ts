@@ -34,7 +34,15 @@ const after: Reading = {
 const ticks = (entries: [Role, number][]) => new Map<Role, number>(entries);
 
 describe('telemetry sample', () => {
-  const sample = telemetrySample(before, after, ticks([['ycsb:cl', 80], ['wireguard', 30]]), mem);
+  const sample = telemetrySample(
+    before,
+    after,
+    ticks([
+      ['ycsb:cl', 80],
+      ['wireguard', 30],
+    ]),
+    mem,
+  );
 
   it('host busy and idle as % of all cores; roles as % of one core; other is the rest of the busy time', () => {
     expect(sample).toMatchObject({ hostBusyPercent: 75, hostIdlePercent: 25, cores: 2, roleMaxPercent: 200 });
@@ -55,7 +63,7 @@ describe('telemetry sample', () => {
     expect(sample.links).toEqual({ 'cl-alpha/0': { rxBytes: 300, txBytes: 60 } });
   });
 
-  it('other never goes below zero when the process ticks run a little ahead of the host\'s', () => {
+  it("other never goes below zero when the process ticks run a little ahead of the host's", () => {
     expect(telemetrySample(before, after, ticks([['db:alpha', 160]]), mem).roles).toEqual({ 'db:alpha': 160, other: 0 });
   });
 });

@@ -58,10 +58,12 @@ describe('telemetry sampler on this host', () => {
     const sampler = new TelemetrySampler({ classify: (p) => (p.pid === process.pid ? 'worker' : undefined) });
     const samples: TelemetrySample[] = [];
     await new Promise<void>((resolve, reject) => {
-      sampler.start((s) => {
-        samples.push(s);
-        if (samples.length === 2) resolve();
-      }).catch(reject);
+      sampler
+        .start((s) => {
+          samples.push(s);
+          if (samples.length === 2) resolve();
+        })
+        .catch(reject);
     });
     sampler.stop();
     expect(samples.map((s) => s.time % 1000)).toEqual([0, 0]);
@@ -110,7 +112,10 @@ describe('telemetry sampler on this host', () => {
 
   it('a process started between scans is found in the second its unclassified CPU shows, and counted whole there', async () => {
     // Scans every 60 s: only the scan that unclassified CPU sets off can find it.
-    const sampler = new TelemetrySampler({ classify: (p) => (p.pid === child?.pid ? BUSY_ROLE : p.pid === process.pid ? 'worker' : undefined), scanEverySeconds: 60 });
+    const sampler = new TelemetrySampler({
+      classify: (p) => (p.pid === child?.pid ? BUSY_ROLE : p.pid === process.pid ? 'worker' : undefined),
+      scanEverySeconds: 60,
+    });
     await sampler.begin();
     await sleep(500);
     expect((await sampler.sample()).roles[BUSY_ROLE]).toBeUndefined();
@@ -137,7 +142,7 @@ describe('telemetry sampler on this host', () => {
     expect(Math.abs(sample.roles[BUSY_ROLE] - (100 * ranMs) / sample.intervalMs)).toBeLessThan(15);
   });
 
-  it('per-link bytes from the back end\'s counters; a second they fail leaves links empty and is reported', async () => {
+  it("per-link bytes from the back end's counters; a second they fail leaves links empty and is reported", async () => {
     let total = 0;
     let failing = false;
     const errors: string[] = [];

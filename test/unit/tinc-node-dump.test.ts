@@ -19,7 +19,9 @@ const DUMP = [
 ].join('\n');
 
 test('a dump gives each node its next hop and transport, and each meta connection the address it reached', () => {
-  const dump = parseTincDump(`an older dump\nNodes:\n op2 at 198.18.9.9 port 655 options 0 nexthop op3 via op3\nEnd of nodes.\nEdges:\nEnd of edges.\n${DUMP}\n`);
+  const dump = parseTincDump(
+    `an older dump\nNodes:\n op2 at 198.18.9.9 port 655 options 0 nexthop op3 via op3\nEnd of nodes.\nEdges:\nEnd of edges.\n${DUMP}\n`,
+  );
   expect(dump.nodes.get('op2')).toEqual({ nextHop: 'op2', overTcp: false });
   expect(dump.nodes.get('op3')).toEqual({ nextHop: 'op2', overTcp: true });
   expect(dump.nodes.get('op4')).toEqual({ nextHop: '-', overTcp: false });

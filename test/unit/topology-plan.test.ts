@@ -37,7 +37,13 @@ describe('fleet plan', () => {
     ]);
     expect(plan.nodes[2].interfaces.map((i) => i.name)).toEqual(['fbgamma-0']);
     // The longest node name still gives an interface name Linux accepts.
-    const long = planFleet(validateTopology({ ...topology, nodes: topology.nodes.map((n, i) => (i === 0 ? { ...n, name: 'abcdefghij' } : n)), links: topology.links.map((l) => (l.a === 'alpha' ? { ...l, a: 'abcdefghij' } : l.b === 'alpha' ? { ...l, b: 'abcdefghij' } : l)) }));
+    const long = planFleet(
+      validateTopology({
+        ...topology,
+        nodes: topology.nodes.map((n, i) => (i === 0 ? { ...n, name: 'abcdefghij' } : n)),
+        links: topology.links.map((l) => (l.a === 'alpha' ? { ...l, a: 'abcdefghij' } : l.b === 'alpha' ? { ...l, b: 'abcdefghij' } : l)),
+      }),
+    );
     for (const i of long.nodes[0].interfaces) expect(i.name.length).toBeLessThanOrEqual(15);
   });
 
@@ -59,7 +65,10 @@ describe('fleet plan', () => {
     const slowFirst = planFleet(
       validateTopology({
         name: 'two-ways',
-        nodes: [{ name: 'pa', site: 'a' }, { name: 'pc', site: 'c' }],
+        nodes: [
+          { name: 'pa', site: 'a' },
+          { name: 'pc', site: 'c' },
+        ],
         links: [
           { a: 'pa', b: 'pc', latencyMs: 210, bandwidthMbps: 100 },
           { a: 'pa', b: 'pc', type: 1, latencyMs: 140, bandwidthMbps: 100 },
@@ -95,7 +104,11 @@ describe('fleet plan', () => {
     expect(files.get('tinc.conf')!.content).toMatch(/PingInterval = 1\nPingTimeout = 1/);
     expect(files.get('tinc-up')!.mode).toBe(0o700);
     expect(files.get('tinc-up')!.content).toContain('ip addr add 198.19.100.1/24 dev "$INTERFACE"');
-    expect(tincFiles(plan, plan.nodes[2], publicKeys).map((f) => f.path).sort()).toEqual(['hosts/beta', 'hosts/gamma', 'tinc-up', 'tinc.conf']);
+    expect(
+      tincFiles(plan, plan.nodes[2], publicKeys)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(['hosts/beta', 'hosts/gamma', 'tinc-up', 'tinc.conf']);
   });
 
   test('tinc carries data over UDP with one connection type, over its meta connections with several', () => {
@@ -106,10 +119,13 @@ describe('fleet plan', () => {
     expect(tincFiles(single, single.nodes[0], publicKeys)[2].content).toContain('PMTUDiscovery = no');
   });
 
-  test('the failover profile sets tinc\'s timers, and the inventory says which ran', () => {
+  test("the failover profile sets tinc's timers, and the inventory says which ran", () => {
     const conf = (failover?: unknown) => {
       const p = planFleet(validateTopology({ ...topology, failover }));
-      return { text: tincFiles(p, p.nodes[0], publicKeys).find((f) => f.path === 'tinc.conf')!.content, inventory: localInventory(p, publicKeys, 'boringtun 0.7.1') };
+      return {
+        text: tincFiles(p, p.nodes[0], publicKeys).find((f) => f.path === 'tinc.conf')!.content,
+        inventory: localInventory(p, publicKeys, 'boringtun 0.7.1'),
+      };
     };
     expect(conf().text).toContain('PingInterval = 1\nPingTimeout = 1\nMaxTimeout = 1\n');
     expect(conf('tinc-defaults').text).toContain('PingInterval = 60\nPingTimeout = 5\nMaxTimeout = 900\n');
@@ -118,7 +134,9 @@ describe('fleet plan', () => {
     expect(() => validateTopology({ ...topology, failover: 'slow' })).toThrow(/failover/);
     expect(() => validateTopology({ ...topology, failover: { pingInterval: 0, pingTimeout: 2 } })).toThrow(/failover/);
     // tinc would clamp it to pingInterval without a word: refused, naming the field and the rule.
-    expect(() => validateTopology({ ...topology, failover: { pingInterval: 1, pingTimeout: 2 } })).toThrow(/failover\.pingTimeout: 2 is over pingInterval \(1\).*give pingTimeout <= pingInterval/);
+    expect(() => validateTopology({ ...topology, failover: { pingInterval: 1, pingTimeout: 2 } })).toThrow(
+      /failover\.pingTimeout: 2 is over pingInterval \(1\).*give pingTimeout <= pingInterval/,
+    );
   });
 
   test('the inventory carries reference values and public keys only', () => {

@@ -55,7 +55,17 @@ describe('the trace format', () => {
   });
 
   test('comments, blank lines and every way to write a target', () => {
-    const rows = rowsOf(csv('', '0,sydney-pune/0,latencyMs,40', '# later', '0.5,sydney-pune/0:a->b,delayMs,30', '1,node:seoul:out,lossPercent,2.5', '1,tag:satellite,jitterMs,3', '2,all,bandwidthMbps,50'));
+    const rows = rowsOf(
+      csv(
+        '',
+        '0,sydney-pune/0,latencyMs,40',
+        '# later',
+        '0.5,sydney-pune/0:a->b,delayMs,30',
+        '1,node:seoul:out,lossPercent,2.5',
+        '1,tag:satellite,jitterMs,3',
+        '2,all,bandwidthMbps,50',
+      ),
+    );
     expect(rows.map((r) => [r.line, r.tS, r.target, r.property, r.value])).toEqual([
       [4, 0, { link: 'sydney-pune/0' }, 'latencyMs', 40],
       [6, 0.5, { link: 'sydney-pune/0', direction: 'a->b' }, 'delayMs', 30],
@@ -99,10 +109,14 @@ describe('the trace format', () => {
 
   test('rows out of time order, a missing header and an empty trace are refused', () => {
     expect(errorsOf(csv('5,all,latencyMs,40', '3,all,latencyMs,50'))).toEqual([
-      't.csv line 4: t 3 is before the previous row\'s 5 (line 3): sort the rows by t',
+      "t.csv line 4: t 3 is before the previous row's 5 (line 3): sort the rows by t",
     ]);
-    expect(errorsOf('0,all,latencyMs,40\n')).toEqual(['t.csv line 1: the first line that is not a comment must be the header t,target,property,value (got "0,all,latencyMs,40")']);
-    expect(errorsOf(csv())).toEqual(['t.csv: has no rows: after the header t,target,property,value, give one row per value, e.g. 0,all,latencyMs,40']);
+    expect(errorsOf('0,all,latencyMs,40\n')).toEqual([
+      't.csv line 1: the first line that is not a comment must be the header t,target,property,value (got "0,all,latencyMs,40")',
+    ]);
+    expect(errorsOf(csv())).toEqual([
+      't.csv: has no rows: after the header t,target,property,value, give one row per value, e.g. 0,all,latencyMs,40',
+    ]);
   });
 
   test('targets the fleet does not have, and a round trip on one direction, are named by line', () => {
@@ -130,7 +144,12 @@ describe('the trace format', () => {
 
 describe('a replay event in a scenario', () => {
   const TRACES: Record<string, string> = {
-    'traces/ok.csv': csv('0,sydney-singapore/0,latencyMs,40', '0,sydney-singapore/0,bandwidthMbps,80', '20,sydney-singapore/0:a->b,lossPercent,5', '60,sydney-singapore/0,latencyMs,30'),
+    'traces/ok.csv': csv(
+      '0,sydney-singapore/0,latencyMs,40',
+      '0,sydney-singapore/0,bandwidthMbps,80',
+      '20,sydney-singapore/0:a->b,lossPercent,5',
+      '60,sydney-singapore/0,latencyMs,30',
+    ),
     'traces/bad.csv': csv('0,sydney-singapore/0,latencyMs,40', '10,sydney-singapore/0,lossPercent,101'),
     'traces/unknown.csv': csv('0,sydney-mars/0,latencyMs,40'),
     'traces/still.csv': csv('0,all,latencyMs,40', '0,all,bandwidthMbps,40'),
@@ -168,7 +187,9 @@ ${events}`),
       [5, 20, 'lossPercent', 5],
       [6, 60, 'latencyMs', 30],
     ]);
-    expect(traceReplay.plan(action)).toBe('replay traces/ok.csv: 4 rows over 30 s at speed 2; targets: link sydney-singapore/0, link sydney-singapore/0 (a->b)');
+    expect(traceReplay.plan(action)).toBe(
+      'replay traces/ok.csv: 4 rows over 30 s at speed 2; targets: link sydney-singapore/0, link sydney-singapore/0 (a->b)',
+    );
     expect(traceReplay.apply(action, { fleet: { kind: 'local' }, database: 'redis' })?.input).toMatchObject({ speed: 2, loop: false });
   });
 
@@ -197,7 +218,9 @@ ${events}`),
   });
 
   test('bad rows, unknown targets and missing files are refused before the run, with the line', () => {
-    expect(problems('      - { at: 0, replay: { file: traces/bad.csv } }')).toEqual(['phases[0].events[0].replay.file: traces/bad.csv line 4: value 101 for lossPercent must be 0..100']);
+    expect(problems('      - { at: 0, replay: { file: traces/bad.csv } }')).toEqual([
+      'phases[0].events[0].replay.file: traces/bad.csv line 4: value 101 for lossPercent must be 0..100',
+    ]);
     expect(problems('      - { at: 0, replay: { file: traces/unknown.csv } }')).toEqual([
       'phases[0].events[0].replay: traces/unknown.csv line 3: unknown link "sydney-mars/0" in fleet fhc-4 (`fragbench fleet status` lists the links)',
     ]);
@@ -211,8 +234,18 @@ ${events}`),
     if (phase.kind !== 'run') throw new Error('not a run phase');
     const report: ReplayReport = { appliedAt: 1000, completedAt: 36_000, steps: 7, latenessMs: { p50: 2, p99: 9, max: 12 } };
     const replayLinkTrace = jest.fn(async () => report);
-    const done = await eventInjector({ replayLinkTrace } as unknown as EventTargets)({ fleet: { kind: 'local' }, database: 'redis', event: phase.events[0] });
-    expect(replayLinkTrace).toHaveBeenCalledWith({ fleet: { kind: 'local' }, rows: (phase.events[0].action as ReplayAction).rows, speed: 2, loop: true, untilS: 35 });
+    const done = await eventInjector({ replayLinkTrace } as unknown as EventTargets)({
+      fleet: { kind: 'local' },
+      database: 'redis',
+      event: phase.events[0],
+    });
+    expect(replayLinkTrace).toHaveBeenCalledWith({
+      fleet: { kind: 'local' },
+      rows: (phase.events[0].action as ReplayAction).rows,
+      speed: 2,
+      loop: true,
+      untilS: 35,
+    });
     expect(done.event).toMatchObject({
       kind: 'trace-replay',
       label: 'replay ok.csv',
@@ -224,15 +257,21 @@ ${events}`),
   });
 
   test('rows cannot be written into the scenario, and a plan made without the loader is refused', () => {
-    expect(inputProblems(() => scenario('      - { at: 0, replay: { file: traces/ok.csv, rows: [] } }')).map((e) => e.field)).toEqual(['phases[0].events[0].replay.rows']);
-    expect(inputProblems(() => planScenario(scenario('      - { at: 0, replay: { file: traces/ok.csv } }'), () => fleet)).map((e) => e.message)).toEqual([
+    expect(inputProblems(() => scenario('      - { at: 0, replay: { file: traces/ok.csv, rows: [] } }')).map((e) => e.field)).toEqual([
+      'phases[0].events[0].replay.rows',
+    ]);
+    expect(
+      inputProblems(() => planScenario(scenario('      - { at: 0, replay: { file: traces/ok.csv } }'), () => fleet)).map((e) => e.message),
+    ).toEqual([
       'phases[0].events[0].replay: the rows of traces/ok.csv were not loaded: plan scenarios through operations/scenario/scenario-loader.ts, which reads trace files (at 0 s)',
     ]);
   });
 });
 
 describe('the replay schedule and its pacing', () => {
-  const rows = rowsOf(csv('0,sydney-pune/0,latencyMs,40', '0,sydney-pune/0,bandwidthMbps,80', '1,sydney-pune/0:a->b,lossPercent,5', '2,sydney-pune/0,latencyMs,60'));
+  const rows = rowsOf(
+    csv('0,sydney-pune/0,latencyMs,40', '0,sydney-pune/0,bandwidthMbps,80', '1,sydney-pune/0:a->b,lossPercent,5', '2,sydney-pune/0,latencyMs,60'),
+  );
 
   test('rows due together are one step; speed divides the times; a loop restarts at the last row until its end', () => {
     expect(replaySchedule(rows, { speed: 2, loop: false }).map((s) => [s.atMs, s.rows.map((r) => r.line)])).toEqual([
@@ -278,7 +317,12 @@ describe('the replay schedule and its pacing', () => {
     const result = await replayTrace(net, rows, { speed: 5, loop: false });
     expect(result.steps).toBe(3);
     const applied = calls.map((c) => c.items.map((i) => [i.link.id, i.conditions] as [string, LinkConditions]));
-    expect(applied[0]).toEqual([['sydney-pune/0', { ab: { delayMs: 20, bandwidthMbps: 80, lossPercent: 0, jitterMs: 0 }, ba: { delayMs: 20, bandwidthMbps: 80, lossPercent: 0, jitterMs: 0 } }]]);
+    expect(applied[0]).toEqual([
+      [
+        'sydney-pune/0',
+        { ab: { delayMs: 20, bandwidthMbps: 80, lossPercent: 0, jitterMs: 0 }, ba: { delayMs: 20, bandwidthMbps: 80, lossPercent: 0, jitterMs: 0 } },
+      ],
+    ]);
     expect(applied[1][0][1].ab.lossPercent).toBe(5);
     expect(applied[1][0][1].ba.lossPercent).toBe(0);
     expect(applied[2][0][1]).toMatchObject({ ab: { delayMs: 30, bandwidthMbps: 80, lossPercent: 5 }, ba: { delayMs: 30, lossPercent: 0 } });
@@ -292,7 +336,9 @@ describe('the replay schedule and its pacing', () => {
   test('a target the fleet lacks stops the replay before its first row', async () => {
     const { calls, shaper } = recordingShaper(0);
     const net = new FleetNetwork(inventory, shaper, path.join(dir, 'bad.json'));
-    await expect(replayTrace(net, rowsOf(csv('0,sydney-mars/0,latencyMs,40')), { speed: 1, loop: false })).rejects.toThrow('replay.rows: trace line 3: unknown link "sydney-mars/0"');
+    await expect(replayTrace(net, rowsOf(csv('0,sydney-mars/0,latencyMs,40')), { speed: 1, loop: false })).rejects.toThrow(
+      'replay.rows: trace line 3: unknown link "sydney-mars/0"',
+    );
     expect(calls).toEqual([]);
   });
 });

@@ -41,7 +41,12 @@ function probes(configuredMs: number, measured: number[]): RttProbe[] {
   return measured.map((measuredMs, i) => ({ time: T0 + (i + 1) * 1000, from: 'client', to: 'sydney', measuredMs, configuredMs }));
 }
 
-const evidence = (e: Partial<PhaseEvidence>): PhaseEvidence => ({ telemetry: telemetry(100), probes: probes(10, [10.5, 10.8, 9.6]), samples: samples(100), ...e });
+const evidence = (e: Partial<PhaseEvidence>): PhaseEvidence => ({
+  telemetry: telemetry(100),
+  probes: probes(10, [10.5, 10.8, 9.6]),
+  samples: samples(100),
+  ...e,
+});
 
 describe('phase verdict', () => {
   it('ok when the host has room, no tool role is pinned and RTTs match', () => {
@@ -49,7 +54,14 @@ describe('phase verdict', () => {
     expect(v.verdict).toBe('ok');
     expect(v.reasons).toEqual([]);
     expect(v.unchecked).toEqual([]);
-    expect(v.figures).toMatchObject({ telemetrySeconds: 100, loadSeconds: 100, probes: 3, okOps: 100_000, hostBusySharePercent: 0, probesOffPercent: 0 });
+    expect(v.figures).toMatchObject({
+      telemetrySeconds: 100,
+      loadSeconds: 100,
+      probes: 3,
+      okOps: 100_000,
+      hostBusySharePercent: 0,
+      probesOffPercent: 0,
+    });
     expect(v.figures.hostBusyMedianPercent).toBe(40);
     expect(v.figures.roleMedianPercent.wireguard).toBe(10);
   });
@@ -59,7 +71,12 @@ describe('phase verdict', () => {
     const v = phaseVerdict(evidence({ telemetry: stackFull }));
     expect(v.verdict).toBe('host-bound');
     expect(v.reasons).toEqual([
-      { verdict: 'host-bound', figure: 20, threshold: 10, text: 'network stack (emulator + wireguard + tinc) ≥ 95 % of one core in 20 % of seconds (threshold 10 %)' },
+      {
+        verdict: 'host-bound',
+        figure: 20,
+        threshold: 10,
+        text: 'network stack (emulator + wireguard + tinc) ≥ 95 % of one core in 20 % of seconds (threshold 10 %)',
+      },
     ]);
     const justBelow = telemetry(100, (i) => (i < 20 ? { roles: { emulator: 40, wireguard: 30, tinc: 24 } } : {}));
     expect(phaseVerdict(evidence({ telemetry: justBelow })).verdict).toBe('ok');
@@ -90,7 +107,9 @@ describe('phase verdict', () => {
   it('client-bound: a YCSB client pinned at a full core in ≥ 10 % of seconds', () => {
     const v = phaseVerdict(evidence({ telemetry: telemetry(100, (i) => (i >= 80 ? { roles: { 'ycsb:client': 120 } } : {})) }));
     expect(v.verdict).toBe('client-bound');
-    expect(v.reasons).toEqual([{ verdict: 'client-bound', figure: 20, threshold: 10, text: 'ycsb:client ≥ 95 % of one core in 20 % of seconds (threshold 10 %)' }]);
+    expect(v.reasons).toEqual([
+      { verdict: 'client-bound', figure: 20, threshold: 10, text: 'ycsb:client ≥ 95 % of one core in 20 % of seconds (threshold 10 %)' },
+    ]);
   });
 
   it('network-off: more than 10 % of probes outside max(1 ms, 5 %) of their configured RTT', () => {
@@ -109,27 +128,36 @@ describe('phase verdict', () => {
   });
 
   it('several reasons: all listed, the verdict is the most serious', () => {
-    const v = phaseVerdict(evidence({
-      telemetry: telemetry(100, (i) => (i < 20 ? { hostBusyPercent: 99, roles: { 'ycsb:client': 100, wireguard: 97 } } : {})),
-      probes: probes(10, [30, 30]),
-    }));
+    const v = phaseVerdict(
+      evidence({
+        telemetry: telemetry(100, (i) => (i < 20 ? { hostBusyPercent: 99, roles: { 'ycsb:client': 100, wireguard: 97 } } : {})),
+        probes: probes(10, [30, 30]),
+      }),
+    );
     expect(v.verdict).toBe('host-bound');
     expect(v.reasons.map((r) => r.verdict).sort()).toEqual(['client-bound', 'host-bound', 'host-bound', 'network-off']);
     expect(worstVerdict(['network-off', 'client-bound'])).toBe('client-bound');
     expect(worstVerdict([])).toBe('ok');
   });
 
-  it('judges only the telemetry inside the load samples\' span (a JVM starting before its first status line is not judged)', () => {
+  it("judges only the telemetry inside the load samples' span (a JVM starting before its first status line is not judged)", () => {
     // 10 pinned seconds before the load starts, then 50 quiet seconds under load.
-    const v = phaseVerdict(evidence({ telemetry: telemetry(60, (i) => (i < 10 ? { roles: { 'ycsb:client': 100 } } : {})), samples: samples(50, 1000, 10) }));
+    const v = phaseVerdict(
+      evidence({ telemetry: telemetry(60, (i) => (i < 10 ? { roles: { 'ycsb:client': 100 } } : {})), samples: samples(50, 1000, 10) }),
+    );
     expect(v.figures.telemetrySeconds).toBe(50);
     expect(v.verdict).toBe('ok');
   });
 
-  it('leaves out the seconds before the client\'s first operation: status lines of no operations while its JVM starts', () => {
+  it("leaves out the seconds before the client's first operation: status lines of no operations while its JVM starts", () => {
     // Status lines from t=1, the first operation at t=4; the JVM pins a core up to then (recorded as `other` or the client).
     const starting = samples(20, 100).map((s, i) => (i < 3 ? { ...s, ops: {}, okPerS: 0 } : s));
-    const v = phaseVerdict(evidence({ telemetry: telemetry(20, (i) => (i < 3 ? { hostBusyPercent: 95, roles: { other: 130, 'ycsb:client': 100 } } : {})), samples: starting }));
+    const v = phaseVerdict(
+      evidence({
+        telemetry: telemetry(20, (i) => (i < 3 ? { hostBusyPercent: 95, roles: { other: 130, 'ycsb:client': 100 } } : {})),
+        samples: starting,
+      }),
+    );
     expect(v.figures.telemetrySeconds).toBe(17);
     expect(v.verdict).toBe('ok');
     // Probes sent while it started are left out with them: 3 of 10 off there would be network-off.
@@ -138,7 +166,9 @@ describe('phase verdict', () => {
     expect(startProbes.verdict).toBe('ok');
     // The same seconds later in the phase (a stall of the client after it started) are judged.
     const stalled = samples(20, 100).map((s, i) => (i >= 10 && i < 13 ? { ...s, ops: {}, okPerS: 0 } : s));
-    const w = phaseVerdict(evidence({ telemetry: telemetry(20, (i) => (i >= 10 && i < 13 ? { hostBusyPercent: 95, roles: { other: 130 } } : {})), samples: stalled }));
+    const w = phaseVerdict(
+      evidence({ telemetry: telemetry(20, (i) => (i >= 10 && i < 13 ? { hostBusyPercent: 95, roles: { other: 130 } } : {})), samples: stalled }),
+    );
     expect(w.figures.telemetrySeconds).toBe(20);
     expect(w.verdict).toBe('host-bound');
     // A phase that never completed an operation is judged whole.
@@ -180,7 +210,11 @@ describe('phase verdict', () => {
 describe('cell verdict', () => {
   const ok = phaseVerdict({ ...evidence({}), phase: 'run' });
   const clientBound = phaseVerdict({ ...evidence({ telemetry: telemetry(100, () => ({ roles: { 'ycsb:client': 100 } })) }), phase: 'run-2' });
-  const hostBoundWarmup = phaseVerdict({ ...evidence({ telemetry: telemetry(100, () => ({ hostBusyPercent: 100 })) }), phase: 'warm-up', warmup: true });
+  const hostBoundWarmup = phaseVerdict({
+    ...evidence({ telemetry: telemetry(100, () => ({ hostBusyPercent: 100 })) }),
+    phase: 'warm-up',
+    warmup: true,
+  });
 
   it('is the worst of the measured phases, with each reason tagged by its phase', () => {
     const cell = cellVerdict([ok, clientBound]);
@@ -202,11 +236,7 @@ describe('cell verdict', () => {
   });
 
   it("a ramped client's phase carries its run phase's verdict, counted once", () => {
-    const [run, client, other] = withRunPhaseVerdicts([
-      { name: 'run-2', verdict: clientBound },
-      { name: 'run-2:c2' },
-      { name: 'run:c3' },
-    ]);
+    const [run, client, other] = withRunPhaseVerdicts([{ name: 'run-2', verdict: clientBound }, { name: 'run-2:c2' }, { name: 'run:c3' }]);
     expect(run.verdict).toBe(clientBound);
     expect(client.verdict).toEqual({ ...clientBound, phase: 'run-2:c2', inheritedFrom: 'run-2' });
     // A client phase whose run phase was not judged stays unjudged.

@@ -30,7 +30,14 @@ function props(argv: string[]): Map<string, string> {
 describe('YCSB command line', () => {
   it('runs the workload file, record shape, threads and binding properties given', () => {
     const argv = ycsbArgv('run', settings, binding, '/opt/y');
-    expect(argv.slice(argv.indexOf('fragbench.ycsb.Main') + 1, argv.indexOf('-s'))).toEqual(['--exit-with-caller', '-t', '-db', 'fragbench.ycsb.RedisClient', '-P', '/opt/y/workloads/workloadb']);
+    expect(argv.slice(argv.indexOf('fragbench.ycsb.Main') + 1, argv.indexOf('-s'))).toEqual([
+      '--exit-with-caller',
+      '-t',
+      '-db',
+      'fragbench.ycsb.RedisClient',
+      '-P',
+      '/opt/y/workloads/workloadb',
+    ]);
     expect(argv).toContain('/opt/y/target/fragbench-ycsb.jar:/opt/y/target/lib/*');
     const p = props(argv);
     expect(Object.fromEntries(p)).toMatchObject({
@@ -65,7 +72,11 @@ describe('YCSB command line', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(InputErrors);
-    expect((error as InputErrors).errors.map((e) => e.field)).toEqual(['cells[2].ycsb.workload', 'cells[2].ycsb.threads', 'cells[2].ycsb.fieldLength']);
+    expect((error as InputErrors).errors.map((e) => e.field)).toEqual([
+      'cells[2].ycsb.workload',
+      'cells[2].ycsb.threads',
+      'cells[2].ycsb.fieldLength',
+    ]);
     expect(() => validateYcsbSettings({ ...settings, operationCount: 0, maxSeconds: undefined })).toThrow(InputError);
     expect(() => validateYcsbSettings({ ...settings, operationCount: 0, maxSeconds: undefined })).toThrow(/settings.operationCount.*set one of them/);
   });

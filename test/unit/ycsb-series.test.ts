@@ -101,10 +101,28 @@ function syntheticRun(cuts: { atMs: number; ok: number; failed?: number; p95?: n
   let previous = 0;
   for (const cut of [{ atMs: 0, ok: 0 }, ...cuts]) {
     const blocks: StatusLine['blocks'] = { READ: { count: cut.ok, avgUs: 100, p90Us: 150, p99Us: 300 } };
-    intervals.push({ kind: 'interval', measurement: 'READ', startMs: previous, endMs: cut.atMs, count: cut.ok, avgUs: 100, p95Us: cut.p95 ?? 200, p99Us: 300 });
+    intervals.push({
+      kind: 'interval',
+      measurement: 'READ',
+      startMs: previous,
+      endMs: cut.atMs,
+      count: cut.ok,
+      avgUs: 100,
+      p95Us: cut.p95 ?? 200,
+      p99Us: 300,
+    });
     if (cut.failed !== undefined) {
       blocks['READ-FAILED'] = { count: cut.failed, avgUs: 50, p90Us: 60, p99Us: 70 };
-      intervals.push({ kind: 'interval', measurement: 'READ-FAILED', startMs: previous, endMs: cut.atMs, count: cut.failed, avgUs: 50, p95Us: 65, p99Us: 70 });
+      intervals.push({
+        kind: 'interval',
+        measurement: 'READ-FAILED',
+        startMs: previous,
+        endMs: cut.atMs,
+        count: cut.failed,
+        avgUs: 50,
+        p95Us: 65,
+        p99Us: 70,
+      });
     }
     const line: StatusLine = { kind: 'status', timeMs: cut.atMs, elapsedSec: Math.floor(cut.atMs / 1000), totalOps: 0, blocks };
     statuses.push({ line, receivedAt: cut.atMs + 5 });
@@ -118,28 +136,47 @@ function syntheticRun(cuts: { atMs: number; ok: number; failed?: number; p95?: n
 
 describe('reconciling status-thread timing', () => {
   it('shares a late interval between the seconds it spans, in proportion to its overlap', () => {
-    const run = syntheticRun([{ atMs: 1004, ok: 100 }, { atMs: 2600, ok: 160 }, { atMs: 3002, ok: 40 }]);
+    const run = syntheticRun([
+      { atMs: 1004, ok: 100 },
+      { atMs: 2600, ok: 160 },
+      { atMs: 3002, ok: 40 },
+    ]);
     const { samples } = buildSeries(run.output, run.totals);
     expect(samples.map((s) => s.okPerS)).toEqual([100, 100, 100]);
     expect(samples.map((s) => s.time)).toEqual([1005, 2005, 3005]);
   });
 
   it('merges a doubled status line into the second it belongs to, keeping the larger percentiles', () => {
-    const run = syntheticRun([{ atMs: 1001, ok: 50 }, { atMs: 2001, ok: 60 }, { atMs: 2010, ok: 5, p95: 280 }]);
+    const run = syntheticRun([
+      { atMs: 1001, ok: 50 },
+      { atMs: 2001, ok: 60 },
+      { atMs: 2010, ok: 5, p95: 280 },
+    ]);
     const { samples } = buildSeries(run.output, run.totals);
     expect(samples.map((s) => s.okPerS)).toEqual([50, 65]);
     expect(samples[1].ops.READ!.latencyUs).toEqual({ avg: 100, p95: 280, p99: 300 });
   });
 
   it('spreads a span over seconds that had no status line of their own', () => {
-    const run = syntheticRun([{ atMs: 1000, ok: 10, failed: 0 }, { atMs: 4000, ok: 30, failed: 3 }]);
+    const run = syntheticRun([
+      { atMs: 1000, ok: 10, failed: 0 },
+      { atMs: 4000, ok: 30, failed: 3 },
+    ]);
     const { samples } = buildSeries(run.output, run.totals);
-    expect(samples.map((s) => [s.okPerS, s.failedPerS])).toEqual([[10, 0], [10, 1], [10, 1], [10, 1]]);
+    expect(samples.map((s) => [s.okPerS, s.failedPerS])).toEqual([
+      [10, 0],
+      [10, 1],
+      [10, 1],
+      [10, 1],
+    ]);
     expect(samples[1].ops.READ!.latencyUs).toEqual({ avg: 100, p95: 200, p99: 300 });
   });
 
   it('places the cut YCSB makes at export, after its final status line, in the last second', () => {
-    const run = syntheticRun([{ atMs: 1000, ok: 10 }, { atMs: 1600, ok: 6 }]);
+    const run = syntheticRun([
+      { atMs: 1000, ok: 10 },
+      { atMs: 1600, ok: 6 },
+    ]);
     run.output.intervals.push({ kind: 'interval', measurement: 'READ', startMs: 1600, endMs: 2900, count: 2, avgUs: 100, p95Us: 200, p99Us: 300 });
     run.totals.ops.READ!.ok += 2;
     const { samples } = buildSeries(run.output, run.totals);
@@ -147,14 +184,20 @@ describe('reconciling status-thread timing', () => {
   });
 
   it('takes a block without its interval line at the status line p99 for p95', () => {
-    const run = syntheticRun([{ atMs: 1000, ok: 10 }, { atMs: 2000, ok: 10 }]);
+    const run = syntheticRun([
+      { atMs: 1000, ok: 10 },
+      { atMs: 2000, ok: 10 },
+    ]);
     run.output.intervals.pop();
     const { samples } = buildSeries(run.output, run.totals);
     expect(samples[1].ops.READ!.latencyUs).toEqual({ avg: 100, p95: 300, p99: 300 });
   });
 
   it('puts operations the lines missed into the last second, and refuses a surplus', () => {
-    const run = syntheticRun([{ atMs: 1000, ok: 10 }, { atMs: 2000, ok: 10 }]);
+    const run = syntheticRun([
+      { atMs: 1000, ok: 10 },
+      { atMs: 2000, ok: 10 },
+    ]);
     run.totals.ops.READ!.ok += 3;
     expect(buildSeries(run.output, run.totals).samples.map((s) => s.okPerS)).toEqual([10, 13]);
     run.totals.ops.READ!.ok -= 6;
@@ -162,19 +205,41 @@ describe('reconciling status-thread timing', () => {
   });
 
   it('starts at the second the client became ready: the seconds before are client start-up', () => {
-    const run = syntheticRun([{ atMs: 1000, ok: 0 }, { atMs: 2000, ok: 70 }, { atMs: 3000, ok: 100 }], 1300);
+    const run = syntheticRun(
+      [
+        { atMs: 1000, ok: 0 },
+        { atMs: 2000, ok: 70 },
+        { atMs: 3000, ok: 100 },
+      ],
+      1300,
+    );
     const { samples } = buildSeries(run.output, run.totals);
-    expect(samples.map((s) => [s.elapsedS, s.okPerS, s.time])).toEqual([[1, 70, 2005], [2, 100, 3005]]);
+    expect(samples.map((s) => [s.elapsedS, s.okPerS, s.time])).toEqual([
+      [1, 70, 2005],
+      [2, 100, 3005],
+    ]);
   });
 
   it('places nothing of a long first interval before the client was ready', () => {
-    const run = syntheticRun([{ atMs: 2600, ok: 130 }, { atMs: 3000, ok: 40 }], 1300);
+    const run = syntheticRun(
+      [
+        { atMs: 2600, ok: 130 },
+        { atMs: 3000, ok: 40 },
+      ],
+      1300,
+    );
     const { samples } = buildSeries(run.output, run.totals);
     expect(samples.map((s) => s.okPerS)).toEqual([70, 100]);
   });
 
   it('apportions whole operations that add up exactly', () => {
-    for (const [count, weights] of [[7, [1, 1, 1]], [100, [997, 3]], [1, [5, 5]], [0, [1, 2]], [13, [0.4, 0.6, 1.7]]] as const) {
+    for (const [count, weights] of [
+      [7, [1, 1, 1]],
+      [100, [997, 3]],
+      [1, [5, 5]],
+      [0, [1, 2]],
+      [13, [0.4, 0.6, 1.7]],
+    ] as const) {
       const shares = apportion(count, [...weights]);
       expect(shares.reduce((a, b) => a + b, 0)).toBe(count);
       shares.forEach((s, i) => expect(Math.abs(s - (count * weights[i]) / weights.reduce((a, b) => a + b, 0))).toBeLessThan(1));

@@ -31,14 +31,47 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const noteAt = (atS: number, text: string) => ({ atS, label: `note: ${text}`, path: `e${atS}`, action: { kind: 'note', text } as unknown as EventAction });
+const noteAt = (atS: number, text: string) => ({
+  atS,
+  label: `note: ${text}`,
+  path: `e${atS}`,
+  action: { kind: 'note', text } as unknown as EventAction,
+});
 
 function prepared(): PreparedRun {
   const phases: PlannedPhase[] = [
-    { kind: 'run', name: 'run', durationS: 3, ycsb: { ...YCSB_DEFAULTS }, warmup: false, waitForResizes: false, measure: [], events: [noteAt(1, 'sydney is slow')] },
+    {
+      kind: 'run',
+      name: 'run',
+      durationS: 3,
+      ycsb: { ...YCSB_DEFAULTS },
+      warmup: false,
+      waitForResizes: false,
+      measure: [],
+      events: [noteAt(1, 'sydney is slow')],
+    },
   ];
-  const cell = { cellId: 'c1', coordinates: {}, fleet: { kind: 'local' as const }, database: 'redis' as const, nodes: ['a', 'b', 'c'], client: 'client', settings: {}, phases };
-  const record = { runId: 'r', scenario: 's', experiment: 'notes', startedAt: 0, status: 'running', settings: {}, nonDefaultSettings: {}, versions: {}, cellIds: ['c1'] } as unknown as RunRecord;
+  const cell = {
+    cellId: 'c1',
+    coordinates: {},
+    fleet: { kind: 'local' as const },
+    database: 'redis' as const,
+    nodes: ['a', 'b', 'c'],
+    client: 'client',
+    settings: {},
+    phases,
+  };
+  const record = {
+    runId: 'r',
+    scenario: 's',
+    experiment: 'notes',
+    startedAt: 0,
+    status: 'running',
+    settings: {},
+    nonDefaultSettings: {},
+    versions: {},
+    cellIds: ['c1'],
+  } as unknown as RunRecord;
   return { plan: { scenario: 's', experiment: 'notes', timeScale: 1, cells: [cell] }, record };
 }
 
@@ -80,11 +113,18 @@ test('the workflow fires a registered kind through the injector and records it w
     injectEvent: eventInjector(targets),
   };
   const taskQueue = `wf-kinds-${randomUUID().slice(0, 8)}`;
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../support/workflows-with-note'), logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../support/workflows-with-note'),
+    logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
+  });
   const worker = await Worker.create({ connection: env.nativeConnection, namespace: 'default', taskQueue, workflowBundle, activities });
   const nextLabels = new Set<string>();
   const summary = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('scenarioWorkflow', { taskQueue, workflowId: `wf-${randomUUID().slice(0, 8)}`, args: [{ scenario: {} }] });
+    const handle = await env.client.workflow.start('scenarioWorkflow', {
+      taskQueue,
+      workflowId: `wf-${randomUUID().slice(0, 8)}`,
+      args: [{ scenario: {} }],
+    });
     const result = handle.result() as Promise<RunSummary>;
     let closed = false;
     void result.finally(() => (closed = true)).catch(() => undefined);
@@ -98,6 +138,8 @@ test('the workflow fires a registered kind through the injector and records it w
   expect(summary.status).toBe('completed');
   expect(fleetCalls).toEqual([]);
   const [run] = cells[0].phases;
-  expect(run.events).toEqual([expect.objectContaining({ kind: 'note', label: 'note: sydney is slow', scheduledOffsetS: 1, detail: { text: 'sydney is slow' } })]);
+  expect(run.events).toEqual([
+    expect.objectContaining({ kind: 'note', label: 'note: sydney is slow', scheduledOffsetS: 1, detail: { text: 'sydney is slow' } }),
+  ]);
   expect([...nextLabels]).toContain('note: sydney is slow');
 });

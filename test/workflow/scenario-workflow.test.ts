@@ -43,7 +43,17 @@ afterAll(async () => {
 type RunPhase = Extract<PlannedPhase, { kind: 'run' }>;
 
 function runPhase(over: Partial<RunPhase>): RunPhase {
-  return { kind: 'run', name: 'run', durationS: 4, ycsb: { ...YCSB_DEFAULTS }, warmup: false, waitForResizes: false, measure: [], events: [], ...over };
+  return {
+    kind: 'run',
+    name: 'run',
+    durationS: 4,
+    ycsb: { ...YCSB_DEFAULTS },
+    warmup: false,
+    waitForResizes: false,
+    measure: [],
+    events: [],
+    ...over,
+  };
 }
 
 function plan(phases: PlannedPhase[]): PreparedRun {
@@ -57,7 +67,17 @@ function plan(phases: PlannedPhase[]): PreparedRun {
     settings: {},
     phases,
   };
-  const record = { runId: 'r', scenario: 's', experiment: 'quickstart', startedAt: 0, status: 'running', settings: {}, nonDefaultSettings: {}, versions: {}, cellIds: ['c1'] } as unknown as RunRecord;
+  const record = {
+    runId: 'r',
+    scenario: 's',
+    experiment: 'quickstart',
+    startedAt: 0,
+    status: 'running',
+    settings: {},
+    nonDefaultSettings: {},
+    versions: {},
+    cellIds: ['c1'],
+  } as unknown as RunRecord;
   return { plan: { scenario: 's', experiment: 'quickstart', timeScale: 1, cells: [cell] }, record };
 }
 
@@ -101,7 +121,8 @@ function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
   const activities = {
     async acquireFleet() {
       recorded.steps.push('acquire');
-      const busy = options.fleetBusy && (options.busyTimes === undefined || recorded.steps.filter((x) => x === 'acquire').length <= options.busyTimes);
+      const busy =
+        options.fleetBusy && (options.busyTimes === undefined || recorded.steps.filter((x) => x === 'acquire').length <= options.busyTimes);
       if (busy) throw ApplicationFailure.nonRetryable('fleet busy: run other on fhc-4 since 2026-11-24T00:00:00.000Z', 'FleetBusy');
       return { topology: 'fhc-4', broughtUp: true };
     },
@@ -142,9 +163,18 @@ function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
         await sleep(500);
         throw ApplicationFailure.retryable('the client died', 'ClientDied');
       }
-      const restarts = ctx.info.attempt > 1
-        ? [{ kind: 'client-restart' as const, label: `${input.label} client restarted`, scheduledOffsetS: 0, requestedAt: Date.now(), detail: { attempt: ctx.info.attempt } }]
-        : [];
+      const restarts =
+        ctx.info.attempt > 1
+          ? [
+              {
+                kind: 'client-restart' as const,
+                label: `${input.label} client restarted`,
+                scheduledOffsetS: 0,
+                requestedAt: Date.now(),
+                detail: { attempt: ctx.info.attempt },
+              },
+            ]
+          : [];
       try {
         while (input.untilMs === undefined || Date.now() < input.untilMs) {
           ctx.heartbeat();
@@ -192,14 +222,23 @@ async function run(prepared: PreparedRun, options: MockOptions, during?: (handle
   const taskQueue = `wf-test-${randomUUID().slice(0, 8)}`;
   const worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue, activities });
   const summary = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('scenarioWorkflow', { taskQueue, workflowId: `wf-${randomUUID().slice(0, 8)}`, args: [{ scenario: {}, ...input }] });
+    const handle = await env.client.workflow.start('scenarioWorkflow', {
+      taskQueue,
+      workflowId: `wf-${randomUUID().slice(0, 8)}`,
+      args: [{ scenario: {}, ...input }],
+    });
     await during?.(handle);
     return (await handle.result()) as RunSummary;
   });
   return { summary, recorded };
 }
 
-const resizeAt = (atS: number): PlannedEvent => ({ atS, label: 'remove c', path: 'phases[0].events[0]', action: { kind: 'resize-remove', node: 'c' } });
+const resizeAt = (atS: number): PlannedEvent => ({
+  atS,
+  label: 'remove c',
+  path: 'phases[0].events[0]',
+  action: { kind: 'resize-remove', node: 'c' },
+});
 
 test('one client per phase, bounded by the phase; a resize still moving when the workload ended is marked so', async () => {
   const { summary, recorded } = await run(plan([runPhase({ durationS: 3, events: [resizeAt(1)] })]), { resizeMs: 4000 });
@@ -235,7 +274,7 @@ test('waitForResizes with the resize done before the phase ends stops the client
   expect(client.endedAt! - client.input.originMs).toBeLessThan(5000);
 });
 
-test('a client that failed is retried; its restart event is the client\'s to store, not recorded twice', async () => {
+test("a client that failed is retried; its restart event is the client's to store, not recorded twice", async () => {
   const { summary, recorded } = await run(plan([runPhase({ durationS: 4 })]), { failFirstClient: true });
   expect(summary.status).toBe('completed');
   expect(recorded.clients.map((c) => c.attempt)).toEqual([1, 2]);
@@ -245,7 +284,7 @@ test('a client that failed is retried; its restart event is the client\'s to sto
   expect(recorded.cells[0].phases[0].events).toEqual([]);
 });
 
-test('a full disk stops the run: no retry, no further cell, the disk\'s message as the run\'s failure, cleanup done', async () => {
+test("a full disk stops the run: no retry, no further cell, the disk's message as the run's failure, cleanup done", async () => {
   const twoCells = plan([runPhase({ durationS: 30 })]);
   const first = twoCells.plan.cells[0];
   twoCells.plan.cells.push({ ...first, cellId: 'c2' });
@@ -256,7 +295,9 @@ test('a full disk stops the run: no retry, no further cell, the disk\'s message 
   expect(cause).toBeInstanceOf(ApplicationFailure);
   expect(cause.type).toBe('StorageError');
   expect(cause.nonRetryable).toBe(true);
-  expect(cause.message).toMatch(/^the disk holding \/results is full \(ENOSPC\): could not write \/results\/r\/cells\/c1\.parts\/0\.samples\.jsonl\. Nothing stored before this write was lost/);
+  expect(cause.message).toMatch(
+    /^the disk holding \/results is full \(ENOSPC\): could not write \/results\/r\/cells\/c1\.parts\/0\.samples\.jsonl\. Nothing stored before this write was lost/,
+  );
   expect(Date.now() - started).toBeLessThan(20_000);
   const { recorded } = lastRun!;
   expect(recorded.clients.map((c) => [c.input.sink.cellId, c.attempt])).toEqual([['c1', 1]]);
@@ -281,7 +322,10 @@ test('abort stops the client at once and keeps what ran; warm-up phases are mark
   const measured = recorded.clients[1];
   expect(measured.cancelled).toBe(true);
   expect(measured.endedAt! - measured.startedAt).toBeLessThan(5000);
-  expect(recorded.cells[0].phases.map((p) => [p.name, p.warmup ?? false])).toEqual([['warm', true], ['run', false]]);
+  expect(recorded.cells[0].phases.map((p) => [p.name, p.warmup ?? false])).toEqual([
+    ['warm', true],
+    ['run', false],
+  ]);
 });
 
 test('cancelling a run mid-phase stops its client and monitor and cleans up within seconds, keeping the cell', async () => {
@@ -381,12 +425,17 @@ describe('the run holds the fleet for its whole length', () => {
 
   test('waitForFleet: a busy fleet is waited for (progress says who holds it), then the run goes on', async () => {
     const seen: RunProgress[] = [];
-    const { summary, recorded } = await run(phases(), { fleetBusy: true, busyTimes: 1 }, async (handle) => {
-      while (seen.length === 0 || seen.at(-1)!.status === 'bringing the fleet up') {
-        seen.push((await handle.query(progressQuery)) as RunProgress);
-        await sleep(200);
-      }
-    }, { waitForFleet: true });
+    const { summary, recorded } = await run(
+      phases(),
+      { fleetBusy: true, busyTimes: 1 },
+      async (handle) => {
+        while (seen.length === 0 || seen.at(-1)!.status === 'bringing the fleet up') {
+          seen.push((await handle.query(progressQuery)) as RunProgress);
+          await sleep(200);
+        }
+      },
+      { waitForFleet: true },
+    );
     expect(summary.status).toBe('completed');
     expect(recorded.steps).toEqual(['acquire', 'acquire', 'prepare', 'release tearDown=true']);
     expect(seen.some((p) => p.status === 'waiting for the fleet' && /fleet busy: run other/.test(p.waitingFor ?? ''))).toBe(true);

@@ -58,11 +58,7 @@ export interface AzureHomeArgs {
 
 /** A NAT gateway with its own static public IP: explicit outbound access for a subnet's VMs. */
 export function natGateway(name: string, args: AzureHomeArgs, opts?: pulumi.CustomResourceOptions): network.NatGateway {
-  const address = new network.PublicIPAddress(
-    `${name}-nat`,
-    { ...args, sku: { name: 'Standard' }, publicIPAllocationMethod: 'Static' },
-    opts,
-  );
+  const address = new network.PublicIPAddress(`${name}-nat`, { ...args, sku: { name: 'Standard' }, publicIPAllocationMethod: 'Static' }, opts);
   return new network.NatGateway(name, { ...args, sku: { name: 'Standard' }, publicIpAddresses: [{ id: address.id }] }, opts);
 }
 

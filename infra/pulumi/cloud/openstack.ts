@@ -22,7 +22,11 @@ export class OpenStackNetwork extends pulumi.ComponentResource {
     super('fragbench:openstack:Network', name, {}, opts);
     const parent = { parent: this };
     this.network = new networking.Network(name, { name: cloudName(args.stack, name), adminStateUp: true }, parent);
-    this.subnet = new networking.Subnet(name, { name: cloudName(args.stack, name), networkId: this.network.id, cidr: args.cidr, ipVersion: 4 }, parent);
+    this.subnet = new networking.Subnet(
+      name,
+      { name: cloudName(args.stack, name), networkId: this.network.id, cidr: args.cidr, ipVersion: 4 },
+      parent,
+    );
     this.routerInterface = new networking.RouterInterface(name, { routerId: args.routerId, subnetId: this.subnet.id }, parent);
     this.registerOutputs({ networkId: this.network.id, subnetId: this.subnet.id });
   }
@@ -116,7 +120,11 @@ export class OpenStackVm extends pulumi.ComponentResource {
     );
     if (args.node.hasPublicAddress) {
       if (!args.floatingIpPool) throw new Error(`node "${args.node.name}" needs a floating IP pool`);
-      const fip = new networking.FloatingIp(name, { pool: args.floatingIpPool, portId: this.ports[0].id }, { parent: this, dependsOn: [this.instance] });
+      const fip = new networking.FloatingIp(
+        name,
+        { pool: args.floatingIpPool, portId: this.ports[0].id },
+        { parent: this, dependsOn: [this.instance] },
+      );
       this.publicAddress = fip.address;
     }
     this.registerOutputs({ id: this.instance.id, publicAddress: this.publicAddress });

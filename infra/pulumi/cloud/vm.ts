@@ -34,7 +34,13 @@ export interface NodeVmExtras {
   ipForwarding?: boolean;
 }
 
-export function nodeVm(name: string, node: PlannedNode, where: VmPlacement, extras: NodeVmExtras = {}, opts?: pulumi.ComponentResourceOptions): NodeVm {
+export function nodeVm(
+  name: string,
+  node: PlannedNode,
+  where: VmPlacement,
+  extras: NodeVmExtras = {},
+  opts?: pulumi.ComponentResourceOptions,
+): NodeVm {
   if (node.cloud !== where.cloud) throw new Error(`node "${node.name}" is planned in ${node.cloud} but placed in ${where.cloud}`);
   if (where.cloud === 'openstack') {
     const port: OpenStackPortSpec = {
@@ -43,7 +49,11 @@ export function nodeVm(name: string, node: PlannedNode, where: VmPlacement, extr
       securityGroupIds: where.securityGroupIds,
       ...(extras.allowedAddressPairs ? { allowedAddressPairs: extras.allowedAddressPairs } : {}),
     };
-    const vm = new OpenStackVm(name, { stack: where.stack, node, ports: [port], imageName: where.imageName, userData: where.userData, floatingIpPool: where.floatingIpPool }, opts);
+    const vm = new OpenStackVm(
+      name,
+      { stack: where.stack, node, ports: [port], imageName: where.imageName, userData: where.userData, floatingIpPool: where.floatingIpPool },
+      opts,
+    );
     return { id: vm.instance.id, publicAddress: vm.publicAddress, resource: vm };
   }
   const vm = new AzureVm(name, { ...where, node, ipForwarding: extras.ipForwarding }, opts);

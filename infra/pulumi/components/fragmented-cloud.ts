@@ -43,11 +43,25 @@ export class FragmentedCloud extends pulumi.ComponentResource {
     const placements = new Map<string, VmPlacement>();
     const inOpenStack = plan.nodes.filter((n) => n.cloud === 'openstack');
     if (inOpenStack.length) {
-      const router = new networking.Router('router', { name: cloudName(s.stack, 'router'), externalNetworkId: s.openstack.externalNetworkId }, parent);
+      const router = new networking.Router(
+        'router',
+        { name: cloudName(s.stack, 'router'), externalNetworkId: s.openstack.externalNetworkId },
+        parent,
+      );
       const net = new OpenStackNetwork('sites', { stack: s.stack, cidr: s.cidrs.openstack, routerId: router.id }, parent);
-      const group = new OpenStackSecurityGroup('sites', { stack: s.stack, description: "fragbench: WireGuard, and SSH from the operator's address", rules: exposed }, parent);
+      const group = new OpenStackSecurityGroup(
+        'sites',
+        { stack: s.stack, description: "fragbench: WireGuard, and SSH from the operator's address", rules: exposed },
+        parent,
+      );
       placements.set('openstack', {
-        cloud: 'openstack', stack: s.stack, network: net, securityGroupIds: [group.group.id], imageName: s.openstack.imageName, floatingIpPool: s.openstack.floatingIpPool, userData,
+        cloud: 'openstack',
+        stack: s.stack,
+        network: net,
+        securityGroupIds: [group.group.id],
+        imageName: s.openstack.imageName,
+        floatingIpPool: s.openstack.floatingIpPool,
+        userData,
       });
     }
     const locations = Object.keys(plan.azureSubnets);
@@ -55,9 +69,20 @@ export class FragmentedCloud extends pulumi.ComponentResource {
       const group = new resources.ResourceGroup('fragmented', { location: locations[0] }, parent);
       for (const location of locations) {
         const nsg = azureSecurityGroup(`sites-${location}`, { resourceGroupName: group.name, location, rules: exposed }, parent);
-        const net = new AzureNetwork(`sites-${location}`, { resourceGroupName: group.name, location, cidr: plan.azureSubnets[location], networkSecurityGroupId: nsg.id }, parent);
+        const net = new AzureNetwork(
+          `sites-${location}`,
+          { resourceGroupName: group.name, location, cidr: plan.azureSubnets[location], networkSecurityGroupId: nsg.id },
+          parent,
+        );
         placements.set(`azure:${location}`, {
-          cloud: 'azure', stack: s.stack, resourceGroupName: group.name, subnetId: net.subnet.id, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData,
+          cloud: 'azure',
+          stack: s.stack,
+          resourceGroupName: group.name,
+          subnetId: net.subnet.id,
+          image: s.azureImage,
+          adminUser: s.sshUser,
+          sshPublicKey: s.sshPublicKey,
+          userData,
         });
       }
     }
@@ -66,7 +91,9 @@ export class FragmentedCloud extends pulumi.ComponentResource {
 
     // Keys: one WireGuard pair per node and connection type, one tinc (RSA) pair per node.
     const wgKeys = wireguardKeyRing(plan, s.keyRotation, parent);
-    const tincKeys = Object.fromEntries(plan.nodes.map((n) => [n.name, new KeyPair(`${n.name}-tinc`, { kind: 'tinc', rotation: s.keyRotation }, parent)]));
+    const tincKeys = Object.fromEntries(
+      plan.nodes.map((n) => [n.name, new KeyPair(`${n.name}-tinc`, { kind: 'tinc', rotation: s.keyRotation }, parent)]),
+    );
     const publicAddress = (node: string) => {
       const address = vms.get(node)?.publicAddress;
       if (!address) throw new Error(`site "${node}" has no public address`);
@@ -80,12 +107,26 @@ export class FragmentedCloud extends pulumi.ComponentResource {
     const wgPrivate = pulumi.all(privateKeys(wgKeys));
     const meshCommands = plan.nodes.map((node) => {
       const script = pulumi.all([mesh, wgPrivate, tincKeys[node.name].privateKey, tincPublic]).apply(([inventory, wgPriv, tincPriv, tincPub]) =>
-        meshScript({ inventory, node, wireguardPrivateKeys: wgPriv, tincPrivateKey: tincPriv, tincPublicKeys: tincPub, overlayCidr: s.cidrs.overlay }),
+        meshScript({
+          inventory,
+          node,
+          wireguardPrivateKeys: wgPriv,
+          tincPrivateKey: tincPriv,
+          tincPublicKeys: tincPub,
+          overlayCidr: s.cidrs.overlay,
+        }),
       );
       const vm = vms.get(node.name) as NodeVm;
-      return remoteScript(`${node.name}-mesh`, {
-        stack: s.stack, target: { host: publicAddress(node.name), user: s.sshUser, vmId: vm.id }, sshPrivateKey: args.sshPrivateKey, script,
-      }, { ...parent, dependsOn: [vm.resource] });
+      return remoteScript(
+        `${node.name}-mesh`,
+        {
+          stack: s.stack,
+          target: { host: publicAddress(node.name), user: s.sshUser, vmId: vm.id },
+          sshPrivateKey: args.sshPrivateKey,
+          script,
+        },
+        { ...parent, dependsOn: [vm.resource] },
+      );
     });
     this.inventory = inventoryAfter(mesh, meshCommands);
     this.registerOutputs({ inventory: this.inventory });

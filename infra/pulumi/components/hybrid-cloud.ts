@@ -66,11 +66,23 @@ export class HybridCloud extends pulumi.ComponentResource {
     // The tunnel's configs are rendered from this; what the stack publishes waits for the tunnel.
     const rendered = inventoryOutput(plan, { [manager]: managerAddress, [donor]: donorAddress }, publicKeys(keys.tunnel));
 
-    const tunnelSteps = configureTunnel({
-      settings, plan, sshPrivateKey: args.sshPrivateKey, keys, inventory: rendered,
-      managerVm: openstack.managerVm, managerAddress, donorVm: azure.donorVm, donorAddress,
-      consumerVm: openstack.consumerVm, consumerSharedPort: consumerShared.port, consumerSharedAttachment: consumerShared.attachment,
-    }, parent);
+    const tunnelSteps = configureTunnel(
+      {
+        settings,
+        plan,
+        sshPrivateKey: args.sshPrivateKey,
+        keys,
+        inventory: rendered,
+        managerVm: openstack.managerVm,
+        managerAddress,
+        donorVm: azure.donorVm,
+        donorAddress,
+        consumerVm: openstack.consumerVm,
+        consumerSharedPort: consumerShared.port,
+        consumerSharedAttachment: consumerShared.attachment,
+      },
+      parent,
+    );
     this.inventory = inventoryAfter(rendered, tunnelSteps);
 
     this.registerOutputs({ inventory: this.inventory, client: clientVm.id });
@@ -135,12 +147,26 @@ function openstackBrokerSide(ctx: HybridContext): OpenStackBrokerSide {
   const { s, plan, parent } = ctx;
   const router = new networking.Router('router', { name: cloudName(s.stack, 'router'), externalNetworkId: s.openstack.externalNetworkId }, parent);
   const brokerNet = new OpenStackNetwork('broker-net', { stack: s.stack, cidr: s.cidrs.openstackBroker, routerId: router.id }, parent);
-  const internal = new OpenStackSecurityGroup('internal', { stack: s.stack, description: 'fragbench: the fleet networks only', rules: fromFleet(ctx.fleetCidrs) }, parent);
-  const operator = new OpenStackSecurityGroup('operator-ssh', { stack: s.stack, description: "fragbench: SSH from the operator's address", rules: [sshFrom(s.operatorCidr)] }, parent);
+  const internal = new OpenStackSecurityGroup(
+    'internal',
+    { stack: s.stack, description: 'fragbench: the fleet networks only', rules: fromFleet(ctx.fleetCidrs) },
+    parent,
+  );
+  const operator = new OpenStackSecurityGroup(
+    'operator-ssh',
+    { stack: s.stack, description: "fragbench: SSH from the operator's address", rules: [sshFrom(s.operatorCidr)] },
+    parent,
+  );
   const managerPlacement = openstackPlacement(ctx, brokerNet, [internal.group.id, operator.group.id], PACKAGES.node);
   const managerVm = nodeVm('manager', plannedNode(plan, manager), managerPlacement, {}, parent);
   const consumerPlacement = openstackPlacement(ctx, brokerNet, [internal.group.id], PACKAGES.broker);
-  const consumerVm = nodeVm('consumer-broker', plannedNode(plan, consumer), consumerPlacement, { allowedAddressPairs: ctx.forwardedForAzure }, parent);
+  const consumerVm = nodeVm(
+    'consumer-broker',
+    plannedNode(plan, consumer),
+    consumerPlacement,
+    { allowedAddressPairs: ctx.forwardedForAzure },
+    parent,
+  );
   return { router, internal, managerVm, consumerVm };
 }
 
@@ -150,12 +176,22 @@ function azureBrokerSide(ctx: HybridContext): AzureBrokerSide {
   const location = s.region.azureLocation;
   const group = new resources.ResourceGroup('hybrid', { location }, parent);
   const home: AzureHome = { resourceGroupName: group.name, location };
-  const donorNsg = azureSecurityGroup('donor-broker', {
-    ...home,
-    rules: [wireguardFromAnywhere([s.wireguardPort, s.wireguardPort]), sshFrom(s.operatorCidr), ...fromFleet(ctx.fleetCidrs)],
-  }, parent);
+  const donorNsg = azureSecurityGroup(
+    'donor-broker',
+    {
+      ...home,
+      rules: [wireguardFromAnywhere([s.wireguardPort, s.wireguardPort]), sshFrom(s.operatorCidr), ...fromFleet(ctx.fleetCidrs)],
+    },
+    parent,
+  );
   const donorNet = new AzureNetwork('donor-net', { ...home, cidr: s.cidrs.azureBroker, networkSecurityGroupId: donorNsg.id }, parent);
-  const donorVm = nodeVm('donor-broker', plannedNode(plan, donor), azurePlacement(ctx, home, donorNet.subnet.id, PACKAGES.broker), { ipForwarding: true }, parent);
+  const donorVm = nodeVm(
+    'donor-broker',
+    plannedNode(plan, donor),
+    azurePlacement(ctx, home, donorNet.subnet.id, PACKAGES.broker),
+    { ipForwarding: true },
+    parent,
+  );
   return { home, donorNet, donorVm };
 }
 
@@ -168,33 +204,53 @@ function sharedNetworks(ctx: HybridContext, router: networking.Router, home: Azu
   const routeTable = routeOpenStackThroughDonor(ctx, home);
   // The public nodes have no public IP: package installs go out through a NAT gateway.
   const nat = natGateway('shared', home, parent);
-  const azure = new AzureNetwork('shared-vnet', {
-    ...home, cidr: s.cidrs.azureShared, networkSecurityGroupId: sharedNsg.id, routeTableId: routeTable.id, natGatewayId: nat.id,
-  }, parent);
+  const azure = new AzureNetwork(
+    'shared-vnet',
+    {
+      ...home,
+      cidr: s.cidrs.azureShared,
+      networkSecurityGroupId: sharedNsg.id,
+      routeTableId: routeTable.id,
+      natGatewayId: nat.id,
+    },
+    parent,
+  );
   return { openstack, azure };
 }
 
 /** Phase 6 (Azure): traffic for OpenStack leaves the shared subnet through the donor broker. */
 function routeOpenStackThroughDonor(ctx: HybridContext, home: AzureHome): network.RouteTable {
   const { plan } = ctx;
-  return new network.RouteTable('shared', {
-    ...home, disableBgpRoutePropagation: true,
-    routes: plan.openstackPrefixes.map((prefix, i) => ({
-      name: `fb-openstack-${i}`, addressPrefix: prefix, nextHopType: 'VirtualAppliance', nextHopIpAddress: plan.donorAddress,
-    })),
-  }, ctx.parent);
+  return new network.RouteTable(
+    'shared',
+    {
+      ...home,
+      disableBgpRoutePropagation: true,
+      routes: plan.openstackPrefixes.map((prefix, i) => ({
+        name: `fb-openstack-${i}`,
+        addressPrefix: prefix,
+        nextHopType: 'VirtualAppliance',
+        nextHopIpAddress: plan.donorAddress,
+      })),
+    },
+    ctx.parent,
+  );
 }
 
 /** Phase 5 (OpenStack): an extra interface on the consumer broker joins it to the shared network. */
 function attachConsumerToShared(ctx: HybridContext, brokers: OpenStackBrokerSide, sharedNet: OpenStackNetwork): ConsumerOnShared {
   const { plan, parent } = ctx;
-  const port = new networking.Port('consumer-broker-shared', {
-    name: cloudName(ctx.s.stack, 'consumer-broker-shared'),
-    networkId: sharedNet.network.id,
-    fixedIps: [{ subnetId: sharedNet.subnet.id, ipAddress: plan.consumerSharedAddress }],
-    securityGroupIds: [brokers.internal.group.id],
-    allowedAddressPairs: ctx.forwardedForAzure.map((ipAddress) => ({ ipAddress })),
-  }, parent);
+  const port = new networking.Port(
+    'consumer-broker-shared',
+    {
+      name: cloudName(ctx.s.stack, 'consumer-broker-shared'),
+      networkId: sharedNet.network.id,
+      fixedIps: [{ subnetId: sharedNet.subnet.id, ipAddress: plan.consumerSharedAddress }],
+      securityGroupIds: [brokers.internal.group.id],
+      allowedAddressPairs: ctx.forwardedForAzure.map((ipAddress) => ({ ipAddress })),
+    },
+    parent,
+  );
   const attachment = new compute.InterfaceAttach('consumer-broker-shared', { instanceId: brokers.consumerVm.id, portId: port.id }, parent);
   return { port, attachment };
 }
@@ -202,10 +258,17 @@ function attachConsumerToShared(ctx: HybridContext, brokers: OpenStackBrokerSide
 /** Phase 5 (Azure): VNet peering between the shared VNet and the donor broker's, both ways. */
 function peerSharedWithDonor(ctx: HybridContext, brokers: AzureBrokerSide, sharedVnet: AzureNetwork): void {
   const peer = (from: AzureNetwork, to: AzureNetwork, peeringName: string) =>
-    new network.VirtualNetworkPeering(peeringName, {
-      resourceGroupName: brokers.home.resourceGroupName, virtualNetworkName: from.vnet.name, remoteVirtualNetwork: { id: to.vnet.id },
-      allowVirtualNetworkAccess: true, allowForwardedTraffic: true,
-    }, ctx.parent);
+    new network.VirtualNetworkPeering(
+      peeringName,
+      {
+        resourceGroupName: brokers.home.resourceGroupName,
+        virtualNetworkName: from.vnet.name,
+        remoteVirtualNetwork: { id: to.vnet.id },
+        allowVirtualNetworkAccess: true,
+        allowForwardedTraffic: true,
+      },
+      ctx.parent,
+    );
   peer(brokers.donorNet, sharedVnet, 'donor-to-shared');
   peer(sharedVnet, brokers.donorNet, 'shared-to-donor');
 }
@@ -216,19 +279,38 @@ function routeAzureThroughConsumer(ctx: HybridContext, router: networking.Router
   // Neutron refuses a next hop on a subnet the router is not attached to yet.
   plan.azurePrefixes.forEach(
     (prefix, i) =>
-      new networking.RouterRoute(`to-azure-${i}`, { routerId: router.id, destinationCidr: prefix, nextHop: plan.consumerSharedAddress }, { ...parent, dependsOn: [sharedNet] }),
+      new networking.RouterRoute(
+        `to-azure-${i}`,
+        { routerId: router.id, destinationCidr: prefix, nextHop: plan.consumerSharedAddress },
+        { ...parent, dependsOn: [sharedNet] },
+      ),
   );
 }
 
 function openstackPlacement(ctx: HybridContext, network: OpenStackNetwork, groups: pulumi.Input<string>[], packages: string[]): OpenStackPlacement {
   const { openstack } = ctx.s;
-  return { cloud: 'openstack', stack: ctx.s.stack, network, securityGroupIds: groups, imageName: openstack.imageName, floatingIpPool: openstack.floatingIpPool, userData: ctx.userData(packages) };
+  return {
+    cloud: 'openstack',
+    stack: ctx.s.stack,
+    network,
+    securityGroupIds: groups,
+    imageName: openstack.imageName,
+    floatingIpPool: openstack.floatingIpPool,
+    userData: ctx.userData(packages),
+  };
 }
 
 function azurePlacement(ctx: HybridContext, home: AzureHome, subnetId: pulumi.Input<string>, packages: string[]): AzurePlacement {
   const { s } = ctx;
   return {
-    cloud: 'azure', stack: s.stack, resourceGroupName: home.resourceGroupName, subnetId, image: s.azureImage, adminUser: s.sshUser, sshPublicKey: s.sshPublicKey, userData: ctx.userData(packages),
+    cloud: 'azure',
+    stack: s.stack,
+    resourceGroupName: home.resourceGroupName,
+    subnetId,
+    image: s.azureImage,
+    adminUser: s.sshUser,
+    sshPublicKey: s.sshPublicKey,
+    userData: ctx.userData(packages),
   };
 }
 

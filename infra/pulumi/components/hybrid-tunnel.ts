@@ -71,7 +71,8 @@ interface Tunnel extends TunnelArgs {
 export function configureTunnel(args: TunnelArgs, parent: { parent: pulumi.Resource }): pulumi.CustomResource[] {
   const user = args.settings.sshUser;
   const t: Tunnel = {
-    ...args, parent,
+    ...args,
+    parent,
     managerTarget: { host: args.managerAddress, user, vmId: args.managerVm.id },
     donorTarget: { host: args.donorAddress, user, vmId: args.donorVm.id },
   };
@@ -87,24 +88,39 @@ function copyKeysToManager(t: Tunnel): pulumi.CustomResource {
   const home = `/home/${sshUser}/.ssh`;
   const keyFile = (node: string) => `/etc/fragbench/keys/${node}-${WG}.key`;
   const { managerSsh } = t.keys;
-  return remoteScript('manager-keys', {
-    stack: t.settings.stack, target: t.managerTarget, sshPrivateKey: t.sshPrivateKey,
-    script: pulumi.all([managerSsh.privateKey, managerSsh.publicKey, tunnelKey(t, consumer).privateKey, tunnelKey(t, donor).privateKey])
-      .apply(([sshKey, sshPub, consumerKey, donorKey]) => writeFilesScript({
-        [`${home}/id_ed25519`]: { content: sshKey, mode: '600', owner: sshUser },
-        [`${home}/id_ed25519.pub`]: { content: sshPub, mode: '644', owner: sshUser },
-        [keyFile(consumer)]: { content: consumerKey, mode: '600' },
-        [keyFile(donor)]: { content: donorKey, mode: '600' },
-      })),
-  }, { ...t.parent, dependsOn: [t.managerVm.resource] });
+  return remoteScript(
+    'manager-keys',
+    {
+      stack: t.settings.stack,
+      target: t.managerTarget,
+      sshPrivateKey: t.sshPrivateKey,
+      script: pulumi
+        .all([managerSsh.privateKey, managerSsh.publicKey, tunnelKey(t, consumer).privateKey, tunnelKey(t, donor).privateKey])
+        .apply(([sshKey, sshPub, consumerKey, donorKey]) =>
+          writeFilesScript({
+            [`${home}/id_ed25519`]: { content: sshKey, mode: '600', owner: sshUser },
+            [`${home}/id_ed25519.pub`]: { content: sshPub, mode: '644', owner: sshUser },
+            [keyFile(consumer)]: { content: consumerKey, mode: '600' },
+            [keyFile(donor)]: { content: donorKey, mode: '600' },
+          }),
+        ),
+    },
+    { ...t.parent, dependsOn: [t.managerVm.resource] },
+  );
 }
 
 /** (i)-(ii) The donor's config, with no peer yet; its VM is up and takes it. */
 function configureDonor(t: Tunnel): pulumi.CustomResource {
-  return remoteScript('donor-broker-wireguard', {
-    stack: t.settings.stack, target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
-    script: tunnelConfig(t, donor, [consumer]).apply(donorTunnelScript),
-  }, { ...t.parent, dependsOn: [t.donorVm.resource] });
+  return remoteScript(
+    'donor-broker-wireguard',
+    {
+      stack: t.settings.stack,
+      target: t.donorTarget,
+      sshPrivateKey: t.sshPrivateKey,
+      script: tunnelConfig(t, donor, [consumer]).apply(donorTunnelScript),
+    },
+    { ...t.parent, dependsOn: [t.donorVm.resource] },
+  );
 }
 
 /**
@@ -112,11 +128,16 @@ function configureDonor(t: Tunnel): pulumi.CustomResource {
  * its second (shared) interface is brought up here too. It cannot connect until (v).
  */
 function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomResource {
-  return remoteScript('consumer-broker-wireguard', {
-    stack: t.settings.stack,
-    target: { host: plannedNode(t.plan, consumer).privateAddress, user: t.settings.sshUser, vmId: t.consumerVm.id, jump: t.managerTarget }, sshPrivateKey: t.sshPrivateKey,
-    script: pulumi.all([tunnelConfig(t, consumer, []), t.consumerSharedPort.macAddress]).apply(([conf, mac]) => consumerTunnelScript(conf, mac)),
-  }, { ...t.parent, dependsOn: [t.consumerVm.resource, t.consumerSharedAttachment, ...after] });
+  return remoteScript(
+    'consumer-broker-wireguard',
+    {
+      stack: t.settings.stack,
+      target: { host: plannedNode(t.plan, consumer).privateAddress, user: t.settings.sshUser, vmId: t.consumerVm.id, jump: t.managerTarget },
+      sshPrivateKey: t.sshPrivateKey,
+      script: pulumi.all([tunnelConfig(t, consumer, []), t.consumerSharedPort.macAddress]).apply(([conf, mac]) => consumerTunnelScript(conf, mac)),
+    },
+    { ...t.parent, dependsOn: [t.consumerVm.resource, t.consumerSharedAttachment, ...after] },
+  );
 }
 
 /**
@@ -126,15 +147,21 @@ function configureConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomRe
  */
 function authoriseConsumer(t: Tunnel, after: pulumi.Resource[]): pulumi.CustomResource {
   const consumerPeer = t.inventory.apply((inventory) => consumerPeerOfDonor(inventory, t.plan.routedPrefixes));
-  return remoteScript('authorise-consumer', {
-    stack: t.settings.stack, target: t.donorTarget, sshPrivateKey: t.sshPrivateKey,
-    script: pulumi.all([consumerPeer, tunnelConfig(t, donor, [])]).apply(([p, conf]) => authoriseScript(p, conf)),
-    onDelete: consumerPeer.apply(deauthoriseCommand),
-    // Runs again when the consumer VM is replaced (or its key rotated): the donor must learn the new one.
-    triggers: [t.consumerVm.id, consumerPeer.publicKey],
-    // The old authorisation goes first: its delete step takes away the routes to the consumer's
-    // networks, which the new one has just put back when Pulumi creates before it deletes.
-  }, { ...t.parent, dependsOn: after, deleteBeforeReplace: true });
+  return remoteScript(
+    'authorise-consumer',
+    {
+      stack: t.settings.stack,
+      target: t.donorTarget,
+      sshPrivateKey: t.sshPrivateKey,
+      script: pulumi.all([consumerPeer, tunnelConfig(t, donor, [])]).apply(([p, conf]) => authoriseScript(p, conf)),
+      onDelete: consumerPeer.apply(deauthoriseCommand),
+      // Runs again when the consumer VM is replaced (or its key rotated): the donor must learn the new one.
+      triggers: [t.consumerVm.id, consumerPeer.publicKey],
+      // The old authorisation goes first: its delete step takes away the routes to the consumer's
+      // networks, which the new one has just put back when Pulumi creates before it deletes.
+    },
+    { ...t.parent, dependsOn: after, deleteBeforeReplace: true },
+  );
 }
 
 function tunnelKey(t: Tunnel, node: string): KeyPair {
@@ -142,7 +169,7 @@ function tunnelKey(t: Tunnel, node: string): KeyPair {
 }
 
 function tunnelConfig(t: Tunnel, node: string, without: string[]): pulumi.Output<string> {
-  return pulumi.all([t.inventory, tunnelKey(t, node).privateKey]).apply(([inventory, privateKey]) =>
-    renderTunnelConfig(inventory, t.plan.routedPrefixes, node, privateKey, without),
-  );
+  return pulumi
+    .all([t.inventory, tunnelKey(t, node).privateKey])
+    .apply(([inventory, privateKey]) => renderTunnelConfig(inventory, t.plan.routedPrefixes, node, privateKey, without));
 }

@@ -67,11 +67,7 @@ export function sshKeyFromSeed(seed: Buffer, comment: string): KeyMaterial {
   const pub = rawPublicKey(PKCS8_PREFIX_HEX.ed25519, seed);
   const publicBlob = sshStrings(Buffer.from('ssh-ed25519'), pub);
   const check = randomBytes(4);
-  let secret = Buffer.concat([
-    check,
-    check,
-    sshStrings(Buffer.from('ssh-ed25519'), pub, Buffer.concat([seed, pub]), Buffer.from(comment)),
-  ]);
+  let secret = Buffer.concat([check, check, sshStrings(Buffer.from('ssh-ed25519'), pub, Buffer.concat([seed, pub]), Buffer.from(comment))]);
   // The private section is padded with 1, 2, 3, ... to the cipher block size (8 for "none").
   const padding = (8 - (secret.length % 8)) % 8;
   secret = Buffer.concat([secret, Buffer.from(Array.from({ length: padding }, (_, i) => i + 1))]);

@@ -6,7 +6,15 @@
 import type { Inventory } from '../../../core/inventory';
 import { HYBRID_NODES } from '../plan-hybrid';
 import { writeFilesScript, type FileSpec } from './files-script';
-import { peerRouteCommands, peerRouteRemovals, wireguardConfig, wireguardConfigPath, wireguardPeers, type MeshView, type WireguardPeer } from './wireguard';
+import {
+  peerRouteCommands,
+  peerRouteRemovals,
+  wireguardConfig,
+  wireguardConfigPath,
+  wireguardPeers,
+  type MeshView,
+  type WireguardPeer,
+} from './wireguard';
 
 const { consumer, donor } = HYBRID_NODES;
 export const TUNNEL_INTERFACE = 'wg0';
@@ -49,7 +57,11 @@ export function authoriseScript(peer: WireguardPeer, donorConfig: string): strin
 
 /** Undoes authoriseScript on the running interface and in its config file. */
 export function deauthoriseCommand(peer: WireguardPeer): string {
-  return [`wg set ${TUNNEL_INTERFACE} peer ${peer.publicKey} remove`, ...peerRouteRemovals(TUNNEL_INTERFACE, peer.allowedIps), `wg-quick save ${TUNNEL_INTERFACE}`].join('\n');
+  return [
+    `wg set ${TUNNEL_INTERFACE} peer ${peer.publicKey} remove`,
+    ...peerRouteRemovals(TUNNEL_INTERFACE, peer.allowedIps),
+    `wg-quick save ${TUNNEL_INTERFACE}`,
+  ].join('\n');
 }
 
 function tunnelConfigFile(conf: string): Record<string, FileSpec> {

@@ -35,9 +35,23 @@ export function meshScript(args: MeshScriptArgs): string {
   const wgFiles = Object.fromEntries(
     node.wireguard.map((w) => [
       wireguardConfigPath(w.name),
-      { mode: '600', content: wireguardConfig({ mesh: inventory, node: node.name, type: w.type, privateKey: args.wireguardPrivateKeys[interfaceKey(node.name, w.type)] }) },
+      {
+        mode: '600',
+        content: wireguardConfig({
+          mesh: inventory,
+          node: node.name,
+          type: w.type,
+          privateKey: args.wireguardPrivateKeys[interfaceKey(node.name, w.type)],
+        }),
+      },
     ]),
   );
-  const tinc = tincFiles({ mesh: inventory, node: node.name, privateKey: args.tincPrivateKey, publicKeys: args.tincPublicKeys, overlayCidr: args.overlayCidr });
+  const tinc = tincFiles({
+    mesh: inventory,
+    node: node.name,
+    privateKey: args.tincPrivateKey,
+    publicKeys: args.tincPublicKeys,
+    overlayCidr: args.overlayCidr,
+  });
   return writeFilesScript({ ...wgFiles, ...tinc }, meshStartCommands(node));
 }

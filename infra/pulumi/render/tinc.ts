@@ -56,10 +56,21 @@ export function tincFiles(args: TincArgs): Record<string, FileSpec> {
       content: lines('#!/bin/sh', 'ip link set "$INTERFACE" up', `ip addr add ${self.overlayAddress}/${prefix} dev "$INTERFACE"`),
     },
     [`${DIR}/tinc-down`]: { mode: '755', content: lines('#!/bin/sh', 'ip link set "$INTERFACE" down') },
-    [hostFile(self.name)]: { mode: '644', content: hostEntry(self, self.wireguard.map((w) => w.type), args.publicKeys) },
+    [hostFile(self.name)]: {
+      mode: '644',
+      content: hostEntry(
+        self,
+        self.wireguard.map((w) => w.type),
+        args.publicKeys,
+      ),
+    },
     [`/etc/systemd/system/${TINC_SERVICE}.service.d/fragbench-log.conf`]: {
       mode: '644',
-      content: lines('[Service]', 'ExecStart=', `ExecStart=/usr/sbin/tincd -n ${TINC_NETWORK} -D --pidfile=${VM_TINC_FILES.pidFile} --logfile=${VM_TINC_FILES.logFile}`),
+      content: lines(
+        '[Service]',
+        'ExecStart=',
+        `ExecStart=/usr/sbin/tincd -n ${TINC_NETWORK} -D --pidfile=${VM_TINC_FILES.pidFile} --logfile=${VM_TINC_FILES.logFile}`,
+      ),
     },
   };
   for (const [name, types] of neighbours) {
@@ -67,7 +78,6 @@ export function tincFiles(args: TincArgs): Record<string, FileSpec> {
   }
   return files;
 }
-
 
 /** Neighbours and the connection types this node shares with each, fastest link first (tinc dials the first Address that answers). */
 function neighboursOf(mesh: MeshView, node: string): Map<string, number[]> {

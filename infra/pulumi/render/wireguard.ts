@@ -17,12 +17,7 @@ export interface WireguardPeer {
 /** Keeps a NAT mapping open from a node that has no public address of its own. */
 const KEEPALIVE_S = 25;
 
-export function wireguardPeers(
-  mesh: MeshView,
-  node: string,
-  type: number,
-  routedPrefixes: Record<string, string[]> = {},
-): WireguardPeer[] {
+export function wireguardPeers(mesh: MeshView, node: string, type: number, routedPrefixes: Record<string, string[]> = {}): WireguardPeer[] {
   return mesh.links
     .filter((l) => l.type === type && (l.a === node || l.b === node))
     .map((l) => {

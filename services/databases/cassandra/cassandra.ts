@@ -250,7 +250,10 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
    * before it left, it never will, and the wait ends in an error.
    */
   private async waitRingIs(via: CassandraMember, members: CassandraMember[], timeoutMs = 120_000, leaving?: CassandraMember): Promise<void> {
-    const want = members.map((m) => m.address).sort().join(',');
+    const want = members
+      .map((m) => m.address)
+      .sort()
+      .join(',');
     const watch = startRingWatch(this.shell(via.node), await this.ringWatcherOn(via.node, via.dir));
     try {
       await waitFor(
@@ -259,9 +262,16 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
           if (ring === undefined) return undefined;
           const stuck = leaving && ring.find((e) => e.address === leaving.address && !e.up);
           if (stuck && !(await this.shell(leaving.node).isOurs(leaving.pid, configProperty(leaving.dir)))) {
-            throw new Error(`cassandra: ${leaving.node} died while leaving the ring (D${stuck.state}); restart it (restartMember) and ask for its removal again`);
+            throw new Error(
+              `cassandra: ${leaving.node} died while leaving the ring (D${stuck.state}); restart it (restartMember) and ask for its removal again`,
+            );
           }
-          const ok = ring.every((e) => e.up && e.state === 'N') && ring.map((e) => e.address).sort().join(',') === want;
+          const ok =
+            ring.every((e) => e.up && e.state === 'N') &&
+            ring
+              .map((e) => e.address)
+              .sort()
+              .join(',') === want;
           return ok ? true : undefined;
         },
         { what: `Cassandra's ring to be ${members.map((m) => m.node).join(', ')}, all up and normal`, timeoutMs, intervalMs: POLL_MS },
@@ -401,7 +411,9 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     const seed = this.seedMember(state);
     const mode = await this.modeOf(leaving);
     if (mode === undefined && (await this.ring(seed)).some((e) => e.address === leaving.address)) {
-      throw new Error(`cassandra: ${node.name} is in the ring but its nodetool gets no answer (is its JVM down?); restart it (restartMember), then remove it`);
+      throw new Error(
+        `cassandra: ${node.name} is in the ring but its nodetool gets no answer (is its JVM down?); restart it (restartMember), then remove it`,
+      );
     }
     const left = mode === undefined || mode === 'DECOMMISSIONED';
     if (!left && !['NORMAL', 'LEAVING', 'DECOMMISSION_FAILED'].includes(mode)) {
@@ -434,7 +446,11 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
       if (mode === 'LEAVING' || mode === 'DECOMMISSIONED') return;
       if (err instanceof CommandError && mode !== undefined) {
         this.forgetResize(state);
-        const said = err.result.stdout.concat(err.result.stderr).split('\n').find((l) => l.startsWith('nodetool:')) ?? err.message;
+        const said =
+          err.result.stdout
+            .concat(err.result.stderr)
+            .split('\n')
+            .find((l) => l.startsWith('nodetool:')) ?? err.message;
         const hint = remaining.length < SYSTEM_REPLICATION ? '; set settings.options.allowBelowSystemReplication to force it' : '';
         throw new Error(`Cassandra refused to decommission ${leaving.node}: ${said.replace(/^nodetool:\s*/, '')} (the cluster is unchanged${hint})`);
       }

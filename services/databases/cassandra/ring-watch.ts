@@ -36,14 +36,18 @@ export interface RingWatch {
 export function startRingWatch(shell: NodeShell, argv: string[]): RingWatch {
   let latest: EndpointStatus[] | undefined;
   let exitCode: number | undefined;
-  const watcher = shell.stream(argv, ringSnapshots((ring) => (latest = ring)));
+  const watcher = shell.stream(
+    argv,
+    ringSnapshots((ring) => (latest = ring)),
+  );
   watcher.exited.then(
     (code) => (exitCode = code),
     () => (exitCode = -1),
   );
   return {
     take() {
-      if (exitCode !== undefined) throw new Error(`cassandra: the ring watcher on ${shell.node.name} exited (code ${exitCode}): ${tail(watcher.stderr(), 5)}`);
+      if (exitCode !== undefined)
+        throw new Error(`cassandra: the ring watcher on ${shell.node.name} exited (code ${exitCode}): ${tail(watcher.stderr(), 5)}`);
       const ring = latest;
       latest = undefined;
       return ring;

@@ -181,7 +181,10 @@ export class CouchDbAdapter extends ClusterAdapter<CouchState> implements Databa
 
   /** Until every one of `members` is configured and connected, and no one else is. */
   private async waitMembership(via: Member, members: Member[]): Promise<void> {
-    const want = members.map((m) => couchName(m.address)).sort().join(',');
+    const want = members
+      .map((m) => couchName(m.address))
+      .sort()
+      .join(',');
     await waitFor(
       async () => {
         const m = await this.membership(via);
@@ -207,10 +210,19 @@ export class CouchDbAdapter extends ClusterAdapter<CouchState> implements Databa
         this.state.write(state);
       }
       const [first, ...others] = state.members;
-      const enable = (m: Member) => ({ action: 'enable_cluster', bind_address: m.address, port: COUCH_PORT, username: ADMIN_USER, password: adminPassword, node_count: nodes.length });
+      const enable = (m: Member) => ({
+        action: 'enable_cluster',
+        bind_address: m.address,
+        port: COUCH_PORT,
+        username: ADMIN_USER,
+        password: adminPassword,
+        node_count: nodes.length,
+      });
       for (const m of state.members) await this.request(m, 'POST', '/_cluster_setup', { body: enable(m) });
       for (const m of others) {
-        await this.request(first, 'POST', '/_cluster_setup', { body: { action: 'add_node', host: m.address, port: COUCH_PORT, username: ADMIN_USER, password: adminPassword } });
+        await this.request(first, 'POST', '/_cluster_setup', {
+          body: { action: 'add_node', host: m.address, port: COUCH_PORT, username: ADMIN_USER, password: adminPassword },
+        });
       }
       await this.request(first, 'POST', '/_cluster_setup', { body: { action: 'finish_cluster' } });
       await this.waitMembership(first, state.members);

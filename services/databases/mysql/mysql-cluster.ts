@@ -202,7 +202,12 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     if (result.code === 0) return;
     const show = await this.ndbShow(state).catch(() => []);
     const down = members.find((m) => !show.some((s) => s.id === m.nodeId && s.connected)) ?? members[0];
-    throw await startFailure(this.shell(down.node), 'mysql ndbd', join(down.dir, 'ndbd.log'), `ndb_waiter: ${result.stdout.trim().split('\n').pop()}`);
+    throw await startFailure(
+      this.shell(down.node),
+      'mysql ndbd',
+      join(down.dir, 'ndbd.log'),
+      `ndb_waiter: ${result.stdout.trim().split('\n').pop()}`,
+    );
   }
 
   private async startManagement(shell: NodeShell, state: MysqlState, initial: InventoryNode[]): Promise<ServiceProcess> {
@@ -330,7 +335,10 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     const resumed = this.unfinished(state, 'remove', node);
     const leaving = this.memberOf(state, node);
     if (node.name === state.host) {
-      throw new InputError('node', `${node.name} hosts the management and SQL nodes of the MySQL Cluster, which are never removed; remove another node`);
+      throw new InputError(
+        'node',
+        `${node.name} hosts the management and SQL nodes of the MySQL Cluster, which are never removed; remove another node`,
+      );
     }
     const show = await this.ndbShow(state);
     const group = show.find((s) => s.id === leaving.nodeId)?.nodegroup;
@@ -338,7 +346,10 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     const recorded = resumed?.leaving;
     const groupMembers = state.members.filter((m) => (recorded ? recorded.includes(m.node) : group === undefined ? m === leaving : inGroup(m)));
     if (groupMembers.some((m) => m.node === state.host)) {
-      throw new InputError('node', `${node.name} shares node group ${group} with ${state.host}, which hosts the management and SQL nodes; remove another group`);
+      throw new InputError(
+        'node',
+        `${node.name} shares node group ${group} with ${state.host}, which hosts the management and SQL nodes; remove another group`,
+      );
     }
     if (group !== undefined) {
       const tables = await this.tablesOn(state, groupMembers);

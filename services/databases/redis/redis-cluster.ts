@@ -120,7 +120,12 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     const shell = this.shell(node);
     return startServer(
       shell,
-      { database: 'redis', argv: ['redis-server', join(dir, 'redis.conf')], logFile: join(dir, 'redis.log'), marker: redisMarker(address, port, dir) },
+      {
+        database: 'redis',
+        argv: ['redis-server', join(dir, 'redis.conf')],
+        logFile: join(dir, 'redis.log'),
+        marker: redisMarker(address, port, dir),
+      },
       async () => (await this.cli(shell, address, port, ['PING'], true)).stdout.trim() === 'PONG',
       START_TIMEOUT_MS,
     );
@@ -265,7 +270,12 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     const remaining = line ? myself(await this.clusterNodes(state, leaving)).slots : 0;
     if (remaining > 0) {
       // Run from the leaving node: every slot's commands to it (the source) are then local.
-      const rebalance = this.clusterCommand(this.shell(leaving.node), ['rebalance', `${via.address}:${state.port}`, '--cluster-weight', `${leaving.id}=0`]);
+      const rebalance = this.clusterCommand(this.shell(leaving.node), [
+        'rebalance',
+        `${via.address}:${state.port}`,
+        '--cluster-weight',
+        `${leaving.id}=0`,
+      ]);
       this.noteAccepted(state, resize, await this.firstSlotMovedAt(state, leaving, remaining, rebalance));
     }
     await this.forget(state, leaving, staying);

@@ -110,7 +110,10 @@ export class RiakAdapter extends ClusterAdapter<RiakState> implements DatabaseAd
     await this.stopUnrecorded(state, member);
     await shell.removeDir(member.dir);
     await shell.makeDir(join(member.dir, 'data'));
-    await shell.writePrivateFile('/etc/riak/riak.conf', riakConf({ address: node.overlayAddress, dir: member.dir, cookie: this.cookie(), nVal: state.nVal }));
+    await shell.writePrivateFile(
+      '/etc/riak/riak.conf',
+      riakConf({ address: node.overlayAddress, dir: member.dir, cookie: this.cookie(), nVal: state.nVal }),
+    );
     member.pid = await this.relaunch(member);
     return member;
   }
@@ -130,11 +133,21 @@ export class RiakAdapter extends ClusterAdapter<RiakState> implements DatabaseAd
 
   /** Settled: exactly `members`, each valid, no transfer left, and every member agreeing on the ring. */
   private async waitSettled(via: Member, members: Member[], timeoutMs: number): Promise<void> {
-    const want = members.map((m) => riakName(m.address)).sort().join(',');
+    const want = members
+      .map((m) => riakName(m.address))
+      .sort()
+      .join(',');
     await waitFor(
       async () => {
         const statuses = await this.memberStatus(via);
-        if (statuses.map((s) => s.node).sort().join(',') !== want || statuses.some((s) => s.status !== 'valid')) return undefined;
+        if (
+          statuses
+            .map((s) => s.node)
+            .sort()
+            .join(',') !== want ||
+          statuses.some((s) => s.status !== 'valid')
+        )
+          return undefined;
         if (!transfersDone((await this.admin(via.node, ['riak', 'admin', 'transfers'])).stdout)) return undefined;
         return /^TRUE/m.test((await this.admin(via.node, ['riak', 'admin', 'ringready'], true)).stdout) ? true : undefined;
       },
