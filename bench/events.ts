@@ -11,6 +11,9 @@
  */
 import { option, SHORT } from './args';
 import { percentile, withEngine } from './engine';
+import { Targets } from './targets';
+
+const targets = new Targets();
 
 function timeline(minutes: number): Record<string, unknown>[] {
   const events: Record<string, unknown>[] = [];
@@ -50,10 +53,13 @@ async function main() {
       `firing error ms: min ${late[0]} median ${percentile(late, 50)} p95 ${percentile(late, 95)} max ${late[late.length - 1]}; ` +
         `within 1 s: ${late.filter((l) => Math.abs(l) < 1000).length}/${late.length}`,
     );
+    targets.count('events requested within 1 s of their scheduled time', late.filter((l) => Math.abs(l) < 1000).length, late.length);
   });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main()
+  .then(() => targets.finish())
+  .catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -15,6 +15,7 @@ import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { readState } from '../infra/local/state';
 import { option, SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
+import { Targets } from './targets';
 
 const TOPOLOGY = SHORT ? 'fhc-4' : 'fhc-8dc';
 const FLEETS = option('fleets', SHORT ? 2 : 10);
@@ -23,6 +24,7 @@ const PING_INTERVAL_S = 0.05;
 
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
 const say = (line = '') => console.log(line);
+const targets = new Targets(say);
 const allowedMs = (configuredMs: number) => Math.max(0.5, 0.02 * configuredMs);
 const errorMs = (p: PairRtt) => p.medianMs - p.configuredMs;
 
@@ -54,13 +56,15 @@ async function main(): Promise<void> {
   for (let i = 0; i < FLEETS; i++) results.push(await oneFleet(i));
   const errors = results.flatMap((r) => r.errors);
   const good = results.filter((r) => r.within).length;
+  targets.count('fleets with every pair within max(0.5 ms, 2 %)', good, FLEETS);
   say(
-    `\nsummary: ${good}/${FLEETS} fleets with every pair within max(0.5 ms, 2 %); ` +
-      `error over all pairs: median ${fmt(median(errors))} ms, most negative ${fmt(Math.min(...errors))} ms, most positive ${fmt(Math.max(...errors))} ms`,
+    `\nerror over all pairs: median ${fmt(median(errors))} ms, most negative ${fmt(Math.min(...errors))} ms, most positive ${fmt(Math.max(...errors))} ms`,
   );
 }
 
-main().catch(async (err) => {
-  console.error(`bench:fleets failed: ${err instanceof Error ? err.stack : err}`);
-  process.exitCode = 1;
-});
+main()
+  .then(() => targets.finish())
+  .catch(async (err) => {
+    console.error(`bench:fleets failed: ${err instanceof Error ? err.stack : err}`);
+    process.exitCode = 1;
+  });

@@ -29,6 +29,7 @@ import { netnsArgv, startCommand } from '../platform/command';
 import { sleep, waitFor } from '../platform/wait';
 import { SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
+import { Targets } from './targets';
 
 const fleet = { kind: 'local' } as const;
 const PINGS_PER_PAIR = SHORT ? 10 : 100;
@@ -48,8 +49,15 @@ const BANDWIDTH_SCALE = 0.2;
 const IPERF_SECONDS = SHORT ? 3 : 10;
 const FAILOVER_TRIES = SHORT ? 1 : 3;
 
+/** What the RTT of a link may be off by: its median, and its p99 (queueing and the relay's own jitter). */
+const medianLimitMs = (configuredMs: number) => Math.max(1, 0.02 * configuredMs);
+const p99LimitMs = (configuredMs: number) => Math.max(3, 0.05 * configuredMs);
+/** Of iperf3's rate against a link's cap (one TCP flow over tinc, WireGuard and the relay). */
+const BANDWIDTH_TOLERANCE_PERCENT = 10;
+
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
 const say = (line = '') => console.log(line);
+const targets = new Targets(say);
 
 function reportRtt(pairs: PairRtt[], scale: number): void {
   say(`\nRTT at latency scale ${scale} (${PINGS_PER_PAIR} pings per pair, ${PING_INTERVAL_S} s apart)`);
@@ -59,10 +67,8 @@ function reportRtt(pairs: PairRtt[], scale: number): void {
   for (const p of pairs) {
     const medErr = p.medianMs - p.configuredMs;
     const p99Err = p.p99Ms - p.configuredMs;
-    const medLimit = Math.max(1, 0.02 * p.configuredMs);
-    const p99Limit = Math.max(3, 0.05 * p.configuredMs);
-    if (Math.abs(medErr) <= medLimit) medianOk++;
-    if (Math.abs(p99Err) <= p99Limit) p99Ok++;
+    if (Math.abs(medErr) <= medianLimitMs(p.configuredMs)) medianOk++;
+    if (Math.abs(p99Err) <= p99LimitMs(p.configuredMs)) p99Ok++;
     say(
       `${`${p.a}-${p.b}`.padEnd(24)} ${fmt(p.configuredMs).padStart(10)} ${fmt(p.medianMs).padStart(8)} ${fmt(medErr).padStart(6)} ${fmt(p.p99Ms).padStart(7)} ${fmt(p99Err).padStart(6)}`,
     );
@@ -73,10 +79,10 @@ function reportRtt(pairs: PairRtt[], scale: number): void {
     `summary scale ${scale}: per-pair median error: median ${fmt(median(medErrs))} ms, worst ${fmt(Math.max(...medErrs))} ms; ` +
       `per-pair p99 error: median ${fmt(median(p99Errs))} ms, worst ${fmt(Math.max(...p99Errs))} ms`,
   );
-  say(
-    `target scale ${scale}: median error <= max(1 ms, 2%) in ${medianOk}/${pairs.length} pairs; ` +
-      `p99 error <= max(3 ms, 5%) in ${p99Ok}/${pairs.length} pairs`,
-  );
+  targets.count(`RTT scale ${scale}, pairs with median error <= max(1 ms, 2 %)`, medianOk, pairs.length);
+  // The precision the emulator has shown at the short latencies, where the overlay's own cost is a larger share.
+  if (scale === 0.2) targets.atMost(`RTT scale ${scale}, median over pairs of |median error|`, median(medErrs), 0.2, ' ms');
+  targets.count(`RTT scale ${scale}, pairs with p99 error <= max(3 ms, 5 %)`, p99Ok, pairs.length);
 }
 
 async function bandwidth(inventory: Inventory): Promise<void> {
@@ -87,7 +93,9 @@ async function bandwidth(inventory: Inventory): Promise<void> {
     const link = inventory.links.find((l) => l.id === id)!;
     const cap = link.bandwidthMbps * BANDWIDTH_SCALE;
     const { mbps } = await measureBandwidth({ fleet, from: link.a, to: link.b, seconds: IPERF_SECONDS });
-    say(`${id.padEnd(24)} ${fmt(cap, 1).padStart(12)} ${fmt(mbps, 1).padStart(8)} ${fmt((100 * (mbps - cap)) / cap, 1).padStart(6)} %`);
+    const errorPercent = (100 * (mbps - cap)) / cap;
+    say(`${id.padEnd(24)} ${fmt(cap, 1).padStart(12)} ${fmt(mbps, 1).padStart(8)} ${fmt(errorPercent, 1).padStart(6)} %`);
+    targets.atMost(`bandwidth ${id}, |iperf3 - cap| / cap`, Math.abs(errorPercent), BANDWIDTH_TOLERANCE_PERCENT, ' %', { digits: 1 });
   }
   await applyBandwidthEpoch({ fleet, scale: 1 });
 }
@@ -195,7 +203,8 @@ async function failover(label: string, from: string, to: string, links: () => Pr
     settling.push(back.seconds);
     paths.push(`${before} | cut: ${during} | restored, packets on: ${formatPath(back.path)}`);
   }
-  say(`failover ${label}: ${times.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(times))} s; target <= ${expect.targetS} s)`);
+  say(`failover ${label}: ${times.map((t) => fmt(t, 2)).join(', ')} s`);
+  targets.atMost(`failover ${label}, median time cut off`, median(times), expect.targetS, ' s');
   say(
     `  meta connection back on the fastest link after the restore: ${settling.map((t) => fmt(t, 2)).join(', ')} s (median ${fmt(median(settling))} s)`,
   );
@@ -242,7 +251,8 @@ async function main(): Promise<void> {
     await fleetUp('fhc-8dc', (line) => say(`  ${line}`));
     const upSeconds = (Date.now() - t0) / 1000;
     const inventory = await loadInventory(fleet);
-    say(`fleet up fhc-8dc: ${fmt(upSeconds, 1)} s (target <= 30 s); overlay RTT cost ${fmt(readState()!.baseRttMs ?? 0)} ms`);
+    say(`overlay RTT cost ${fmt(readState()!.baseRttMs ?? 0)} ms`);
+    targets.atMost('fleet up fhc-8dc', upSeconds, 30, ' s', { kind: 'speed', digits: 1 });
 
     for (const scale of SHORT ? [0.2] : [1.0, 0.2]) {
       await applyLatencyEpoch({ fleet, scale });
@@ -255,7 +265,7 @@ async function main(): Promise<void> {
     say('\nFailover on the overlay (ping every 50 ms; time from the cut to the first answer to a later request)');
     await failover('fhc-8dc sydney-pune, their direct link cut', 'sydney', 'pune', async () => ['sydney-pune/0']);
     const down1 = await fleetDown();
-    say(`fleet down fhc-8dc: ${fmt(down1.seconds, 1)} s (target <= 10 s)`);
+    targets.atMost('fleet down fhc-8dc', down1.seconds, 10, ' s', { kind: 'speed', digits: 1 });
 
     const file = join(scratch, 'two-types.yaml');
     writeFileSync(file, stringify(TWO_TYPES));
@@ -289,7 +299,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(`bench:network failed: ${(err as Error).stack ?? err}`);
-  process.exitCode = 1;
-});
+main()
+  .then(() => targets.finish())
+  .catch((err: unknown) => {
+    console.error(`bench:network failed: ${(err as Error).stack ?? err}`);
+    process.exitCode = 1;
+  });

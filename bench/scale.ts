@@ -36,6 +36,7 @@ import { runHost } from '../platform/command';
 import { sleep } from '../platform/wait';
 import { option, SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
+import { Targets } from './targets';
 
 const fleet = { kind: 'local' } as const;
 const TOPOLOGY = 'fhc-32';
@@ -57,6 +58,7 @@ const LABEL: Record<ProcessKind, string> = { emulator: 'fb-wan', wireguard: 'bor
 const fmt = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 const say = (line = '') => console.log(line);
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+const targets = new Targets(say);
 
 // ---- what the host did while a window ran ------------------------------------------------
 
@@ -120,6 +122,7 @@ function asProbes(pairs: PairRtt[]): RttProbe[] {
 
 function sayRtt(label: string, pairs: PairRtt[]): void {
   const within = pairs.filter((p) => Math.abs(errorMs(p)) <= allowedMs(p.configuredMs));
+  targets.count(`RTT ${label}, pairs within max(1 ms, 2 %)`, within.length, pairs.length);
   const errors = pairs.map(errorMs);
   const worst = [...pairs].sort((x, y) => Math.abs(errorMs(y)) / allowedMs(y.configuredMs) - Math.abs(errorMs(x)) / allowedMs(x.configuredMs));
   say(
@@ -239,6 +242,7 @@ async function main(): Promise<void> {
     const links = up.links;
     const sites = new Set(inventory.nodes.map((n) => n.site)).size;
     const processes = (kind: ProcessKind) => state.processes.filter((p) => p.kind === kind).length;
+    targets.atMost(`fleet up ${TOPOLOGY}`, up.seconds, 30, ' s', { kind: 'speed', digits: 1 });
     say(
       `fleet up ${TOPOLOGY}: ${fmt(up.seconds, 1)} s; ${sites} sites, ${up.nodes} nodes, ${links} links, ${interfaces} WireGuard interfaces; ` +
         `processes: ${STACK.map((k) => `${processes(k)} ${LABEL[k]}`).join(', ')}; overlay RTT cost ${fmt(up.baseRttMs)} ms; ` +
@@ -279,6 +283,8 @@ async function main(): Promise<void> {
     const busyVerdict = phaseVerdict({ phase: 'loaded', telemetry: busy.telemetry, probes: asProbes(busy.result.pairs), samples: [] });
     sayVerdict('probes only', quietVerdict);
     sayVerdict('with the workload', busyVerdict);
+    targets.holds('verdict probes only', quietVerdict.verdict, 'ok', quietVerdict.verdict === 'ok');
+    targets.holds('verdict with the workload', busyVerdict.verdict, 'ok', busyVerdict.verdict === 'ok');
     // The measurer's own share: what the probes and the sampler cost, and whether the host was
     // free enough while they measured (host-bound: other work competed with the daemons).
     const errorShiftMs = median(busy.result.pairs.map(errorMs)) - median(quiet.result.pairs.map(errorMs));
@@ -315,7 +321,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(`bench:scale failed: ${(err as Error).stack ?? err}`);
-  process.exitCode = 1;
-});
+main()
+  .then(() => targets.finish())
+  .catch((err: unknown) => {
+    console.error(`bench:scale failed: ${(err as Error).stack ?? err}`);
+    process.exitCode = 1;
+  });

@@ -13,6 +13,7 @@ import { TelemetrySampler } from '../operations/telemetry/sampler';
 import { localTelemetryOptions } from '../operations/telemetry/local-fleet';
 import type { TelemetrySample } from '../core/telemetry';
 import { sleep } from '../platform/wait';
+import { Targets } from './targets';
 
 const TARGET_PERCENT_OF_CORE = 2;
 
@@ -38,9 +39,13 @@ async function main(): Promise<void> {
   console.log(`fleet: ${state ? `${state.plan.name} (${state.status})` : 'none (classified by program only)'}`);
   console.log(`samples: ${samples.length} in ${wallS.toFixed(1)} s`);
   console.log(
-    `sampler CPU: ${cpuMsPerS.toFixed(2)} ms per second = ${(cpuMsPerS / 10).toFixed(2)} % of one core ` +
-      `(target < ${TARGET_PERCENT_OF_CORE} %) — user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms`,
+    `sampler CPU: ${cpuMsPerS.toFixed(2)} ms per second; user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms`,
   );
+  const targets = new Targets();
+  // The measurer's own budget: what keeps telemetry out of what it measures, so it is judged in every mode.
+  targets.below('sampler CPU, % of one core', cpuMsPerS / 10, TARGET_PERCENT_OF_CORE, ' %');
+  // One sample a second; the first comes a second after the start.
+  targets.atLeast(`samples in ${seconds} s`, samples.length, seconds - 1, '', { digits: 0 });
   console.log('processes classified per role:');
   for (const [role, n] of Object.entries(sampler.classified()).sort()) console.log(`  ${role.padEnd(20)} ${n}`);
   const last = samples.at(-1);
@@ -49,7 +54,7 @@ async function main(): Promise<void> {
     console.log(`last sample: ${JSON.stringify(host)}`);
     console.log(`  ${Object.keys(interfaces).length} interfaces; ${Object.keys(links).length} links: ${JSON.stringify(links)}`);
   }
-  if (cpuMsPerS / 10 >= TARGET_PERCENT_OF_CORE) process.exitCode = 1;
+  targets.finish();
 }
 
 main().catch((err) => {

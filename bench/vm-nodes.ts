@@ -23,6 +23,7 @@ import { RedisClusterAdapter } from '../services/databases/redis/redis-cluster';
 import { ensureYcsbClient } from '../services/ycsb/client-install';
 import { ycsbHome } from '../services/ycsb/command';
 import { smallTopology } from '../test/support/small-topology';
+import { Targets } from './targets';
 
 async function seconds(step: () => Promise<unknown>): Promise<string> {
   const started = Date.now();
@@ -64,8 +65,9 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const left = (await listNamespaces()).filter((ns) => ns.startsWith(VM_PREFIX));
-  console.log(`left behind: ${left.length ? left.join(', ') : 'nothing'}`);
-  if (left.length) process.exit(1);
+  const targets = new Targets();
+  targets.holds('namespaces left behind after down', left.length ? left.join(', ') : 'none', 'none', left.length === 0);
+  targets.finish();
 }
 
 main().catch((err: unknown) => {

@@ -1,11 +1,27 @@
 #!/usr/bin/env bash
 # Runs every benchmark in its short mode (`--short`), so that none can break unseen: a benchmark
-# passes when it exits 0. Each one's output goes to the terminal; one line per benchmark
-# (`bench <name>: passed|failed in <s> s`) goes to $BENCH_RESULTS when set, for CI to count.
-# Benchmarks build their own fleets, one at a time: none may run beside another.
+# passes when it exits 0 and its last line is its judgement of its targets (`targets: N met, M
+# missed`, bench/targets.ts). Each one's output goes to the terminal; one line per benchmark
+# (`bench <name>: passed|failed in <s> s; targets: ...`) goes to $BENCH_RESULTS when set, for CI.
+# Each builds its own fleet; which may run beside which is scripts/run-tests.sh's to say.
+# Usage: run-benchmarks.sh [name...] (default: every one); run-benchmarks.sh --list
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BENCHES=(network scale dynamics fleets db events validity telemetry stack faults vm-nodes)
+# Every benchmark: a file of bench/ that runs its main() (the others are modules they share).
+all_benchmarks() {
+  local file
+  for file in bench/*.ts; do
+    grep -q '^main()' "$file" || continue
+    file=$(basename "$file" .ts)
+    echo "${file%-cpu}"
+  done
+}
+if [ "${1:-}" = --list ]; then
+  all_benchmarks
+  exit 0
+fi
+BENCHES=("$@")
+[ ${#BENCHES[@]} -gt 0 ] || mapfile -t BENCHES < <(all_benchmarks)
 failed=0
 for name in "${BENCHES[@]}"; do
   script="bench/${name}.ts"
@@ -18,8 +34,13 @@ for name in "${BENCHES[@]}"; do
   fi
   printf '\n== bench: %s (short)\n' "$name"
   started=$(date +%s)
-  if timeout 600 npx tsx "$script" --short; then result=passed; else result=failed; failed=1; fi
-  line="bench $name: $result in $(( $(date +%s) - started )) s"
+  log=$(mktemp /tmp/fb-bench-log.XXXXXX)
+  if timeout 600 npx tsx "$script" --short 2>&1 | tee "$log"; then result=passed; else result=failed; fi
+  judged=$(grep -E '^targets: [0-9]+ met, [0-9]+ missed' "$log" | tail -n 1)
+  rm -f "$log"
+  [ -n "$judged" ] || { judged="targets: none judged (the benchmark printed no targets line)"; result=failed; }
+  [ "$result" = failed ] && failed=1
+  line="bench $name: $result in $(( $(date +%s) - started )) s; $judged"
   echo "$line"
   [ -n "${BENCH_RESULTS:-}" ] && echo "$line" >>"$BENCH_RESULTS"
 done
