@@ -27,5 +27,5 @@ export const statePaths = {
   /** The local Temporal dev server's history, PID and log. */
   temporalDev: (file: 'db' | 'pid' | 'log') => join(stateRoot(), `temporal-dev.${file}`),
   /** `fragbench dev`'s worker PID, and one JSON line per death it found among the parts it keeps. */
-  devSupervision: (file: 'worker.pid' | 'faults.jsonl') => join(stateRoot(), `dev-${file}`),
+  devSupervision: (file: 'worker.pid' | 'faults.jsonl' | 'workflows.js') => join(stateRoot(), `dev-${file}`),
 };

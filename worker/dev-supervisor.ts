@@ -17,6 +17,7 @@ import { describeExit, readPidFile, writePidFile, type ManagedProcess, type Proc
 import { statePaths } from '../platform/paths';
 import { sleep } from '../platform/wait';
 import { connectClient, temporalSettings, type TemporalSettings } from './connection';
+import { BUNDLE_FILE_VARIABLE, writeWorkflowBundle } from './worker';
 import { DEV_SERVER, ensureDevServer } from './dev-server';
 
 export type SupervisedPart = 'temporal-server' | 'worker';
@@ -169,9 +170,9 @@ export class DevSupervisor {
     );
   }
 
-  /** Starts (or adopts) the server and starts the worker. */
+  /** Starts (or adopts) the server, bundles the workflows for every worker it will start, and starts the worker. */
   async start(): Promise<void> {
-    await this.server.start();
+    await Promise.all([this.server.start(), writeWorkflowBundle(statePaths.devSupervision('workflows.js'))]);
     this.startWorker();
   }
 
@@ -191,6 +192,7 @@ export class DevSupervisor {
       await exited;
     }
     rmSync(statePaths.devSupervision('worker.pid'), { force: true });
+    rmSync(statePaths.devSupervision('workflows.js'), { force: true });
     this.finish();
   }
 
@@ -200,7 +202,10 @@ export class DevSupervisor {
     const startedAt = Date.now();
     // Never left running unsupervised: it is told to stop (and finishes what it holds) if `dev` dies.
     const [program, ...args] = diesWithCaller([process.execPath, BIN, 'worker'], 'TERM');
-    const worker = spawn(program, args, { stdio: 'inherit' });
+    const worker = spawn(program, args, {
+      stdio: 'inherit',
+      env: { ...process.env, [BUNDLE_FILE_VARIABLE]: statePaths.devSupervision('workflows.js') },
+    });
     this.worker = worker;
     if (worker.pid !== undefined) writePidFile(statePaths.devSupervision('worker.pid'), worker.pid);
     worker.once('exit', (code, signal) => void this.workerDied(worker, startedAt, { code, signal }));

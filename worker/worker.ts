@@ -1,10 +1,17 @@
 /**
  * The one worker: every activity group and the scenario workflows on one task queue. Workflows
- * are bundled once per process and the bundle reused by every worker it creates.
+ * are bundled once per process and the bundle reused by every worker it creates; a worker that
+ * `fragbench dev` starts takes the bundle dev wrote (BUNDLE_FILE_VARIABLE), so that a worker
+ * started again after a death polls at once instead of bundling first.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { connectionOptions, connectOrExplain, describeTarget, temporalSettings, type TemporalSettings } from './connection';
 import { finalErrorInterceptor } from './final-errors';
+
+/** The file of a bundle written by `writeWorkflowBundle`, for the worker processes started with it. */
+export const BUNDLE_FILE_VARIABLE = 'FRAGBENCH_WORKFLOW_BUNDLE';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
@@ -12,6 +19,19 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundler });
   return bundle;
+}
+
+/** Bundles the workflows once and writes the code to `file`, for workers started with BUNDLE_FILE_VARIABLE set to it. */
+export async function writeWorkflowBundle(file: string): Promise<void> {
+  const { code } = await workflowBundle();
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, code);
+}
+
+/** The bundle of this process's worker: the file it was started with, or its own. */
+async function bundleOption(): Promise<{ codePath: string } | WorkflowBundleWithSourceMap> {
+  const file = process.env[BUNDLE_FILE_VARIABLE];
+  return file ? { codePath: file } : workflowBundle();
 }
 
 const quiet = () => undefined;
@@ -36,7 +56,7 @@ export async function createWorker(options: WorkerOptions = {}): Promise<Worker>
     connection,
     namespace: options.namespace ?? settings.namespace,
     taskQueue: options.taskQueue ?? settings.taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await bundleOption(),
     activities,
     interceptors: { activity: [finalErrorInterceptor] },
     // ycsbRun heartbeats its latest per-second sample: pass each on, so live views see every second

@@ -65,6 +65,10 @@ test('dev restarts a killed worker and a killed server, records each death, and 
     const newWorker = readPidFile(state('dev-worker.pid'))!;
     expect(newWorker).toBe(workerFault.newPid);
     expect(isAlive(newWorker)).toBe(true);
+    // The new worker takes the workflows dev bundled once, rather than bundling (seconds) before it polls.
+    const bundle = state('dev-workflows.js');
+    expect(readFileSync(`/proc/${newWorker}/environ`, 'utf8').split('\0')).toContain(`FRAGBENCH_WORKFLOW_BUNDLE=${bundle}`);
+    expect(readFileSync(bundle, 'utf8')).toContain('scenarioWorkflow');
 
     const server = readPidFile(state('temporal-dev.pid'))!;
     signalPid(server, 'SIGKILL');
