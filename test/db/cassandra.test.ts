@@ -131,6 +131,7 @@ test('forms a 3-node cluster with the ycsb keyspace and table, and reports how l
     'cassandra.ring_delay_ms': '5000',
     'cassandra.skip_wait_for_gossip_to_settle': '0',
     'cassandra.reset_bootstrap_progress': 'true',
+    initial_token: expect.stringMatching(/^16 per member, evenly spaced/),
   });
   expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']), healthy: true });
 

@@ -17,6 +17,28 @@ export interface CassandraNodeConfig {
   ringDelayMs?: number;
   /** Java class path of cassandra-all and its dependencies (`<dir>/*` entries). */
   classpath: string;
+  /**
+   * A member of a cluster formed all at once: its tokens, given rather than allocated, and no
+   * bootstrap (a new cluster has no data to stream). Absent for a node that joins a running
+   * cluster, which bootstraps and allocates its tokens as Cassandra does by default.
+   */
+  initialTokens?: string[];
+}
+
+const MURMUR3_MIN = -(2n ** 63n);
+const MURMUR3_SPAN = 2n ** 64n;
+
+/**
+ * Tokens for the `members` of a cluster formed at once, `tokensEach` per member: the Murmur3 ring
+ * cut into members × tokensEach equal ranges, dealt out in turn so that every member owns the same
+ * share and neighbouring ranges belong to different members (as the replication-aware allocator
+ * aims for). Given to each node as `initial_token`, they let every node start at the same time.
+ */
+export function evenTokens(members: number, tokensEach: number): string[][] {
+  const total = BigInt(members * tokensEach);
+  return Array.from({ length: members }, (_, member) =>
+    Array.from({ length: tokensEach }, (_, k) => String(MURMUR3_MIN + (BigInt(k * members + member) * MURMUR3_SPAN) / total)),
+  );
 }
 
 /** The local fleet runs the jars scripts/build.d/cassandra.sh put in the project's cache. */
@@ -125,7 +147,7 @@ hints_directory: ${data('hints')}
 cdc_raw_directory: ${data('cdc_raw')}
 commitlog_sync: periodic
 commitlog_sync_period: 10000ms
-`;
+${c.initialTokens ? `initial_token: ${c.initialTokens.join(',')}\nauto_bootstrap: false\n` : ''}`;
 }
 
 /** INFO to the process's stdout, which the adapter sends to the node's system.log. */
