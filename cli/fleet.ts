@@ -1,6 +1,7 @@
 /** `fragbench fleet ...`: the local emulated fleet (build, inspect, shape, cut, remove). */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { InputError } from '../core/errors';
+import type { StackChoice } from '../core/stack';
 import { builtInTopologies } from '../core/load-topology';
 import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, overlayRoute, restoreLink } from '../operations/network/network-operations';
 import { fleetBusyMessage } from '../core/fleet-lease';
@@ -28,9 +29,11 @@ export function registerFleetCommands(program: Command): void {
     .argument('<topology>', `a built-in topology (${builtInTopologies().join(', ')}) or a topology file`)
     .description('build the fleet (removes a fleet left behind by a crash first)')
     .option('--force', 'even while a run holds the fleet (for a lease left by a run that is gone)')
-    .action(async (topology: string, options: { force?: boolean }) => {
+    .addOption(new Option('--overlay <kind>', 'tinc (the published stack) or none (static routes over direct links)').choices(['tinc', 'none']))
+    .addOption(new Option('--encryption <kind>', 'wireguard (the published stack) or off (VXLAN links)').choices(['wireguard', 'off']))
+    .action(async (topology: string, options: { force?: boolean } & StackChoice) => {
       refuseWhileLeased(options.force);
-      await fleetUp(topology, say);
+      await fleetUp(topology, say, { stack: { overlay: options.overlay, encryption: options.encryption } });
     });
 
   fleet

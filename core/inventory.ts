@@ -6,6 +6,7 @@
  */
 
 import type { PathChange } from './overlay-path';
+import type { Stack } from './stack';
 import type { TincTimers } from './failover';
 import type { Direction, DirectionOverride } from './link-conditions';
 import type { DistanceModel, Position } from './site-motion';
@@ -34,7 +35,8 @@ export interface WireguardInterface {
   /** Mesh address of the node on this connection type, e.g. 198.19.0.3. */
   address: string;
   listenPort: number;
-  publicKey: string;
+  /** WireGuard's public key; absent where the mesh runs without encryption (VXLAN, `stack.encryption: off`). */
+  publicKey?: string;
 }
 
 export interface InventoryNode {
@@ -111,6 +113,8 @@ export interface Inventory {
   shapingLimits?: string[];
   /** How the overlay is set up where it differs from the published stack's defaults. */
   overlay?: OverlaySettings;
+  /** The network stack between the nodes (core/stack.ts); absent: the published one, tinc over WireGuard. */
+  stack?: Stack;
   /** The topology's distance model, where it gave one: moves use its ms of RTT per km. */
   distance?: Partial<DistanceModel>;
 }
@@ -121,7 +125,8 @@ export interface Inventory {
  * per-packet cost lower than that of the published set-up; absent means tinc's defaults.
  */
 export interface OverlaySettings {
-  tinc: { cipher: string; digest: string; macLength: number; compression: number };
+  /** tinc's packet protection; absent on a stack without tinc (`stack.overlay: none`). */
+  tinc?: { cipher: string; digest: string; macLength: number; compression: number };
   /** The WireGuard implementation and version, where it is a userspace one (e.g. "boringtun 0.7.1"). */
   wireguard?: string;
   /** tinc's failure-detection timers (s): how soon the overlay re-routes around a dead link. */

@@ -7,6 +7,7 @@ import { databaseOptionProblems } from './database-options';
 import { InputError, throwIfAny } from './errors';
 import type { FleetRef } from './fleet-ref';
 import type { Inventory, InventoryNode } from './inventory';
+import type { Stack } from './stack';
 import { coordinateRecord, expandMatrix, type MatrixCell } from './scenario-matrix';
 import { eventKindOf } from './event-kinds/registry';
 import type { TimelineState } from './event-kinds/event-kind';
@@ -32,6 +33,8 @@ export interface FleetView {
   nodes: Pick<InventoryNode, 'name' | 'role' | 'tags' | 'position'>[];
   /** The topology's distance model, where it gave one (moves check against it). */
   distance?: Inventory['distance'];
+  /** The network stack between the nodes, where known (a local fleet's); absent: the published one. */
+  stack?: Stack;
   /** Reference latency (RTT, ms) and bandwidth where known: `validate` estimates resize times from them. */
   links: { id: string; a?: string; b?: string; latencyMs?: number; bandwidthMbps?: number }[];
 }
@@ -66,6 +69,8 @@ export function fleetSpecs(file: ScenarioFile): { spec: FleetSpec; path: string 
     if (kinds.length !== 1)
       errors.push(new InputError(path, 'needs exactly one of `local: <topology>`, `inventoryFile: <path>` or `pulumiStack: <stack>`'));
     else if ('cwd' in spec && kinds[0] !== 'pulumiStack') errors.push(new InputError(`${path}.cwd`, 'only a `pulumiStack` fleet takes `cwd`'));
+    else if ('stack' in spec && kinds[0] !== 'local')
+      errors.push(new InputError(`${path}.stack`, 'only a `local` fleet takes `stack` (a VM fleet runs the stack its Pulumi program built)'));
   }
   throwIfAny(errors);
   return specs;

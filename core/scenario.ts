@@ -7,13 +7,20 @@ import type { FleetRef } from './fleet-ref';
 import type { ClusterSettings, DatabaseName } from './database';
 import type { Workload, YcsbSettings } from './ycsb';
 import type { EventAction, WrittenAction } from './event-kinds/registry';
+import type { StackChoice } from './stack';
 
 // ------------------------------------------------------------------- as written
 
 /** Where the fleet comes from. Relative paths are resolved against the project root. */
 export type FleetSpec =
   /** The local emulated fleet, which must be up with this topology (`fragbench fleet up <name>`). */
-  { local: string } | { inventoryFile: string } | { pulumiStack: string; cwd?: string };
+  | {
+      local: string;
+      /** The network stack this run's fleet runs, over the topology's (core/stack.ts). */
+      stack?: StackChoice;
+    }
+  | { inventoryFile: string }
+  | { pulumiStack: string; cwd?: string };
 
 export interface DatabaseSpec {
   name?: DatabaseName;

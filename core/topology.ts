@@ -7,6 +7,7 @@ import type { FailoverProfile } from './failover';
 import { linkId } from './inventory';
 import type { Direction, DirectionOverride, LinkReferenceConditions } from './link-conditions';
 import type { DistanceModel, Position } from './site-motion';
+import type { StackChoice } from './stack';
 
 export interface TopologyNode {
   /**
@@ -59,6 +60,8 @@ export interface Topology {
   failover?: FailoverProfile;
   /** How latency follows distance between positioned nodes (defaults: DEFAULT_DISTANCE_MODEL). */
   distance?: Partial<DistanceModel>;
+  /** The network stack between the nodes (core/stack.ts); the published one when omitted. */
+  stack?: StackChoice;
   nodes: TopologyNode[];
   links: TopologyLink[];
 }

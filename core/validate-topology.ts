@@ -1,6 +1,7 @@
 import { InputError, throwIfAny } from './errors';
 import { checkShape } from './schema/validator';
 import { DEFAULT_DISTANCE_MODEL, haversineKm, type Position } from './site-motion';
+import { resolveStack, stackProblem } from './stack';
 import { DIRECTION_KEYS, RESERVED_NODE_NAMES, linkType, type Topology, type TopologyLink } from './topology';
 
 /**
@@ -50,6 +51,12 @@ export function validateTopology(value: unknown): Topology {
       ),
     );
   }
+  const stackError = stackProblem(
+    resolveStack(topology.stack),
+    topology.nodes.map((n) => n.name),
+    topology.links,
+  );
+  if (stackError) errors.push(new InputError('stack.overlay', stackError));
   throwIfAny(errors);
   return withModelledLatencies(topology);
 }

@@ -23,6 +23,7 @@ import { reportQuestion } from './question';
 import { normalizeCells } from '../core/cell-summary';
 import { runReference, type Reference } from '../core/cell-reference';
 import { cellSummaryTable, pathChangeTable, removalTable, resizeTable, type Table } from './tables';
+import { describeStack, isPublishedStack, stackEffect } from '../core/stack';
 
 /** Per-second timelines beyond this many cells would bury the report; the tables cover the rest. */
 export const MAX_TIMELINES = 24;
@@ -80,6 +81,9 @@ function timelineFigures(cells: CellRecord[], axes: string[]): Figure[] {
 function coverageNotes(run: RunRecord, contents: RunContents, timelines: number, leftOut: [Figure, string][]): string[] {
   const notes = leftOut.map(([figure, problem]) => `A figure is left out (${figure.heading.split('?')[0]}?): ${problem}.`);
   for (const limit of run.inventory.shapingLimits ?? []) notes.push(`Link shaping on this fleet: ${limit}`);
+  const stack = run.inventory.stack;
+  if (stack && !isPublishedStack(stack))
+    notes.push(`Network stack: ${describeStack(stack)}, not the published tinc over WireGuard (${stackEffect(stack)}).`);
   if (timelines === MAX_TIMELINES && contents.cellCount > timelines) {
     notes.push(`Per-second timelines are drawn for the first ${timelines} of ${contents.cellCount} cells; the tables cover all of them.`);
   }

@@ -13,7 +13,8 @@ fi
 
 # openssh-server: the SSH transport's test starts its own sshd on loopback (never the system's).
 # debootstrap, dpkg-dev: the VM-shaped local nodes' image and apt repository (scripts/build.d/vm-rootfs.sh).
-APT_PACKAGES=(wireguard-tools tinc iperf3 iputils-ping iproute2 procps psmisc
+# ethtool: the VXLAN links of the light stack (encryption off) need their checksum offload off.
+APT_PACKAGES=(wireguard-tools tinc iperf3 iputils-ping iproute2 procps psmisc ethtool
               redis-server redis-tools openjdk-17-jdk-headless maven chromium curl unzip
               openssh-server python3-venv debootstrap dpkg-dev)
 missing=()

@@ -8,6 +8,7 @@ import type { DatabaseName, ResizeTiming } from '../database';
 import type { FleetRef } from '../fleet-ref';
 import type { RttMatrix, TrafficMatrix } from '../network';
 import type { DistanceModel, Position } from '../site-motion';
+import type { Stack } from '../stack';
 
 /** A JSON schema fragment (draft-07), as it appears in scenarios/scenario.schema.json. */
 export type JsonSchema = Record<string, unknown>;
@@ -91,6 +92,8 @@ export interface TimelineState {
     nodes: { name: string; tags?: string[]; position?: Position }[];
     links: { id: string; a?: string; b?: string; latencyMs?: number }[];
     distance?: Partial<DistanceModel>;
+    /** The fleet's network stack where known; absent: the published one (tinc re-routes). */
+    stack?: Stack;
   };
 }
 

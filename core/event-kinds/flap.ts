@@ -3,6 +3,7 @@
  * and is left up. The network lane is busy meanwhile (later network events wait for it).
  */
 import { defineEventKind } from './event-kind';
+import { needsRerouting } from './link-state';
 
 interface FlapItem {
   link: string;
@@ -30,6 +31,8 @@ export const flap = defineEventKind({
   check: (a, st, when) => {
     if (!st.linkIds.has(a.link)) return `unknown link "${a.link}" (${when}); \`fragbench fleet status\` lists the links`;
     if (st.cut.has(a.link)) return `link "${a.link}" is cut ${when}: restore it before it can flap`;
+    const refused = needsRerouting(a.link, st, 'flapping link');
+    if (refused) return refused;
     if (a.periodS > a.forS) return `period ${a.periodS} s is longer than for ${a.forS} s: the link would not come back once`;
     return undefined;
   },

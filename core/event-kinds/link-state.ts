@@ -33,8 +33,22 @@ export function linkChange<const Key extends string, const Kind extends string>(
   });
 }
 
+/**
+ * Why a fleet without an overlay cannot take an event that takes one link away, or undefined: on
+ * the published stack tinc routes around the link, there the pair is simply cut off, so the event
+ * would not measure what it means. A partition cuts every way between groups on either stack.
+ */
+export function needsRerouting(link: string, st: TimelineState, what: string): string | undefined {
+  if (st.fleet.stack?.overlay !== 'none') return undefined;
+  return `${what} ${link} needs an overlay that routes around it, and fleet ${st.fleet.name} runs overlay none (static routes): its pair would be cut off instead; run it on overlay tinc (fleet.stack.overlay), or use a partition`;
+}
+
 function checkLinkChange(link: string, cutting: boolean, st: TimelineState, when: string): string | undefined {
   if (!st.linkIds.has(link)) return unknownLink(link, st);
+  if (cutting) {
+    const refused = needsRerouting(link, st, 'cutting link');
+    if (refused) return refused;
+  }
   if (cutting === st.cut.has(link)) return `link "${link}" is ${cutting ? 'already cut' : 'not cut'} ${when}`;
   if (cutting) st.cut.add(link);
   else st.cut.delete(link);

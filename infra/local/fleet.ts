@@ -25,11 +25,16 @@ import { daemonRuns } from './processes';
 import { writePrivate } from '../../platform/files';
 import { createFleetDir, fleetPaths, readState, removeFleetDir, writeState, type FleetProcess, type FleetState } from './state';
 import { generateTincKey, startTincOverlay, waitForTincMesh } from './tinc';
+import { addStaticRoutes } from './static-routes';
+import { createVxlanInterface } from './vxlan';
+import { describeStack, type Stack, type StackChoice } from '../../core/stack';
 import { configureWireguard, generateWireguardKey, startWireguard, uapiSocket, wireguardImplementation, WIREGUARD_PROGRAM } from './wireguard';
 
 export type Progress = (line: string) => void;
 
-const REQUIRED_PROGRAMS = ['ip', 'taskset', 'wg', WIREGUARD_PROGRAM, 'tincd', 'ping', 'iperf3', 'ss'];
+const REQUIRED_PROGRAMS = ['ip', 'taskset', 'ping', 'iperf3', 'ss'];
+/** What each part of a stack runs on top of those. */
+const STACK_PROGRAMS = { wireguard: ['wg', WIREGUARD_PROGRAM], vxlan: ['bridge', 'ethtool'], tinc: ['tincd'] };
 /**
  * One-way delay given to a few links while measuring what the overlay adds to it. The overlay's
  * cost grows a little with the delay (its daemons sleep longer between packets): a median of
@@ -59,11 +64,14 @@ export interface UpResult {
   baseRttMs: number;
 }
 
-/** Builds the fleet a topology (built-in name or file) describes. Bad input fails before anything starts. */
-export async function fleetUp(topologyArg: string, progress: Progress = () => undefined): Promise<UpResult> {
+/**
+ * Builds the fleet a topology (built-in name or file) describes, on the topology's network stack
+ * or the one `options.stack` chooses over it. Bad input fails before anything starts.
+ */
+export async function fleetUp(topologyArg: string, progress: Progress = () => undefined, options: { stack?: StackChoice } = {}): Promise<UpResult> {
   const topology = loadTopology(topologyArg);
-  const plan = planFleet(topology);
-  checkPrerequisites();
+  const plan = planFleet(topology, options.stack);
+  checkPrerequisites(plan.stack);
   networkCpus(); // a bad FRAGBENCH_NETWORK_CPUS fails here, before anything starts
   return withFleetLock('up', async () => {
     const existing = readState();
@@ -120,43 +128,53 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
   };
   const eachNode = <T>(work: (name: string) => Promise<T>) => allDone(plan.nodes.map((n) => work(n.name)));
 
+  const { stack } = plan;
+  const encrypted = stack.encryption === 'wireguard';
+  const withTinc = stack.overlay === 'tinc';
+  const none = async () => [] as string[];
   const [wireguardKeys, tincKeys] = await step(`${state.namespaces.length} namespaces, veths and keys`, async () => {
-    const [, wg, tinc] = await allDone<string[]>([createNamespaces(plan).then(() => []), eachNode(generateWireguardKey), eachNode(generateTincKey)]);
+    const [, wg, tinc] = await allDone<string[]>([
+      createNamespaces(plan).then(none),
+      encrypted ? eachNode(generateWireguardKey) : none(),
+      withTinc ? eachNode(generateTincKey) : none(),
+    ]);
     return [keyMap(plan, wg), keyMap(plan, tinc)];
   });
   await step(`WAN emulator relaying ${plan.links.length} links`, () => startWanEmulator(plan, record));
   const interfaces = plan.nodes.flatMap((node) => node.interfaces.map((iface) => ({ node, iface })));
-  await step(`${interfaces.length} WireGuard interfaces`, () =>
+  await step(`${interfaces.length} ${encrypted ? 'WireGuard' : 'VXLAN'} interfaces`, () =>
     allDone(
       interfaces.map(async ({ node, iface }) => {
+        if (!encrypted) return createVxlanInterface(plan, node, iface);
         await startWireguard(node, iface, record);
         await configureWireguard(plan, node, iface, wireguardKeys);
       }),
     ),
   );
-  await step(`${plan.nodes.length} tinc daemons`, () => startTincOverlay(plan, tincKeys, record));
-  await step('overlay connected', () => waitForOverlay(plan));
-  state.baseRttMs = await step('overlay cost measured', () => measureBaseRtt(plan));
+  if (withTinc) {
+    await step(`${plan.nodes.length} tinc daemons`, () => startTincOverlay(plan, tincKeys, record));
+    await step('overlay connected', () => waitForTincMesh(plan, OVERLAY_TIMEOUT_MS));
+  } else {
+    await step("static routes over each pair's fastest link", () => eachNode((name) => addStaticRoutes(plan, planNode(plan, name))));
+  }
+  await step('every node reaches the first and back', () => waitForReach(plan));
+  state.baseRttMs = await step(`${describeStack(stack)}: cost measured`, () => measureBaseRtt(plan));
   writeState(state);
-  const inventory = localInventory(plan, wireguardKeys, await wireguardImplementation(), networkCpus());
+  const inventory = localInventory(plan, wireguardKeys, encrypted ? await wireguardImplementation() : undefined, networkCpus());
   writePrivate(fleetPaths.inventory, JSON.stringify(inventory, null, 2), 0o644);
   const settings = await step('reference latency and bandwidth applied', () => new FleetNetwork(inventory).reset());
   state.status = 'up';
   writeState(state);
   // tinc's first dial to a peer of several links may land on a slower one (seen on 2026-11-26).
-  await step('each pair on its fastest link', () => steerOverlay(settings, settings, { everyPair: true }));
+  if (withTinc) await step('each pair on its fastest link', () => steerOverlay(settings, settings, { everyPair: true }));
 }
 
 function keyMap(plan: FleetPlan, keys: string[]): Map<string, string> {
   return new Map(plan.nodes.map((n, i) => [n.name, keys[i]]));
 }
 
-/**
- * Every tincd has its meta connections (so the daemons are past their start-up work) and every
- * node reaches the first node over the overlay and back (so the data path works).
- */
-async function waitForOverlay(plan: FleetPlan): Promise<void> {
-  await waitForTincMesh(plan, OVERLAY_TIMEOUT_MS);
+/** Every node reaches the first node over the overlay addresses and back: the data path works. */
+async function waitForReach(plan: FleetPlan): Promise<void> {
   const [first, ...others] = plan.nodes;
   const reach = (from: string, to: string) =>
     waitFor(async () => (await ping(new NetnsExec(planNode(plan, from).namespace), planNode(plan, to).overlayAddress, 1)).avgMs ?? undefined, {
@@ -231,10 +249,15 @@ function removeStaleSockets(namespaces: string[]): void {
   }
 }
 
-function checkPrerequisites(): void {
+function checkPrerequisites(stack: Stack): void {
   if (process.getuid?.() !== 0) throw new Error('the local fleet needs root (network namespaces); run as root');
   const path = (process.env.PATH ?? '').split(delimiter);
-  const missing = REQUIRED_PROGRAMS.filter((p) => !path.some((dir) => isExecutable(join(dir, p))));
+  const programs = [
+    ...REQUIRED_PROGRAMS,
+    ...STACK_PROGRAMS[stack.encryption === 'wireguard' ? 'wireguard' : 'vxlan'],
+    ...(stack.overlay === 'tinc' ? STACK_PROGRAMS.tinc : []),
+  ];
+  const missing = programs.filter((p) => !path.some((dir) => isExecutable(join(dir, p))));
   if (missing.length > 0) throw new Error(`missing program(s): ${missing.join(', ')}; run \`make setup\` (scripts/setup.sh)`);
   if (!isExecutable(EMULATOR_BINARY)) throw new Error(`the WAN emulator is not built (${EMULATOR_BINARY}); run \`make setup\``);
 }

@@ -4,7 +4,12 @@ import { validateInventory } from '../../core/validate-inventory';
 import type { FleetPlan } from './plan';
 import { TINC_PACKET_PROTECTION } from './overlay-cost';
 
-export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string, string>, wireguard: string, networkCpus?: string): Inventory {
+/**
+ * `wireguard` is the WireGuard implementation that runs the mesh, absent on a stack without
+ * encryption (whose interfaces then have no keys).
+ */
+export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string, string>, wireguard?: string, networkCpus?: string): Inventory {
+  const tinc = plan.stack.overlay === 'tinc';
   const inventory: Inventory = {
     schemaVersion: 1,
     name: plan.name,
@@ -12,7 +17,12 @@ export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string,
     clientNode: plan.clientNode,
     shaping: 'emulator',
     ...(plan.distance ? { distance: plan.distance } : {}),
-    overlay: { tinc: { ...TINC_PACKET_PROTECTION }, wireguard, failover: plan.tinc, ...(networkCpus !== undefined ? { networkCpus } : {}) },
+    stack: plan.stack,
+    overlay: {
+      ...(tinc ? { tinc: { ...TINC_PACKET_PROTECTION }, failover: plan.tinc } : {}),
+      ...(wireguard !== undefined ? { wireguard } : {}),
+      ...(networkCpus !== undefined ? { networkCpus } : {}),
+    },
     nodes: plan.nodes.map((n) => ({
       name: n.name,
       site: n.site,
@@ -28,7 +38,7 @@ export function localInventory(plan: FleetPlan, wireguardPublicKeys: Map<string,
         name: i.name,
         address: i.address,
         listenPort: i.listenPort,
-        publicKey: wireguardPublicKeys.get(n.name)!,
+        ...(wireguardPublicKeys.has(n.name) ? { publicKey: wireguardPublicKeys.get(n.name) } : {}),
       })),
     })),
     // A planned link is its id and reference (latency, bandwidth, loss, jitter, per-direction values) plus its ends.

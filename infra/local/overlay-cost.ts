@@ -1,3 +1,5 @@
+import { PUBLISHED_STACK, type Stack } from '../../core/stack';
+
 /**
  * What the local fleet's own layers cost, so the emulator can add exactly the rest: the reference
  * values are what ping and iperf3 measured between real sites, and here they are measured through
@@ -15,6 +17,8 @@ export const TINC_PACKET_PROTECTION = { cipher: 'none', digest: 'none', macLengt
 
 /** MTU of the tinc interface: tinc's and WireGuard's headers fit inside WireGuard's 1420. */
 export const OVERLAY_MTU = 1300;
+/** MTU of a mesh link (WireGuard's default; the VXLAN links take the same, under the veth's 1500 less 50 of VXLAN). */
+export const MESH_MTU = 1420;
 
 const IPV4 = 20;
 const UDP = 8;
@@ -27,6 +31,9 @@ const TINC_SEQNO = 4;
 const WIREGUARD_HEADER = 16;
 const WIREGUARD_TAG = 16;
 const WIREGUARD_PAD = 16;
+/** VXLAN's own header, then the inner Ethernet header it carries. */
+const VXLAN_HEADER = 8;
+const ETHERNET = 14;
 
 const padTo = (n: number, block: number) => Math.ceil(n / block) * block;
 
@@ -36,10 +43,12 @@ const padTo = (n: number, block: number) => Math.ceil(n / block) * block;
  * The emulator's rate cap counts relayed bytes, iperf3 counts TCP payload: the cap is raised
  * by this factor so that iperf3 over the overlay measures the reference bandwidth.
  */
-export function relayBytesPerPayloadByte(mtu = OVERLAY_MTU): number {
+export function relayBytesPerPayloadByte(stack: Stack = PUBLISHED_STACK): number {
+  // Without tinc the database's packets fill the mesh link; with it, tinc's interface is smaller.
+  const mtu = stack.overlay === 'tinc' ? OVERLAY_MTU : MESH_MTU;
   const payload = mtu - IPV4 - TCP;
   // Cipher none: no block padding; MACLength 0: no MAC.
-  const tinc = TINC_SEQNO + TINC_ETHERNET + mtu;
-  const wireguard = WIREGUARD_HEADER + padTo(IPV4 + UDP + tinc, WIREGUARD_PAD) + WIREGUARD_TAG;
-  return wireguard / payload;
+  const inner = stack.overlay === 'tinc' ? IPV4 + UDP + TINC_SEQNO + TINC_ETHERNET + mtu : mtu;
+  const relayed = stack.encryption === 'wireguard' ? WIREGUARD_HEADER + padTo(inner, WIREGUARD_PAD) + WIREGUARD_TAG : VXLAN_HEADER + ETHERNET + inner;
+  return relayed / payload;
 }

@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import { isCutAnyWay, type NetworkSettings } from '../../core/network';
 import { rankLinks, shouldReconnect } from '../../core/overlay-path';
 import { netnsArgv, runHost } from '../../platform/command';
-import { writePrivate } from '../../platform/files';
+import { readJson, writePrivate } from '../../platform/files';
 import { sleep, waitFor } from '../../platform/wait';
 import { nextHopsOf, tincDump, tincRoute, type TincDump } from '../../services/probes/route';
 import { NetnsExec } from '../../services/exec/transports';
 import { TINC_PORT, endsFrom, namespaceOf, type FleetPlan, type PlannedLink } from './plan';
 import { fleetPaths, readState } from './state';
+import { staticPaths } from './static-routes';
 import type { OverlayPath } from '../../core/overlay-path';
 
 export { formatPath, type OverlayPath } from '../../core/overlay-path';
@@ -108,7 +109,8 @@ export async function metaConnectionLinks(plan: FleetPlan, dumpOf = tincDumps())
  */
 export async function steerOverlay(settings: NetworkSettings, before: NetworkSettings, options: { everyPair?: boolean } = {}): Promise<string[]> {
   const state = readState();
-  if (state?.status !== 'up') return [];
+  // Static routes stay where `up` put them: a stack without an overlay does not re-route.
+  if (state?.status !== 'up' || state.plan.stack.overlay === 'none') return [];
   const { plan } = state;
   const restored = (l: PlannedLink) => isCutAnyWay(before, l.id) && !isCutAnyWay(settings, l.id);
   // Files follow the order (a single link's never changes: ramps and traces call this every
@@ -216,6 +218,10 @@ function writeAddresses(links: PlannedLink[]): boolean {
  * types run TCPOnly: tinc.ts says why). Unreachable: no hops.
  */
 export async function overlayPaths(plan: FleetPlan): Promise<OverlayPath[]> {
+  if (plan.stack.overlay === 'none') {
+    const settings = readJson<NetworkSettings>(fleetPaths.shaping);
+    return staticPaths(plan, (link) => (settings ? isCutAnyWay(settings, link) : false));
+  }
   const dumpOf = tincDumps();
   const inUse = await metaConnectionLinks(plan, dumpOf);
   const hopsOf = async (node: string) => nextHopsOf(await dumpOf(node));

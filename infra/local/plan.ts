@@ -7,7 +7,9 @@
  * Its WireGuard interface for connection type t is `fb<node>-<t>` at 198.19.<t>.<i>/24, and its
  * tinc overlay address is 198.19.100.<i>/24.
  */
+import { InputError } from '../../core/errors';
 import { tincTimers, type TincTimers } from '../../core/failover';
+import { resolveStack, stackProblem, type Stack, type StackChoice } from '../../core/stack';
 import { clientOf, linkReference, linkType, type Topology } from '../../core/topology';
 import type { InventoryLink } from '../../core/inventory';
 import type { DistanceModel, Position } from '../../core/site-motion';
@@ -67,6 +69,8 @@ export interface PlannedLink extends Omit<InventoryLink, 'ends'> {
 
 export interface FleetPlan {
   name: string;
+  /** The network stack between the nodes (core/stack.ts): tinc over WireGuard unless a lighter one was asked for. */
+  stack: Stack;
   /** tinc's failure-detection timers, from the topology's failover profile. */
   tinc: TincTimers;
   /** The topology's distance model, carried to the inventory for moves. */
@@ -84,7 +88,15 @@ export function namespaceOf(node: string): string {
   return `${NAMESPACE_PREFIX}${node}`;
 }
 
-export function planFleet(topology: Topology): FleetPlan {
+/** The plan of `topology`'s fleet; `stack` is a run's choice of network stack over the topology's. */
+export function planFleet(topology: Topology, stack?: StackChoice): FleetPlan {
+  const resolved = resolveStack(topology.stack, stack);
+  const problem = stackProblem(
+    resolved,
+    topology.nodes.map((n) => n.name),
+    topology.links,
+  );
+  if (problem) throw new InputError('stack.overlay', `${topology.name}: ${problem}`);
   const client = clientOf(topology);
   const typesOf = new Map<string, Set<number>>(topology.nodes.map((n) => [n.name, new Set<number>()]));
   for (const l of topology.links) {
@@ -134,6 +146,7 @@ export function planFleet(topology: Topology): FleetPlan {
   });
   return {
     name: topology.name,
+    stack: resolved,
     clientNode: client,
     nodes,
     links,

@@ -101,7 +101,7 @@ export async function fleetStatus(): Promise<FleetStatus> {
         ...(s
           ? {
               expectedRttMs: s.ab.delayMs + s.ba.delayMs + base,
-              expectedMbps: s.ab.rateMbps ? s.ab.rateMbps / relayBytesPerPayloadByte() : null,
+              expectedMbps: s.ab.rateMbps ? s.ab.rateMbps / relayBytesPerPayloadByte(state.plan.stack) : null,
               ab: direction(s.ab),
               ba: direction(s.ba),
             }

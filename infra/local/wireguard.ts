@@ -8,6 +8,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { runHost } from '../../platform/command';
 import { endsFrom, type FleetPlan, type PlannedInterface, type PlannedNode } from './plan';
 import { startDaemon } from './processes';
+import { routedLinks } from './static-routes';
 import { writePrivate } from '../../platform/files';
 import { fleetPaths, type FleetProcess } from './state';
 
@@ -67,14 +68,17 @@ export function wireguardConfig(
   publicKeys: Map<string, string>,
 ): string {
   const lines = ['[Interface]', `PrivateKey = ${privateKey}`, `ListenPort = ${iface.listenPort}`];
+  // Without an overlay, a pair's packets between overlay addresses go over its routed link: that peer takes them.
+  const routed = plan.stack.overlay === 'none' ? new Set([...routedLinks(plan).values()].map((l) => l.id)) : new Set<string>();
   for (const link of plan.links.filter((l) => l.type === iface.type && (l.a === node.name || l.b === node.name))) {
     const { near, far } = endsFrom(link, node.name);
+    const overlay = routed.has(link.id) ? `, ${plan.nodes.find((n) => n.name === far.node)!.overlayAddress}/32` : '';
     lines.push(
       '',
       '[Peer]',
       `# ${link.id}`,
       `PublicKey = ${publicKeys.get(far.node)}`,
-      `AllowedIPs = ${far.meshAddress}/32`,
+      `AllowedIPs = ${far.meshAddress}/32${overlay}`,
       `Endpoint = ${near.relayAddress}`,
     );
   }

@@ -36,7 +36,10 @@ export function shaperFor(inventory: Inventory): LinkShaper {
   if (inventory.shaping === 'emulator') {
     const state = readState();
     if (!state) throw new Error('the inventory says the emulator shapes its links, but no local fleet is up');
-    return new EmulatorShaper(fleetPaths.emulatorSocket, { baseRttMs: state.baseRttMs ?? 0, relayBytesPerPayloadByte: relayBytesPerPayloadByte() });
+    return new EmulatorShaper(fleetPaths.emulatorSocket, {
+      baseRttMs: state.baseRttMs ?? 0,
+      relayBytesPerPayloadByte: relayBytesPerPayloadByte(state.plan.stack),
+    });
   }
   return new TcShaper(inventory);
 }

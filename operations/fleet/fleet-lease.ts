@@ -8,6 +8,7 @@ import { InputError } from '../../core/errors';
 import type { AcquireFleetInput, HeldFleet, ReleaseFleetInput } from '../../core/fleet-lease';
 import { loadTopology } from '../../core/load-topology';
 import { fleetSpecs } from '../../core/scenario-plan';
+import type { StackChoice } from '../../core/stack';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { readLease, releaseLease, takeLease, updateLease, type RunIsLive } from '../../infra/local/lease';
 import { readState } from '../../infra/local/state';
@@ -26,16 +27,17 @@ export function runIsLiveVia(client: Pick<import('@temporalio/client').Client, '
   };
 }
 
-/** The one local topology a scenario runs on, or undefined when its fleets are not local. */
-function localTopologyOf(scenario: ReturnType<typeof fleetSpecs>): string | undefined {
-  const files = [...new Set(scenario.flatMap(({ spec }) => ('local' in spec ? [spec.local] : [])))];
-  if (files.length > 1) {
+/** The one local topology a scenario runs on and the stack it asks of it, or undefined when its fleets are not local. */
+function localTopologyOf(scenario: ReturnType<typeof fleetSpecs>): { file: string; stack?: StackChoice } | undefined {
+  const locals = scenario.flatMap(({ spec }) => ('local' in spec ? [spec] : []));
+  const distinct = [...new Map(locals.map((spec) => [JSON.stringify([spec.local, spec.stack ?? {}]), spec])).values()];
+  if (distinct.length > 1) {
     throw new InputError(
       'fleet',
-      `the cells use ${files.length} local topologies (${files.join(', ')}), but this host runs one local fleet at a time: split the scenario into one per topology`,
+      `the cells use ${distinct.length} local fleets (${distinct.map((s) => s.local + (s.stack ? ` with stack ${JSON.stringify(s.stack)}` : '')).join(', ')}), but this host runs one local fleet at a time: split the scenario into one per fleet`,
     );
   }
-  return files[0];
+  return distinct[0] && { file: distinct[0].local, stack: distinct[0].stack };
 }
 
 export interface HoldOptions {
@@ -51,8 +53,9 @@ export async function acquireFleet(input: AcquireFleetInput, options: HoldOption
   if (value === undefined) throw new InputError('scenario', 'give the scenario inline (`scenario`) or a file (`scenarioFile`)');
   // Every check a scenario gets, against its topology, before anything starts.
   const { file } = await loadScenario(value, 'offline', input.options);
-  const topologyFile = localTopologyOf(fleetSpecs(file));
-  if (topologyFile === undefined) return { broughtUp: false };
+  const local = localTopologyOf(fleetSpecs(file));
+  if (local === undefined) return { broughtUp: false };
+  const topologyFile = local.file;
   const topology = loadTopology(topologyFile).name;
 
   const lease = await takeLease({ runId: input.runId, topology, since: Date.now(), broughtUp: false }, options.runIsLive ?? (async () => true));
@@ -75,7 +78,7 @@ export async function acquireFleet(input: AcquireFleetInput, options: HoldOption
     }
     // A half-built fleet (a `fleet up` or an earlier attempt that died) is removed first.
     if (state) await fleetDown();
-    await fleetUp(topologyFile, options.onProgress);
+    await fleetUp(topologyFile, options.onProgress, { stack: local.stack });
     updateLease({ ...lease, broughtUp: true });
     return { topology, broughtUp: true };
   } catch (err) {

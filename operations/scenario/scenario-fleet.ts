@@ -14,6 +14,7 @@ import { loadTopology } from '../../core/load-topology';
 import type { FleetSpec } from '../../core/scenario';
 import type { FleetView, ResolvedFleet } from '../../core/scenario-plan';
 import { clientOf, linkConditionsOf, linkType, type Topology } from '../../core/topology';
+import { describeStack, PUBLISHED_STACK, resolveStack, type StackChoice } from '../../core/stack';
 
 /** Paths in scenarios are relative to the project root, wherever the CLI or worker runs. */
 export const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -37,11 +38,12 @@ export function fleetRefOf(spec: FleetSpec): FleetRef {
 }
 
 /** What a local topology's fleet will look like once up: the client node and data nodes, link ids. */
-export function topologyView(topology: Topology): FleetView {
+export function topologyView(topology: Topology, stack?: StackChoice): FleetView {
   const client = clientOf(topology);
   return {
     name: topology.name,
     clientNode: client,
+    stack: resolveStack(topology.stack, stack),
     nodes: topology.nodes.map((n) => ({
       name: n.name,
       role: n.name === client ? 'client' : 'data',
@@ -75,12 +77,20 @@ export async function loadFleet(spec: FleetSpec, where: string, mode: FleetMode)
   let inventory: Inventory;
   if ('local' in spec) {
     const topology = loadTopology(spec.local);
-    if (mode === 'offline') return { ref, view: topologyView(topology) };
+    if (mode === 'offline') return { ref, view: topologyView(topology, spec.stack) };
     inventory = await readInventory(ref, `${where}.local`, `this scenario runs on it: fragbench fleet up ${spec.local}`);
     if (inventory.name !== topology.name) {
       throw new InputError(
         `${where}.local`,
         `the local fleet runs "${inventory.name}", not "${topology.name}": run \`fragbench fleet down\` then \`fragbench fleet up ${spec.local}\``,
+      );
+    }
+    const wanted = resolveStack(topology.stack, spec.stack);
+    const running = inventory.stack ?? PUBLISHED_STACK;
+    if (running.overlay !== wanted.overlay || running.encryption !== wanted.encryption) {
+      throw new InputError(
+        `${where}.stack`,
+        `the local fleet runs ${describeStack(running)}, and this scenario asks for ${describeStack(wanted)}: take it down (\`fragbench fleet down\`) and let the run bring it up`,
       );
     }
   } else if ('inventoryFile' in spec) {

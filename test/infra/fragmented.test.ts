@@ -70,7 +70,7 @@ function expectMeshMatchesLinks(b: Built): void {
         .map((l) => byName.get(l.a === node.name ? l.b : l.a)!);
       const expected = partners.map((p) => {
         const theirs = p.wireguard.find((w) => w.type === iface.type)!;
-        return { PublicKey: theirs.publicKey, AllowedIPs: `${theirs.address}/32`, Endpoint: `${p.underlayAddress}:${theirs.listenPort}` };
+        return { PublicKey: theirs.publicKey!, AllowedIPs: `${theirs.address}/32`, Endpoint: `${p.underlayAddress}:${theirs.listenPort}` };
       });
       const actual = conf.peers.map((p) => ({ PublicKey: p.PublicKey, AllowedIPs: splitList(p.AllowedIPs).join(','), Endpoint: p.Endpoint }));
       expect(sortByKey(actual)).toEqual(sortByKey(expected));

@@ -63,7 +63,7 @@ const emulator = new EmulatorClient(fleetPaths.emulatorSocket);
 /** The direction's stats and what the emulator should have been told for `expected`, side by side. */
 async function compare(expected: Expected): Promise<{ got: DirectionStats; want: ReturnType<typeof emulatorSetting> }> {
   const link = (await emulator.stats()).find((l) => l.id === expected.link)!;
-  const cost = { baseRttMs: readState()?.baseRttMs ?? 0, relayBytesPerPayloadByte: relayBytesPerPayloadByte() };
+  const cost = { baseRttMs: readState()?.baseRttMs ?? 0, relayBytesPerPayloadByte: relayBytesPerPayloadByte(readState()?.plan.stack) };
   return {
     got: link[expected.direction],
     want: emulatorSetting(findLink(inventory(), expected.link), expected.direction, expected.conditions, cost),

@@ -24,7 +24,7 @@ export function wireguardPeers(mesh: MeshView, node: string, type: number, route
       const [peerEnd] = l.ends.filter((e) => e.node !== node);
       const peer = findNode(mesh, peerEnd.node);
       const wg = peer.wireguard.find((w) => w.type === type);
-      if (!wg) throw new Error(`node "${peer.name}" has no WireGuard interface for connection type ${type}`);
+      if (!wg?.publicKey) throw new Error(`node "${peer.name}" has no WireGuard interface (with a public key) for connection type ${type}`);
       return {
         node: peer.name,
         publicKey: wg.publicKey,
