@@ -6,26 +6,69 @@
  */
 import type { NetworkActivities } from './contracts';
 import * as network from '../operations/network/network-operations';
+import {
+  applyLatencyEpoch,
+  applyBandwidthEpoch,
+  cutLink,
+  restoreLink,
+  changeLinkConditions,
+  partitionLinks,
+  healPartition,
+  resetNetwork,
+  measureRtt,
+  measureBandwidth,
+  readTraffic,
+  overlayRoute,
+} from '../operations/network/network-operations';
 import { heartbeating } from './heartbeat';
 
-/** The group the worker registers; typed against the contract so a drift fails to compile. */
-export const networkActivities: NetworkActivities = {
-  applyLatencyEpoch: network.applyLatencyEpoch,
-  applyBandwidthEpoch: network.applyBandwidthEpoch,
-  cutLink: network.cutLink,
-  restoreLink: network.restoreLink,
-  changeLinkConditions: network.changeLinkConditions,
-  // Ramps, flaps and trace replays run for their whole duration: they heartbeat like a resize.
-  rampLinkConditions: (input) => heartbeating(() => network.rampLinkConditions(input)),
-  // A move runs for its whole duration too.
-  moveSite: (input) => heartbeating(() => network.moveSite(input)),
-  partitionLinks: network.partitionLinks,
-  healPartition: network.healPartition,
-  flapLink: (input) => heartbeating(() => network.flapLink(input)),
-  replayLinkTrace: (input) => heartbeating(() => network.replayLinkTrace(input)),
-  resetNetwork: network.resetNetwork,
-  measureRtt: network.measureRtt,
-  measureBandwidth: network.measureBandwidth,
-  readTraffic: network.readTraffic,
-  overlayRoute: network.overlayRoute,
+type Input<K extends keyof NetworkActivities> = Parameters<NetworkActivities[K]>[0];
+
+export {
+  applyLatencyEpoch,
+  applyBandwidthEpoch,
+  cutLink,
+  restoreLink,
+  changeLinkConditions,
+  partitionLinks,
+  healPartition,
+  resetNetwork,
+  measureRtt,
+  measureBandwidth,
+  readTraffic,
+  overlayRoute,
 };
+
+// Ramps, moves, flaps and trace replays run for their whole duration: they heartbeat like a resize.
+export function rampLinkConditions(input: Input<'rampLinkConditions'>) {
+  return heartbeating(() => network.rampLinkConditions(input));
+}
+export function moveSite(input: Input<'moveSite'>) {
+  return heartbeating(() => network.moveSite(input));
+}
+export function flapLink(input: Input<'flapLink'>) {
+  return heartbeating(() => network.flapLink(input));
+}
+export function replayLinkTrace(input: Input<'replayLinkTrace'>) {
+  return heartbeating(() => network.replayLinkTrace(input));
+}
+
+// This module implements the contract exactly (checked, not exported: the worker registers what activities/index.ts lists).
+({
+  applyLatencyEpoch,
+  applyBandwidthEpoch,
+  cutLink,
+  restoreLink,
+  changeLinkConditions,
+  rampLinkConditions,
+  moveSite,
+  partitionLinks,
+  healPartition,
+  flapLink,
+  replayLinkTrace,
+  resetNetwork,
+  measureRtt,
+  measureBandwidth,
+  readTraffic,
+  overlayRoute,
+}) satisfies NetworkActivities;

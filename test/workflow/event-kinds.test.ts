@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { eventInjector, type EventTargets } from '../../activities/scenario';
+import { injectEventInto, type EventTargets, type InjectEventInput } from '../../activities/scenario';
 import type { PreparedRun } from '../../operations/scenario/scenario-loader';
 import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
 import { registerEventKind } from '../../core/event-kinds/registry';
@@ -110,7 +110,7 @@ test('the workflow fires a registered kind through the injector and records it w
         await Promise.race([sleep(100), ctx.cancelled]);
       }
     },
-    injectEvent: eventInjector(targets),
+    injectEvent: (input: InjectEventInput) => injectEventInto(targets, input),
   };
   const taskQueue = `wf-kinds-${randomUUID().slice(0, 8)}`;
   const workflowBundle = await bundleWorkflowCode({
