@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch(async (err) => {
+main().catch((err) => {
   console.error(`bench:fleets failed: ${err instanceof Error ? err.stack : err}`);
   process.exitCode = 1;
 });

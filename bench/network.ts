@@ -253,7 +253,7 @@ async function main(): Promise<void> {
     await bandwidth(inventory);
 
     say('\nFailover on the overlay (ping every 50 ms; time from the cut to the first answer to a later request)');
-    await failover('fhc-8dc sydney-pune, their direct link cut', 'sydney', 'pune', async () => ['sydney-pune/0']);
+    await failover('fhc-8dc sydney-pune, their direct link cut', 'sydney', 'pune', () => Promise.resolve(['sydney-pune/0']));
     const down1 = await fleetDown();
     say(`fleet down fhc-8dc: ${fmt(down1.seconds, 1)} s (target <= 10 s)`);
 
@@ -279,7 +279,7 @@ async function main(): Promise<void> {
       const profiled = join(scratch, 'profile.yaml');
       writeFileSync(profiled, stringify({ ...THREE_SITES, failover: profile }));
       await fleetUp(profiled);
-      await failover(`north-east with failover ${name}, their direct link cut`, 'north', 'east', async () => ['north-east/0'], expect);
+      await failover(`north-east with failover ${name}, their direct link cut`, 'north', 'east', () => Promise.resolve(['north-east/0']), expect);
       await fleetDown();
     }
   } finally {

@@ -248,7 +248,7 @@ const ycsbSettings = (o: Options): YcsbSettings => ({
 
 async function measureLoad(inventory: Inventory, o: Options): Promise<CpuUse> {
   const adapter = adapterFor('redis', inventory);
-  const binding = await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
+  const binding = adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
   const snaps = new Map<number, CpuSnapshot>();
   const samples: Sample[] = [];
   const client = findNode(inventory, inventory.clientNode);

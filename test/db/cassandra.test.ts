@@ -163,7 +163,7 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
     await killResizePartWay(resizeOf('add', 'tlb4'), async () => (await processesIn('tlb4')).servers[0]);
     await expectOneServerPerMember(['tlb1', 'tlb2', 'tlb3', 'tlb4']);
     const { servers: relaunched } = await processesIn('tlb4');
-    await killResizePartWay(resizeOf('add', 'tlb4'), async () => (logCount('tlb4', /JOINING: sleeping/) >= 2 ? true : undefined));
+    await killResizePartWay(resizeOf('add', 'tlb4'), () => (logCount('tlb4', /JOINING: sleeping/) >= 2 ? true : undefined));
 
     const { adapter, commands } = recordingAdapter();
     const timing = await adapter.addNode(node('tlb4'));
@@ -185,7 +185,7 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
   test('remove: killed while leaving, it is not asked to decommission again and leaves once', async () => {
     const before = Date.now();
     // Killed once the node is leaving and the caller has recorded so.
-    await killResizePartWay(resizeOf('remove', 'tlb4'), async () =>
+    await killResizePartWay(resizeOf('remove', 'tlb4'), () =>
       logCount('tlb4', /LEAVING: sleeping/) > 0 && recordedResize()?.acceptedAt ? true : undefined,
     );
     const killedAt = Date.now();

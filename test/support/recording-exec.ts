@@ -73,9 +73,9 @@ export class CommandRecorder {
         if (result.code !== 0 && !options?.allowFailure) throw new CommandError(argv, this.where, result);
         return result;
       },
-      async spawnDetached(argv: string[], logFile: string): Promise<number> {
+      spawnDetached(argv: string[], logFile: string): Promise<number> {
         recorder.calls.push({ node: node.name, argv: ['spawn', logFile, ...argv] });
-        return recorder.nextPid++;
+        return Promise.resolve(recorder.nextPid++);
       },
     };
   };

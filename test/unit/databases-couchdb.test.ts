@@ -275,7 +275,7 @@ test("a node holding a range's only copy is refused before anything changes", as
 test('flush re-creates the database; the binding connects without credentials; stop stops all', async () => {
   await adapter.flush();
   expect(requests()).toEqual(['c1: DELETE c1:5984/ycsb', 'c1: PUT c1:5984/ycsb?q=2&n=1']);
-  const binding = await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
+  const binding = adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
   expect(binding).toEqual({
     dbClass: 'fragbench.ycsb.CouchClient',
     properties: {

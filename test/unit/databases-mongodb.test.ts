@@ -105,7 +105,7 @@ test('initiate: starts mongod on each VM, rs.initiate on the first, waits for th
   expect(conf?.input).toContain('bindIp: 198.18.200.2');
   expect(conf?.input).toContain('replSetName: fragbench');
   expect(recorder.calls.every((c) => c.argv[0] === 'sudo' && c.argv[1] === '-n')).toBe(true);
-  expect(await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 })).toEqual({
+  expect(adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 })).toEqual({
     dbClass: 'fragbench.ycsb.MongoClient',
     properties: {
       'mongodb.url': `mongodb://${host(1)},${host(2)},${host(3)}/ycsb?replicaSet=fragbench`,

@@ -260,7 +260,7 @@ describe('a resize whose caller dies after a step is finished by the next call, 
 });
 
 test('binding, flush and stop', async () => {
-  expect(await adapter.ycsbBinding({ timeoutMs: 1500, retries: 0 })).toEqual({
+  expect(adapter.ycsbBinding({ timeoutMs: 1500, retries: 0 })).toEqual({
     dbClass: 'fragbench.ycsb.JdbcClient',
     properties: { 'jdbc.url': 'jdbc:mysql://198.18.201.1:3306/ycsb', 'jdbc.user': 'ycsb', 'jdbc.timeoutMs': '1500' },
   });

@@ -36,7 +36,7 @@ test('a fleet another live run holds fails the activity at once, naming that run
 test('the service takes over a lease whose run has ended, and gives it back when the run cannot start', async () => {
   writeFileSync(leaseFile, JSON.stringify(other));
   const asked: string[] = [];
-  const runIsLive = async (runId: string) => (asked.push(runId), false);
+  const runIsLive = (runId: string) => (asked.push(runId), Promise.resolve(false));
   // No fleet is up and the run wants an existing one: bad input, named, not a Temporal failure.
   const error = await service.acquireFleet(input, { runIsLive }).catch((err: unknown) => err);
   expect(error).toMatchObject({ name: 'InputError', field: 'fleet' });

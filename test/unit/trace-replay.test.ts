@@ -233,7 +233,7 @@ ${events}`),
     const [phase] = plan('      - { at: 30, replay: { file: traces/ok.csv, loop: true } }', 0.5).cells[0].phases;
     if (phase.kind !== 'run') throw new Error('not a run phase');
     const report: ReplayReport = { appliedAt: 1000, completedAt: 36_000, steps: 7, latenessMs: { p50: 2, p99: 9, max: 12 } };
-    const replayLinkTrace = jest.fn(async () => report);
+    const replayLinkTrace = jest.fn(() => Promise.resolve(report));
     const done = await injectEventInto({ replayLinkTrace } as unknown as EventTargets, {
       fleet: { kind: 'local' },
       database: 'redis',

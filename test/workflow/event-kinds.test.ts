@@ -79,22 +79,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('the workflow fires a registered kind through the injector and records it with its label', async () => {
   const fleetCalls: string[] = [];
-  const targets = new Proxy({}, { get: (_, name) => async () => void fleetCalls.push(String(name)) }) as EventTargets;
+  const targets = new Proxy({}, { get: (_, name) => () => Promise.resolve(void fleetCalls.push(String(name))) }) as EventTargets;
   const cells: Omit<CellRecord, 'summary'>[] = [];
-  const nothing = async () => undefined;
+  const nothing = () => Promise.resolve();
   const activities = {
     ...Object.fromEntries(['releaseFleet', 'stopCluster', 'flushDatabase', 'recordSamples'].map((name) => [name, nothing])),
-    acquireFleet: async () => ({ topology: 'fhc-4', broughtUp: false }),
-    prepareRun: async () => prepared(),
-    recordRunStart: async () => ({ dir: '/nonexistent' }),
-    resetNetwork: async () => ({ appliedAt: Date.now() }),
-    startCluster: async () => ({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
-    readClock: async () => Date.now(),
-    async recordCell({ cell }: { cell: Omit<CellRecord, 'summary'> }) {
+    acquireFleet: () => Promise.resolve({ topology: 'fhc-4', broughtUp: false }),
+    prepareRun: () => Promise.resolve(prepared()),
+    recordRunStart: () => Promise.resolve({ dir: '/nonexistent' }),
+    resetNetwork: () => Promise.resolve({ appliedAt: Date.now() }),
+    startCluster: () => Promise.resolve({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
+    readClock: () => Promise.resolve(Date.now()),
+    recordCell({ cell }: { cell: Omit<CellRecord, 'summary'> }) {
       cells.push(cell);
-      return { throughputOpsPerS: 0, okOps: 0, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} };
+      return Promise.resolve({ throughputOpsPerS: 0, okOps: 0, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} });
     },
-    finishRun: async () => ({ reportPath: '/nonexistent/index.html' }),
+    finishRun: () => Promise.resolve({ reportPath: '/nonexistent/index.html' }),
     async ycsbRun(input: PhaseClientInput): Promise<PhaseClientResult> {
       const ctx = Context.current();
       while (input.untilMs !== undefined && Date.now() < input.untilMs) {

@@ -486,7 +486,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     this.state.write({ ...state, options: { ...state.options, fieldCount } });
   }
 
-  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding {
     const state = this.state.require('cassandra ycsbBinding');
     return {
       dbClass: 'fragbench.ycsb.CassandraClient',
