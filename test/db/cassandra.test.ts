@@ -132,7 +132,7 @@ test('forms a 3-node cluster with the ycsb keyspace and table, and reports how l
     'cassandra.skip_wait_for_gossip_to_settle': '0',
     'cassandra.reset_bootstrap_progress': 'true',
   });
-  expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']), healthy: true });
+  expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']) as unknown, healthy: true });
 
   const [replication] = await query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = '${KEYSPACE}'`);
   expect(replication).toContain('datacenter1=3');

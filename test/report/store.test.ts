@@ -118,7 +118,7 @@ describe('results activities', () => {
     const record: RunRecord = { ...runRecord('r1', []), status: 'completed' };
     const { dir: runDir } = await activities.recordRunStart({ record });
     expect(runDir).toBe(path.join(dir, 'r1'));
-    expect(JSON.parse(readFileSync(path.join(runDir, 'run.json'), 'utf8')).status).toBe('running');
+    expect((JSON.parse(readFileSync(path.join(runDir, 'run.json'), 'utf8')) as RunRecord).status).toBe('running');
     await activities.recordRunStart({ record });
     expect(await rejectedField(activities.recordRunStart({ record: { ...record, startedAt: record.startedAt + 1 } }))).toBe('record.runId');
   });

@@ -108,7 +108,7 @@ const recorder: CommandRecorder = new CommandRecorder((node, argv, input): strin
   if (a[0] === 'sh' && a[2]?.includes('os-release')) return 'ubuntu\njammy\n';
   if (a[0] === 'curl') {
     const c = config(input ?? '');
-    const [status, body] = http(a[4], new URL(a[5]), c.data ? JSON.parse(c.data) : undefined);
+    const [status, body] = http(a[4], new URL(a[5]), c.data ? (JSON.parse(c.data) as Record<string, unknown>) : undefined);
     if (status === 0) return { code: 7, stdout: '\n000', stderr: 'Failed to connect' };
     return `${JSON.stringify(body)}\n${status}`;
   }

@@ -156,7 +156,7 @@ test('removing the primary is refused before any command changes the set', async
 describe('a resize whose caller dies after a step is finished by the next call, each step once', () => {
   const conf = () => `${dir('m5')}/mongod.conf`;
   const sent = (pattern: RegExp) => (c: { argv: string[] }) => pattern.test(c.argv.join(' '));
-  const grep = expect.stringMatching(/^m5: sh -c grep -l -s -z -F/);
+  const grep: unknown = expect.stringMatching(/^m5: sh -c grep -l -s -z -F/);
 
   test('add: killed once its mongod was started, then once rs.add was sent', async () => {
     const before = Date.now();

@@ -74,7 +74,13 @@ test('applied: the injector asks its module, which calls no fleet activity, and 
   };
   const done = await injectEventInto(targets, { fleet: { kind: 'local' }, database: 'redis', event });
   expect(done).toEqual({
-    event: { kind: 'note', label: 'note: sydney is slow', scheduledOffsetS: 10, requestedAt: expect.any(Number), detail: { text: 'sydney is slow' } },
+    event: {
+      kind: 'note',
+      label: 'note: sydney is slow',
+      scheduledOffsetS: 10,
+      requestedAt: expect.any(Number) as unknown,
+      detail: { text: 'sydney is slow' },
+    },
   });
   for (const fn of Object.values(targets)) expect(fn).not.toHaveBeenCalled();
 });

@@ -208,7 +208,7 @@ describe('a process that dies mid-phase', () => {
     const unbounded = { ...input, untilMs: undefined };
     const quick = dying([], { ranMs: 1_000 });
     const long = dying([second(3)], { ranMs: 60_000 });
-    const runs = [...Array(QUICK_DEATHS - 1).fill(quick), long, ...Array(QUICK_DEATHS - 1).fill(quick), client([second(9)])];
+    const runs = [...Array<Run>(QUICK_DEATHS - 1).fill(quick), long, ...Array<Run>(QUICK_DEATHS - 1).fill(quick), client([second(9)])];
     const phase = processes(...runs);
     const result = await runPhaseClient(unbounded, { store, attempt: 1, run: phase.run, now });
     expect(phase.started()).toBe(runs.length);
