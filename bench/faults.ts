@@ -259,7 +259,7 @@ async function main(): Promise<void> {
     console.log(`results verify ${runId}: ${verification.problems.length === 0 ? 'no problem' : verification.problems.join('; ')}`);
     if (verification.problems.length > 0) problems.push('the stored run does not verify');
     const reportOk = summary?.reportPath !== undefined && existsSync(summary.reportPath);
-    console.log(`report: ${reportOk ? summary!.reportPath : 'missing'}`);
+    console.log(`report: ${reportOk ? summary.reportPath : 'missing'}`);
     if (!reportOk) problems.push('no report was written');
     console.log(`emulator control socket after restart: ${gathered.socketChecks.join(', ') || 'no emulator kill'}`);
     if (gathered.socketChecks.some((c) => c !== 'root only')) problems.push('a restarted emulator socket is open to others');

@@ -205,7 +205,7 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     if (waitsForResizes) {
       // A durable timer to the phase's end (nothing else need wake the workflow then), and from
       // there until no resize is moving: resizes only start before the end, so none will start.
-      const untilEnd = endsAt! - Date.now();
+      const untilEnd = endsAt - Date.now();
       if (untilEnd <= 0 || !(await condition(stopping, untilEnd))) await condition(() => stopping() || resizing.size === 0);
     } else {
       await condition(stopping);

@@ -112,7 +112,7 @@ export abstract class ClusterAdapter<
   protected unfinished(state: S, kind: Resize['kind'], node: InventoryNode): NonNullable<S['resizing']> | undefined {
     const pending = state.resizing;
     if (!pending) return undefined;
-    if (pending.kind === kind && pending.node === node.name) return pending as NonNullable<S['resizing']>;
+    if (pending.kind === kind && pending.node === node.name) return pending;
     throw new InputError(
       'node',
       `the ${pending.kind} of ${pending.node} was interrupted and is unfinished: ask for it again first (or stop the cluster)`,
