@@ -290,6 +290,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`bench:network failed: ${(err as Error).stack ?? err}`);
+  console.error(`bench:network failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 });

@@ -316,6 +316,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`bench:scale failed: ${(err as Error).stack ?? err}`);
+  console.error(`bench:scale failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 });

@@ -364,6 +364,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`bench:stack failed: ${(err as Error).stack ?? err}`);
+  console.error(`bench:stack failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 });

@@ -199,6 +199,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`bench:validity failed: ${(err as Error).stack ?? err}`);
+  console.error(`bench:validity failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 });

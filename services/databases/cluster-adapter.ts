@@ -53,7 +53,8 @@ export abstract class ClusterAdapter<
   }
 
   protected shell(node: InventoryNode | string): NodeShell {
-    const n = typeof node === 'string' ? this.inventory.nodes.find((x) => x.name === node) : node;
+    if (typeof node !== 'string') return new NodeShell(node, this.execOf(node));
+    const n = this.inventory.nodes.find((x) => x.name === node);
     if (!n) throw new Error(`${this.name}: node "${node}" is not in inventory ${this.inventory.name}`);
     return new NodeShell(n, this.execOf(n));
   }
