@@ -15,8 +15,10 @@ const root = mkdtempSync(path.join(tmpdir(), 'fb-lease-'));
 const leaseFile = path.join(root, 'run-lease.json');
 // The lease and fleet paths are read when their modules load: point them here first.
 process.env.FRAGBENCH_STATE_DIR = root;
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded after the state directory is set, which an import would precede */
 const activity = require('../../activities/fleet-lease') as typeof import('../../activities/fleet-lease');
 const service = require('../../operations/fleet/fleet-lease') as typeof import('../../operations/fleet/fleet-lease');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const other: FleetLease = { runId: 'fb-other-run', topology: 'fhc-4', since: 1_700_000_000_000, broughtUp: false };
 const input = { runId: 'fb-this-run', scenarioFile: 'scenarios/quickstart.yaml', mode: 'existing' as const };

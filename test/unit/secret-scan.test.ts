@@ -20,6 +20,7 @@ import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../..
 const stateRoot = mkdtempSync(path.join(tmpdir(), 'fb-secret-scan-'));
 const savedStateDir = process.env.FRAGBENCH_STATE_DIR;
 process.env.FRAGBENCH_STATE_DIR = stateRoot;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the state root is set, which an import would precede
 const { localFleetKeys, keyScanPlaces } = require('../../operations/fleet/fleet-keys') as typeof FleetKeys;
 
 const fleetDir = path.join(stateRoot, 'fleet');
