@@ -25,8 +25,8 @@ export interface CellContext {
   runId: string;
   cell: CellPlan;
   progress: CellProgress;
-  /** True once the run was asked to stop gracefully: clients stop, no new event starts. */
-  aborted(): boolean;
+  /** True once the run was asked to stop gracefully: clients stop, no new event starts (bound: a durable condition takes it as is). */
+  aborted: () => boolean;
   /** Every phase record of the cell, in order (the index is the phase's place in the store). */
   phases: PhaseRecord[];
   report(update: Partial<CellProgress>): void;
@@ -240,6 +240,7 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     await stop;
   }).finally(() => monitorScope.cancel());
   await monitoring;
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrown as it was caught (the check narrows unknown to {})
   if (failure !== undefined) throw failure;
 
   if (ctx.aborted()) return;
