@@ -232,7 +232,7 @@ test("a failed write stops the running process at once and fails the phase with 
   const phase = processes(({ onSample, signal }) => {
     [1, 2, 3].forEach((s) => onSample?.(second(s)));
     // Runs until stopped, as YCSB would for the rest of the phase.
-    return new Promise((_, reject) => signal!.addEventListener('abort', () => reject((stoppedWith = signal!.reason))));
+    return new Promise((_, reject) => signal!.addEventListener('abort', () => reject((stoppedWith = signal!.reason as Error))));
   });
   await expect(runPhaseClient(input, { store, attempt: 1, run: phase.run, now: () => ORIGIN })).rejects.toThrow(/ENOSPC/);
   expect(String(stoppedWith)).toMatch(/ENOSPC/);
