@@ -6,7 +6,9 @@
  */
 import type { NetworkActivities } from './contracts';
 import * as network from '../operations/network/network-operations';
-import {
+import { heartbeatingActivity } from './heartbeat';
+
+export const {
   applyLatencyEpoch,
   applyBandwidthEpoch,
   cutLink,
@@ -19,39 +21,13 @@ import {
   measureBandwidth,
   readTraffic,
   overlayRoute,
-} from '../operations/network/network-operations';
-import { heartbeating } from './heartbeat';
-
-type Input<K extends keyof NetworkActivities> = Parameters<NetworkActivities[K]>[0];
-
-export {
-  applyLatencyEpoch,
-  applyBandwidthEpoch,
-  cutLink,
-  restoreLink,
-  changeLinkConditions,
-  partitionLinks,
-  healPartition,
-  resetNetwork,
-  measureRtt,
-  measureBandwidth,
-  readTraffic,
-  overlayRoute,
-};
+} = network;
 
 // Ramps, moves, flaps and trace replays run for their whole duration: they heartbeat like a resize.
-export function rampLinkConditions(input: Input<'rampLinkConditions'>) {
-  return heartbeating(() => network.rampLinkConditions(input));
-}
-export function moveSite(input: Input<'moveSite'>) {
-  return heartbeating(() => network.moveSite(input));
-}
-export function flapLink(input: Input<'flapLink'>) {
-  return heartbeating(() => network.flapLink(input));
-}
-export function replayLinkTrace(input: Input<'replayLinkTrace'>) {
-  return heartbeating(() => network.replayLinkTrace(input));
-}
+export const rampLinkConditions = heartbeatingActivity(network.rampLinkConditions);
+export const moveSite = heartbeatingActivity(network.moveSite);
+export const flapLink = heartbeatingActivity(network.flapLink);
+export const replayLinkTrace = heartbeatingActivity(network.replayLinkTrace);
 
 // This module implements the contract exactly (checked, not exported: the worker registers what activities/index.ts lists).
 ({
