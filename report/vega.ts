@@ -33,8 +33,7 @@ function evaluateUmd<T>(file: string, dependencies: Record<string, unknown>): T 
     if (!(id in dependencies)) throw new Error(`${path.basename(file)} requires "${id}", which the loader does not provide`);
     return dependencies[id];
   };
-  // The bundle is evaluated on purpose (see the top of this file): it is the packages' own code, read from node_modules.
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- evaluated on purpose (see the top of this file): the packages' own bundle, from node_modules
   const wrapper = new Function('exports', 'require', 'module', readFileSync(file, 'utf8')) as (
     exports: Record<string, unknown>,
     require: (id: string) => unknown,
