@@ -1,6 +1,6 @@
 # The two things a user does: run the main job on the local default, and run the tests.
 # Both need root (network namespaces) and install what is missing first.
-.PHONY: setup quickstart test typecheck
+.PHONY: setup quickstart test typecheck lint
 
 # Where `go test -json` output goes (CI counts it); empty = plain output.
 GO_TEST_JSON ?=
@@ -13,6 +13,10 @@ quickstart: setup
 
 typecheck:
 	npx tsc --noEmit -p tsconfig.json
+
+# eslint (typescript-eslint's type-checked rules, eslint.config.mjs) and prettier over the whole repository: zero findings.
+lint:
+	npx eslint . && npx prettier --check .
 
 # Where jest writes its results as JSON (CI counts them); empty = terminal only.
 JEST_JSON_DIR ?=
@@ -30,6 +34,7 @@ test:
 	bash scripts/timed.sh setup $(MAKE) --no-print-directory setup || exit 1; \
 	failed=; \
 	bash scripts/timed.sh typecheck npx tsc --noEmit -p tsconfig.json || failed="$$failed typecheck"; \
+	bash scripts/timed.sh lint $(MAKE) --no-print-directory lint || failed="$$failed lint"; \
 	bash scripts/timed.sh imports npm run --silent check:imports || failed="$$failed imports"; \
 	GO_TEST_JSON="$(GO_TEST_JSON)" bash scripts/timed.sh go bash scripts/run-test-scripts.sh || failed="$$failed go"; \
 	JEST_JSON_DIR="$(JEST_JSON_DIR)" bash scripts/run-jest.sh || failed="$$failed jest"; \

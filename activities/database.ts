@@ -5,18 +5,16 @@
  */
 import type { DatabaseActivities } from './contracts';
 import * as cluster from '../services/databases/cluster-operations';
-import { heartbeating } from './heartbeat';
+import { heartbeatingActivity } from './heartbeat';
 
-type Input<K extends keyof DatabaseActivities> = Parameters<DatabaseActivities[K]>[0];
-
-export const startCluster = (input: Input<'startCluster'>) => heartbeating(() => cluster.startCluster(input));
-export const addNode = (input: Input<'addNode'>) => heartbeating(() => cluster.addNode(input));
-export const removeNode = (input: Input<'removeNode'>) => heartbeating(() => cluster.removeNode(input));
+export const startCluster = heartbeatingActivity(cluster.startCluster);
+export const addNode = heartbeatingActivity(cluster.addNode);
+export const removeNode = heartbeatingActivity(cluster.removeNode);
 /** Quick (one signal): no heartbeat. */
-export const killNode = (input: Input<'killNode'>) => cluster.killNode(input);
-export const reviveNode = (input: Input<'reviveNode'>) => heartbeating(() => cluster.reviveNode(input));
-export const clusterStatus = (input: Input<'clusterStatus'>) => heartbeating(() => cluster.clusterStatus(input));
-export const stopCluster = (input: Input<'stopCluster'>) => heartbeating(() => cluster.stopCluster(input));
+export const killNode = cluster.killNode;
+export const reviveNode = heartbeatingActivity(cluster.reviveNode);
+export const clusterStatus = heartbeatingActivity(cluster.clusterStatus);
+export const stopCluster = heartbeatingActivity(cluster.stopCluster);
 
-// This module implements the contract exactly (checked, not exported: the worker registers every export).
+// This module implements the contract exactly (checked, not exported: the worker registers what activities/index.ts lists).
 ({ startCluster, addNode, removeNode, killNode, reviveNode, clusterStatus, stopCluster }) satisfies DatabaseActivities;

@@ -40,4 +40,5 @@ export async function acquireFleet(input: AcquireFleetInput): Promise<HeldFleet>
 
 export const releaseFleet = lease.releaseFleet;
 
-export const fleetLeaseActivities: FleetLeaseActivities = { acquireFleet, releaseFleet };
+// This module implements the contract exactly (checked, not exported: the worker registers what activities/index.ts lists).
+({ acquireFleet, releaseFleet }) satisfies FleetLeaseActivities;

@@ -13,3 +13,8 @@ export async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
     if (timer) clearInterval(timer);
   }
 }
+
+/** An operation as an activity that heartbeats every second while it runs. */
+export function heartbeatingActivity<Input, Output>(operation: (input: Input) => Promise<Output>): (input: Input) => Promise<Output> {
+  return (input) => heartbeating(() => operation(input));
+}

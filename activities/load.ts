@@ -34,6 +34,5 @@ export async function ycsbRun(input: { fleet: FleetRef; database: DatabaseName }
   });
 }
 
-// This module implements the contract exactly (checked here, not exported: the worker registers
-// every export of activities/ as an activity).
+// This module implements the contract exactly (checked, not exported: the worker registers what activities/index.ts lists).
 ({ flushDatabase, ycsbLoad, ycsbRun, monitorPhase }) satisfies LoadActivities;

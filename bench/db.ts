@@ -29,7 +29,7 @@ import type { FleetRef } from '../core/fleet-ref';
 import type { RunSeries } from '../core/samples';
 import { createLanFleet } from '../infra/local/lan-fleet';
 import { SHORT } from './args';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const THREADS = 16;
 const RUN_SECONDS = SHORT ? 5 : 30;
@@ -183,9 +183,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .then(() => targets.finish())
-  .catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  });
+runBenchmark('db', main, targets);

@@ -31,7 +31,7 @@ import { median, quantile } from '../services/probes/quantile';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { NetnsExec } from '../services/exec/transports';
 import { SHORT } from './args';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const fleet = { kind: 'local' } as const;
 const LOSS_PACKETS = SHORT ? 1000 : 10_000;
@@ -272,9 +272,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .then(() => targets.finish())
-  .catch((err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
+runBenchmark('dynamics', main, targets);

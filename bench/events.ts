@@ -11,7 +11,7 @@
  */
 import { option, SHORT } from './args';
 import { percentile, withEngine } from './engine';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const targets = new Targets();
 
@@ -57,9 +57,4 @@ async function main() {
   });
 }
 
-main()
-  .then(() => targets.finish())
-  .catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+runBenchmark('events', main, targets);

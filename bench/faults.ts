@@ -37,7 +37,7 @@ import { flag, option, SHORT } from './args';
 import { judgeKills, type Kill, type KillOutcome } from './faults/judge';
 import { PARTS, planKills } from './faults/schedule';
 import { findTarget, workerPid } from './faults/targets';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const SCENARIO = path.resolve(__dirname, '../scenarios/faults.yaml');
 const DATABASE_NODES = ['sydney', 'pune', 'singapore', 'seoul'];
@@ -271,8 +271,9 @@ async function main(): Promise<void> {
     const verification = await verifyStoredRun(store, runId);
     const problemsFound = verification.problems.length === 0 ? 'none' : verification.problems.join('; ');
     targets.holds(`results verify ${runId}`, problemsFound, 'none', verification.problems.length === 0);
-    const reportOk = summary?.reportPath !== undefined && existsSync(summary.reportPath);
-    targets.holds('report written', reportOk ? summary!.reportPath! : 'missing', 'a report', reportOk);
+    const reportPath = summary?.reportPath;
+    const reportOk = reportPath !== undefined && existsSync(reportPath);
+    targets.holds('report written', reportOk ? reportPath : 'missing', 'a report', reportOk);
     const sockets = gathered.socketChecks.join(', ') || 'no emulator kill';
     targets.holds(
       'emulator control socket after restart',
@@ -309,7 +310,4 @@ async function main(): Promise<void> {
   targets.finish();
 }
 
-main().catch((err) => {
-  console.error(`bench:faults failed:\n${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runBenchmark('faults', main);

@@ -15,7 +15,7 @@ import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { readState } from '../infra/local/state';
 import { option, SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const TOPOLOGY = SHORT ? 'fhc-4' : 'fhc-8dc';
 const FLEETS = option('fleets', SHORT ? 2 : 10);
@@ -62,9 +62,4 @@ async function main(): Promise<void> {
   );
 }
 
-main()
-  .then(() => targets.finish())
-  .catch(async (err) => {
-    console.error(`bench:fleets failed: ${err instanceof Error ? err.stack : err}`);
-    process.exitCode = 1;
-  });
+runBenchmark('fleets', main, targets);

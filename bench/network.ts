@@ -29,7 +29,7 @@ import { netnsArgv, startCommand } from '../platform/command';
 import { sleep, waitFor } from '../platform/wait';
 import { SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const fleet = { kind: 'local' } as const;
 const PINGS_PER_PAIR = SHORT ? 10 : 100;
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     await bandwidth(inventory);
 
     say('\nFailover on the overlay (ping every 50 ms; time from the cut to the first answer to a later request)');
-    await failover('fhc-8dc sydney-pune, their direct link cut', 'sydney', 'pune', async () => ['sydney-pune/0']);
+    await failover('fhc-8dc sydney-pune, their direct link cut', 'sydney', 'pune', () => Promise.resolve(['sydney-pune/0']));
     const down1 = await fleetDown();
     targets.atMost('fleet down fhc-8dc', down1.seconds, 10, ' s', { kind: 'speed', digits: 1 });
 
@@ -289,7 +289,7 @@ async function main(): Promise<void> {
       const profiled = join(scratch, 'profile.yaml');
       writeFileSync(profiled, stringify({ ...THREE_SITES, failover: profile }));
       await fleetUp(profiled);
-      await failover(`north-east with failover ${name}, their direct link cut`, 'north', 'east', async () => ['north-east/0'], expect);
+      await failover(`north-east with failover ${name}, their direct link cut`, 'north', 'east', () => Promise.resolve(['north-east/0']), expect);
       await fleetDown();
     }
   } finally {
@@ -299,9 +299,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .then(() => targets.finish())
-  .catch((err: unknown) => {
-    console.error(`bench:network failed: ${(err as Error).stack ?? err}`);
-    process.exitCode = 1;
-  });
+runBenchmark('network', main, targets);

@@ -36,7 +36,7 @@ import { runHost } from '../platform/command';
 import { sleep } from '../platform/wait';
 import { option, SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const fleet = { kind: 'local' } as const;
 const TOPOLOGY = 'fhc-32';
@@ -321,9 +321,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .then(() => targets.finish())
-  .catch((err: unknown) => {
-    console.error(`bench:scale failed: ${(err as Error).stack ?? err}`);
-    process.exitCode = 1;
-  });
+runBenchmark('scale', main, targets);

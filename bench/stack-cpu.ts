@@ -35,7 +35,7 @@ import { fleetPaths, readState } from '../infra/local/state';
 import { EmulatorClient } from '../infra/local/emulator-client';
 import { sleep } from '../platform/wait';
 import { WIREGUARD_PROGRAM } from '../infra/local/wireguard';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const fleet = { kind: 'local' } as const;
 const TOPOLOGY = 'fhc-4';
@@ -77,7 +77,7 @@ function parseArgs(argv: string[]): Options {
 
 const say = (line = '') => console.log(line);
 const fmt = (x: number, digits = 2) => x.toFixed(digits);
-let targets = new Targets(say);
+const targets = new Targets(say);
 
 // ---- CPU per process ---------------------------------------------------------------------
 
@@ -250,7 +250,7 @@ const ycsbSettings = (o: Options): YcsbSettings => ({
 
 async function measureLoad(inventory: Inventory, o: Options): Promise<CpuUse> {
   const adapter = adapterFor('redis', inventory);
-  const binding = await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
+  const binding = adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
   const snaps = new Map<number, CpuSnapshot>();
   const samples: Sample[] = [];
   const client = findNode(inventory, inventory.clientNode);
@@ -284,7 +284,6 @@ async function measureLoad(inventory: Inventory, o: Options): Promise<CpuUse> {
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  targets = new Targets(say, o.short);
   const existing = readState();
   const reuse = existing?.status === 'up' && isRunning(existing) && existing.plan.name === TOPOLOGY;
   if (existing && !reuse) throw new Error(`a local fleet other than ${TOPOLOGY} is up (or half-built): run \`fragbench fleet down\` first`);
@@ -368,9 +367,4 @@ async function main(): Promise<void> {
   }
 }
 
-main()
-  .then(() => targets.finish())
-  .catch((err: unknown) => {
-    console.error(`bench:stack failed: ${(err as Error).stack ?? err}`);
-    process.exitCode = 1;
-  });
+runBenchmark('stack', main, targets);

@@ -89,3 +89,18 @@ export class Targets {
     return this.missed.length;
   }
 }
+
+/**
+ * Runs a benchmark's `main`, then judges its targets (`targets.finish()` prints the last line); an
+ * error fails the benchmark with its name and stack. Every benchmark ends with this call.
+ */
+export function runBenchmark(name: string, main: () => Promise<void>, targets?: Targets): void {
+  main().then(
+    () => targets?.finish(),
+    (err: unknown) => {
+      console.error(`bench:${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      // At once: a fleet's child processes or a Temporal connection must not keep a failed benchmark alive.
+      process.exit(1);
+    },
+  );
+}

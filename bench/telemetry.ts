@@ -13,7 +13,7 @@ import { TelemetrySampler } from '../operations/telemetry/sampler';
 import { localTelemetryOptions } from '../operations/telemetry/local-fleet';
 import type { TelemetrySample } from '../core/telemetry';
 import { sleep } from '../platform/wait';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const TARGET_PERCENT_OF_CORE = 2;
 
@@ -57,7 +57,4 @@ async function main(): Promise<void> {
   targets.finish();
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark('telemetry', main);

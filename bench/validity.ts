@@ -27,7 +27,7 @@ import type { TelemetrySample } from '../core/telemetry';
 import { isDisturbance } from '../core/cell-timeline';
 import { SHORT } from './args';
 import { withEngine, type FinishedRun } from './engine';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 const say = (line = '') => console.log(line);
 const targets = new Targets(say);
@@ -207,9 +207,4 @@ async function main(): Promise<void> {
   });
 }
 
-main()
-  .then(() => targets.finish())
-  .catch((err: unknown) => {
-    console.error(`bench:validity failed: ${(err as Error).stack ?? err}`);
-    process.exitCode = 1;
-  });
+runBenchmark('validity', main, targets);

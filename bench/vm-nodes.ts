@@ -23,7 +23,7 @@ import { RedisClusterAdapter } from '../services/databases/redis/redis-cluster';
 import { ensureYcsbClient } from '../services/ycsb/client-install';
 import { ycsbHome } from '../services/ycsb/command';
 import { smallTopology } from '../test/support/small-topology';
-import { Targets } from './targets';
+import { runBenchmark, Targets } from './targets';
 
 async function seconds(step: () => Promise<unknown>): Promise<string> {
   const started = Date.now();
@@ -70,7 +70,4 @@ async function main(): Promise<void> {
   targets.finish();
 }
 
-main().catch((err: unknown) => {
-  console.error(`bench vm-nodes: ${(err as Error).message}`);
-  process.exit(1);
-});
+runBenchmark('vm-nodes', main);

@@ -36,7 +36,7 @@ export async function liveSample(client: Client, cellWorkflowId: string): Promis
 function latency(sample: Sample): string {
   return Object.entries(sample.ops)
     .filter(([, op]) => op?.latencyUs)
-    .map(([type, op]) => `${type} ${Math.round(op!.latencyUs!.avg)}us`)
+    .map(([type, op]) => `${type} ${Math.round(op.latencyUs!.avg)}us`)
     .join(' ');
 }
 

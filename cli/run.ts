@@ -29,6 +29,7 @@ const QUICKSTART_SCENARIO = 'scenarios/quickstart.yaml';
 
 /** The worker and its activities load only for the commands that run one (require: tsx runs the CLI as CommonJS). */
 function loadWorker(): typeof import('../worker/worker') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- bin/ registers tsx for require only: import() would reach Node's ESM loader, which cannot load .ts
   return require('../worker/worker') as typeof import('../worker/worker');
 }
 
@@ -174,7 +175,7 @@ async function connectOrOfferLocal(settings: TemporalSettings): Promise<Client |
     return await connectClient(settings);
   } catch (err) {
     if (settings.address !== LOCAL_ADDRESS) throw err;
-    if (!process.stdin.isTTY) throw new Error(`${(err as Error).message}; or run again with --local, which starts both for this run`);
+    if (!process.stdin.isTTY) throw new Error(`${(err as Error).message}; or run again with --local, which starts both for this run`, { cause: err });
     const readline = await import('node:readline/promises');
     const prompt = readline.createInterface({ input: process.stdin, output: process.stdout });
     const answer = await prompt.question(`No Temporal server at ${LOCAL_ADDRESS}. Start the local dev server and a worker for this run? [Y/n] `);
@@ -229,6 +230,7 @@ async function runWithLocalWorker(scenarioFile: string, options: PlanOptions, fl
  */
 export async function withLocalWorker(body: (client: Client, settings: TemporalSettings) => Promise<void>): Promise<void> {
   // The in-process worker must outlive a Ctrl-C long enough to run the run's cleanup.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded here, not at the top, in the CommonJS the whole CLI runs as (see loadWorker)
   const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   // The live lines say what the worker does; its own log would bury them.
   Runtime.install({ shutdownSignals: [], logger: new DefaultLogger('ERROR') });

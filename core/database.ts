@@ -28,7 +28,7 @@ export interface DatabaseAdapter {
   flush(options?: { fieldCount?: number }): Promise<void>;
   /** Stops every process of this database the fleet runs; idempotent. */
   stop(): Promise<void>;
-  ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding>;
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding;
   /** Members whose server process is gone though the cluster still counts them (a crash, an OOM kill). */
   deadMembers(): Promise<string[]>;
   /**

@@ -139,7 +139,7 @@ function quorumWaitMs(cell: CellPlan, fromClient: number[], rtts: (from: string,
 
 /** The values when every one is known, else undefined. */
 function allKnown(values: (number | undefined)[]): number[] | undefined {
-  return values.every((v) => v !== undefined) ? (values as number[]) : undefined;
+  return values.every((v) => v !== undefined) ? values : undefined;
 }
 
 function loadS(cell: CellPlan, fleet: FleetView, ycsb: { recordCount: number; threads: number }): number {

@@ -91,7 +91,7 @@ export function totalsFromSamples(samples: Sample[]): RunTotals {
     }
   }
   for (const [op, t] of Object.entries(ops) as [OpType, NonNullable<RunTotals['ops'][OpType]>][]) {
-    t.avgLatencyUs = t.ok > 0 && weight[op] !== undefined ? weight[op]! / t.ok : null;
+    t.avgLatencyUs = t.ok > 0 && weight[op] !== undefined ? weight[op] / t.ok : null;
   }
   const runtimeMs = samples.length * 1000;
   return { runtimeMs, throughputOpsPerS: runtimeMs > 0 ? ycsbOperations(ops) / (runtimeMs / 1000) : 0, ops };

@@ -46,7 +46,7 @@ export function expandEvents(
     const key = kind.key;
     const value = written[key];
     // A kind whose value is itself a list (a partition's groups) takes it whole.
-    const items = kind.takesList && Array.isArray(value) ? value : undefined;
+    const items: unknown[] | undefined = kind.takesList && Array.isArray(value) ? value : undefined;
     if (items && event.times !== undefined)
       errors.push(new InputError(`${path}.times`, `the list in \`${key}\` already says how many; remove \`times\``));
     if (event.times !== undefined && event.every === undefined)

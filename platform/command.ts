@@ -32,16 +32,17 @@ export interface CommandOptions {
   diesWithCaller?: boolean;
 }
 
+/** Its functions are bound (arrow functions): callers hand them on, e.g. as a process's `killLocal`. */
 export interface RunningCommand {
   /** Exit code, 128 + the signal number when a signal killed it; rejects if it could not start. */
   exited: Promise<number>;
   /** The signal that ended it, once `exited` has resolved. */
-  signal(): NodeJS.Signals | null;
-  stdout(): string;
+  signal: () => NodeJS.Signals | null;
+  stdout: () => string;
   /** Everything on stderr, unless `onStderrLine` took it line by line. */
-  stderr(): string;
+  stderr: () => string;
   /** Signals the command if it still runs. */
-  kill(signal: NodeJS.Signals): void;
+  kill: (signal: NodeJS.Signals) => void;
 }
 
 export function startCommand(argv: string[], options: CommandOptions = {}): RunningCommand {

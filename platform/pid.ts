@@ -103,9 +103,9 @@ export async function stopEscalating(targets: readonly Stoppable[], options: Sto
     return list;
   };
   let left = await running(targets);
-  await Promise.all(left.map((t) => t.signal('SIGTERM')));
+  await Promise.all(left.map((t) => Promise.resolve(t.signal('SIGTERM'))));
   left = await waitGone(left, graceMs);
-  await Promise.all(left.map((t) => t.signal('SIGKILL')));
+  await Promise.all(left.map((t) => Promise.resolve(t.signal('SIGKILL'))));
   left = await waitGone(left, killWaitMs);
   if (left.length > 0) throw new Error(`${left.length} process(es) still running ${killWaitMs} ms after SIGKILL`);
 }

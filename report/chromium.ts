@@ -44,6 +44,7 @@ export async function launchChromium(): Promise<Chromium> {
   const problem = chromiumUnavailable();
   if (problem) throw new Error(`cannot start Chromium: ${problem}`);
   // Loaded on demand: the report renders without it when PNGs are not wanted.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- in the CommonJS the process runs as (bin/ registers tsx for require only)
   const { chromium } = require('playwright-core') as typeof import('playwright-core');
   const profile = mkdtempSync(path.join(tmpdir(), 'fb-chromium-'));
   try {

@@ -47,7 +47,7 @@ function axes(contents: RunContents): string[] {
 /** What happens during a cell: its events, and clients added without an event. */
 function happenings(contents: RunContents): string[] {
   const out = contents.eventKinds.flatMap((k) => (k === 'client-restart' || k === 'tool-fault' ? [] : [eventPhrase(k)]));
-  if (contents.rampedCells > 0 && !contents.eventKinds.some((k) => findEventKind(k)?.startsClient)) out.push('clients joining');
+  if (contents.rampedCells > 0 && !contents.eventKinds.some((k) => findEventKind(k)?.startsClient !== undefined)) out.push('clients joining');
   return out;
 }
 

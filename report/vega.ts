@@ -33,7 +33,13 @@ function evaluateUmd<T>(file: string, dependencies: Record<string, unknown>): T 
     if (!(id in dependencies)) throw new Error(`${path.basename(file)} requires "${id}", which the loader does not provide`);
     return dependencies[id];
   };
-  new Function('exports', 'require', 'module', readFileSync(file, 'utf8'))(module.exports, requireDependency, module);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- evaluated on purpose (see the top of this file): the packages' own bundle, from node_modules
+  const wrapper = new Function('exports', 'require', 'module', readFileSync(file, 'utf8')) as (
+    exports: Record<string, unknown>,
+    require: (id: string) => unknown,
+    module: { exports: Record<string, unknown> },
+  ) => void;
+  wrapper(module.exports, requireDependency, module);
   return module.exports as T;
 }
 

@@ -51,6 +51,7 @@ export async function writeReport(store: ResultsStore, runId: string, options: {
     try {
       rendered.set(figure.id, await renderSvg(figure.spec));
     } catch (err) {
+      // eslint-disable-next-line preserve-caught-error -- its message is kept; a cause would add vega's stack to the failure finishRun records
       throw new Error(`figure ${figure.id} of run ${runId}: ${(err as Error).message}`);
     }
   }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { eventDefinition } from '../core/event-kinds/schema';
 
 const file = path.resolve(__dirname, '..', 'scenarios', 'scenario.schema.json');
-const schema = JSON.parse(readFileSync(file, 'utf8'));
-schema.definitions.event = eventDefinition();
+const schema = JSON.parse(readFileSync(file, 'utf8')) as { definitions: Record<string, unknown> };
+const event = eventDefinition();
+schema.definitions.event = event;
 writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
-console.log(`wrote definitions.event (${Object.keys(schema.definitions.event.properties).length} keys) to ${path.relative(process.cwd(), file)}`);
+console.log(`wrote definitions.event (${Object.keys(event.properties as object).length} keys) to ${path.relative(process.cwd(), file)}`);

@@ -51,6 +51,7 @@ export async function createWorker(options: WorkerOptions = {}): Promise<Worker>
   const settings = options.settings ?? temporalSettings();
   const connection = options.connection ?? (await connectOrExplain(settings, () => NativeConnection.connect(connectionOptions(settings))));
   // Loaded here, not at the top: a process that only bundles or connects needs none of them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- bin/ registers tsx for require only: import() would reach Node's ESM loader, which cannot load .ts
   const activities = options.activities ?? (require('../activities') as Record<string, unknown>);
   return Worker.create({
     connection,

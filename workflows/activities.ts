@@ -110,7 +110,7 @@ export function eventOptions(action: EventAction, summary: string): ActivityOpti
   const kind = eventKindOf(action);
   const timing = EVENT_TIMING[kind.duration];
   // A 40-minute replay must not meet the 30-minute resize timeout: a retry would play it again from the start.
-  const spanMs = kind.lastsS ? kind.lastsS(action as never) * 1000 + SPAN_MARGIN_MS : 0;
+  const spanMs = kind.lastsS ? kind.lastsS(action) * 1000 + SPAN_MARGIN_MS : 0;
   const startToCloseTimeout = Math.max(spanMs, msToNumber(timing.startToCloseTimeout!));
   return { summary, ...abandonOnCancel, ...timing, startToCloseTimeout };
 }

@@ -25,8 +25,8 @@ export interface CellContext {
   runId: string;
   cell: CellPlan;
   progress: CellProgress;
-  /** True once the run was asked to stop gracefully: clients stop, no new event starts. */
-  aborted(): boolean;
+  /** True once the run was asked to stop gracefully: clients stop, no new event starts (bound: a durable condition takes it as is). */
+  aborted: () => boolean;
   /** Every phase record of the cell, in order (the index is the phase's place in the store). */
   phases: PhaseRecord[];
   report(update: Partial<CellProgress>): void;
@@ -205,7 +205,7 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     if (waitsForResizes) {
       // A durable timer to the phase's end (nothing else need wake the workflow then), and from
       // there until no resize is moving: resizes only start before the end, so none will start.
-      const untilEnd = endsAt! - Date.now();
+      const untilEnd = endsAt - Date.now();
       if (untilEnd <= 0 || !(await condition(stopping, untilEnd))) await condition(() => stopping() || resizing.size === 0);
     } else {
       await condition(stopping);
@@ -240,6 +240,7 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     await stop;
   }).finally(() => monitorScope.cancel());
   await monitoring;
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrown as it was caught (the check narrows unknown to {})
   if (failure !== undefined) throw failure;
 
   if (ctx.aborted()) return;

@@ -209,6 +209,7 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
     throw disk ? storageStop(disk) : err;
   }
   progress.status = 'finished';
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrown as it was caught (the check narrows unknown to {})
   if (cancelled !== undefined) throw cancelled;
 
   const summary: RunSummary = { runId, scenario: plan.scenario, status, cells, reportPath };

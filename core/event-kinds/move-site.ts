@@ -110,7 +110,7 @@ export const moveSite = defineEventKind({
     overS: item.over,
     steps: item.steps ?? ('linear' as const),
     ...(item.msPerKm !== undefined ? { msPerKm: item.msPerKm } : {}),
-    given: TARGET_KEYS.filter((k) => item[k] !== undefined) as string[],
+    given: TARGET_KEYS.filter((k) => item[k] !== undefined),
     preview: undefined as MovePreview | undefined,
   }),
   check: (a, st, when) => {

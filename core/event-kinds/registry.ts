@@ -69,7 +69,7 @@ export function registerEventKind(module: EventKindModule): void {
   generation++;
 }
 
-for (const module of BUILT_IN) registerEventKind(module as EventKindModule);
+for (const module of BUILT_IN) registerEventKind(module);
 
 export function eventKinds(): EventKindModule[] {
   return [...byKind.values()];

@@ -22,7 +22,7 @@ export function eventDefinition(): JsonSchema {
 
 /** Definitions the kinds bring with them (e.g. `client`), by name. */
 export function eventKindDefinitions(): Record<string, JsonSchema> {
-  return Object.assign({}, ...eventKinds().map((k) => k.definitions ?? {}));
+  return Object.fromEntries(eventKinds().flatMap((k) => Object.entries(k.definitions ?? {})));
 }
 
 /** The scenario schema with its event part taken from the kinds. */

@@ -18,7 +18,7 @@ import { estimate, median, type Estimate } from './statistics';
 export const AGREEMENT_TOLERANCE = 0.2;
 
 export interface PublishedLatency {
-  setup: Record<string, unknown>;
+  setup: Record<string, string | number>;
   ratios: { database: string; workload: string; ratio: string; published?: number; publishedRange?: [number, number] }[];
   orderings: string[];
 }

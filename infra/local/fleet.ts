@@ -131,7 +131,7 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
   const { stack } = plan;
   const encrypted = stack.encryption === 'wireguard';
   const withTinc = stack.overlay === 'tinc';
-  const none = async () => [] as string[];
+  const none = () => Promise.resolve([] as string[]);
   const [wireguardKeys, tincKeys] = await step(`${state.namespaces.length} namespaces, veths and keys`, async () => {
     const [, wg, tinc] = await allDone<string[]>([
       createNamespaces(plan).then(none),

@@ -1,5 +1,5 @@
 /** `fleet status`: what the local fleet is, and how it is right now (processes, shaping, cuts). */
-import { EmulatorClient, type DirectionStats, type LinkStats } from './emulator-client';
+import { EmulatorClient, type DirectionStats, type DropCounts, type LinkStats } from './emulator-client';
 import { listNamespaces, markedNamespaces } from './namespaces';
 import { daemonRuns } from './processes';
 import { fleetPaths, readState } from './state';
@@ -116,7 +116,7 @@ export async function fleetStatus(): Promise<FleetStatus> {
 }
 
 function direction(d: DirectionStats): DirectionStatus {
-  const drops = Object.values(d.drops).reduce((sum, n) => sum + n, 0);
+  const drops = Object.values(d.drops as Record<keyof DropCounts, number>).reduce((sum, n) => sum + n, 0);
   return {
     delayMs: d.delayMs,
     rateMbps: d.rateMbps,

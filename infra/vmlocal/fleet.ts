@@ -128,7 +128,7 @@ export async function vmFleetUp(names: string[], options: VmFleetOptions = {}): 
   const state: VmFleetState = { stamp: image.stamp, nodes: all.map(({ exec: _exec, ...n }) => n) };
   mkdirSync(join(vmFleetPaths.dir(), 'logs'), { recursive: true, mode: 0o700 });
   writeJsonAtomic(vmFleetPaths.state(), state);
-  let userData = '';
+  let userData: string;
   try {
     userData = cloudInit({ sshPublicKeys: [await operatorKeys()], packages: options.packages ?? [] });
     const { sshAuthorizedKeys } = parseUserData(userData);
@@ -156,7 +156,7 @@ export async function vmFleetDown(): Promise<void> {
   const records = [...(state?.nodes.map((n) => n.process) ?? []), state?.repository].filter((r): r is ProcessRecord => r !== undefined);
   // A node is powered off, not shut down: its unshare ignores SIGTERM while it waits for the
   // node's init, and SIGKILL takes the node's whole PID namespace with it (--kill-child).
-  await Promise.all(records.map((r) => ManagedProcess.adopt(r)?.stop(0)));
+  await Promise.all(records.map((r) => ManagedProcess.adopt(r)?.stop(0) ?? Promise.resolve()));
   const namespaces = new Set([...(state?.nodes.map((n) => n.namespace) ?? []), ...(await markedNamespaces(VM_PREFIX, VM_NAMESPACE_MARKER))]);
   const present = new Set(await listNamespaces());
   for (const ns of [LAN_NAMESPACE, OPERATOR_NAMESPACE]) if (present.has(ns) && state) namespaces.add(ns);

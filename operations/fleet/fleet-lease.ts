@@ -58,7 +58,10 @@ export async function acquireFleet(input: AcquireFleetInput, options: HoldOption
   const topologyFile = local.file;
   const topology = loadTopology(topologyFile).name;
 
-  const lease = await takeLease({ runId: input.runId, topology, since: Date.now(), broughtUp: false }, options.runIsLive ?? (async () => true));
+  const lease = await takeLease(
+    { runId: input.runId, topology, since: Date.now(), broughtUp: false },
+    options.runIsLive ?? (() => Promise.resolve(true)),
+  );
   try {
     const state = readState();
     if (state?.status === 'up') {

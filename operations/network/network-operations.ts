@@ -233,7 +233,7 @@ export async function overlayRoute(input: { fleet: FleetRef; from: string; to: s
 
 /** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
 async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
+  const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

@@ -15,6 +15,8 @@ import { withTraceRows } from '../../core/scenario-traces';
 import { runHost } from '../../platform/command';
 import { withCurrentPaths } from '../monitor/path-watch';
 import { loadFleet, projectPath, type FleetMode, type LoadedFleet } from './scenario-fleet';
+import { version as FRAGBENCH_VERSION } from '../../package.json';
+import { version as TEMPORAL_SDK_VERSION } from '@temporalio/worker/package.json';
 
 export interface LoadedScenario {
   file: ScenarioFile;
@@ -76,9 +78,9 @@ async function hostVersions(): Promise<Record<string, string>> {
     java: ['java', '-version'],
   };
   const versions: Record<string, string> = {
-    fragbench: (require('../../package.json') as { version: string }).version,
+    fragbench: FRAGBENCH_VERSION,
     node: process.version,
-    'temporal-sdk': (require('@temporalio/worker/package.json') as { version: string }).version,
+    'temporal-sdk': TEMPORAL_SDK_VERSION,
   };
   for (const [name, argv] of Object.entries(probes)) {
     const out = await runHost(argv, { allowFailure: true, timeoutMs: 5_000 }).catch(() => undefined);

@@ -38,7 +38,7 @@ export function readPidStat(pid: number): PidStat | undefined {
 /** Named namespaces by the inode of their nsfs file: what /proc/<pid>/ns/net links to. */
 function namespaceInodes(): Map<string, string> {
   const byInode = new Map<string, string>();
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(NETNS_DIR);
   } catch {

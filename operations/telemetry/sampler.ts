@@ -64,7 +64,7 @@ export class TelemetrySampler {
     if (this.timer) throw new Error('telemetry sampler already started');
     await this.begin();
     const tick = async () => {
-      this.timer = setTimeout(tick, msToNextSecond()).unref();
+      this.timer = setTimeout(() => void tick(), msToNextSecond()).unref();
       // A second whose link counters still have not answered is skipped, never run twice at once.
       if (this.pending) return this.report(new Error('telemetry: the previous second is still being read; skipped one'));
       this.pending = true;
@@ -80,7 +80,7 @@ export class TelemetrySampler {
     };
     // A first second shorter than half a second would be mostly noise: skip to the next one.
     const first = msToNextSecond();
-    this.timer = setTimeout(tick, first < 500 ? first + 1000 : first).unref();
+    this.timer = setTimeout(() => void tick(), first < 500 ? first + 1000 : first).unref();
   }
 
   /** The first reading, which the first sample is taken against (start() takes it itself). */

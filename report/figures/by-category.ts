@@ -26,7 +26,7 @@ function rank(axis: string): number {
 /** Layouts run from all-private (8_0) to all-but-one public (1_7); numbers ascend; the rest as recorded. */
 export function categoryOrder(cells: CellRecord[], axis: string): (string | number)[] {
   const values = [...new Set(cells.map((c) => c.coordinates[axis]))];
-  if (values.every((v) => typeof v === 'number')) return (values as number[]).sort((a, b) => a - b);
+  if (values.every((v) => typeof v === 'number')) return values.sort((a, b) => a - b);
   if (values.every((v) => /^\d+_\d+$/.test(String(v))))
     return values.sort((a, b) => Number(String(b).split('_')[0]) - Number(String(a).split('_')[0]));
   return values;

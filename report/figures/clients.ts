@@ -48,7 +48,7 @@ export function clientShares(cell: CellRecord, axes: string[]): Figure[] {
           y: { field: 'opsPerS', type: 'quantitative', stack: 'zero', impute: { value: 0 }, title: 'Successful operations per second' },
           color: { field: 'client', type: 'nominal', title: 'Client' },
         },
-      } as Figure['spec'],
+      },
     },
   ];
 }

@@ -120,7 +120,7 @@ export function trafficGraphs(inventory: Inventory, cells: CellRecord[], axis: s
             ],
           },
         },
-      } as Figure,
+      },
     ];
   });
 }

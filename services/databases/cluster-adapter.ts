@@ -53,7 +53,8 @@ export abstract class ClusterAdapter<
   }
 
   protected shell(node: InventoryNode | string): NodeShell {
-    const n = typeof node === 'string' ? this.inventory.nodes.find((x) => x.name === node) : node;
+    if (typeof node !== 'string') return new NodeShell(node, this.execOf(node));
+    const n = this.inventory.nodes.find((x) => x.name === node);
     if (!n) throw new Error(`${this.name}: node "${node}" is not in inventory ${this.inventory.name}`);
     return new NodeShell(n, this.execOf(n));
   }
@@ -112,7 +113,7 @@ export abstract class ClusterAdapter<
   protected unfinished(state: S, kind: Resize['kind'], node: InventoryNode): NonNullable<S['resizing']> | undefined {
     const pending = state.resizing;
     if (!pending) return undefined;
-    if (pending.kind === kind && pending.node === node.name) return pending as NonNullable<S['resizing']>;
+    if (pending.kind === kind && pending.node === node.name) return pending;
     throw new InputError(
       'node',
       `the ${pending.kind} of ${pending.node} was interrupted and is unfinished: ask for it again first (or stop the cluster)`,

@@ -281,7 +281,7 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
     await this.checkOk(primary, 'db.getSiblingDB("ycsb").dropDatabase()', 'dropDatabase');
   }
 
-  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding {
     const state = this.state.require('mongodb ycsbBinding');
     return {
       dbClass: 'fragbench.ycsb.MongoClient',

@@ -15,8 +15,9 @@ export class NetnsExec implements NodeExec {
   run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
     return runHost(this.wrap(argv), options, this.where);
   }
-  async spawnDetached(argv: string[], logFile: string, options?: { env?: Record<string, string> }): Promise<number> {
-    return spawnDetached(this.wrap(argv), logFile, options?.env);
+  spawnDetached(argv: string[], logFile: string, options?: { env?: Record<string, string> }): Promise<number> {
+    // NodeExec asks for a promise (over SSH it waits); here the process is started at once.
+    return Promise.resolve(spawnDetached(this.wrap(argv), logFile, options?.env));
   }
 }
 

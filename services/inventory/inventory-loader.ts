@@ -45,6 +45,7 @@ async function pulumiInventory(stack: string, cwd?: string): Promise<unknown> {
     ({ stdout } = await runHost(argv));
   } catch (err) {
     if (err instanceof CommandError && err.result.code === -1 && /ENOENT/.test(err.result.stderr)) {
+      // eslint-disable-next-line preserve-caught-error -- the missing CLI is the whole story; a cause would add the failed spawn to an activity's failure
       throw new Error(
         'the pulumi CLI is not installed (https://www.pulumi.com/docs/install/); install it, or export the stack output to a file and use {"kind":"file"}',
       );

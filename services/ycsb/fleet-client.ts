@@ -23,7 +23,7 @@ export interface FleetYcsbInput {
 export async function ycsbClientFor(input: FleetYcsbInput): Promise<{ target: ExecTarget; binding: YcsbBinding }> {
   validateYcsbSettings(input.settings, 'settings');
   const inventory = await loadInventory(input.fleet);
-  const binding = await adapterFor(input.database, inventory).ycsbBinding({
+  const binding = adapterFor(input.database, inventory).ycsbBinding({
     timeoutMs: input.settings.timeoutMs,
     retries: input.settings.retries,
   });

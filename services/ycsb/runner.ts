@@ -125,6 +125,7 @@ export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
   };
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort's own reason, as its caller gave it (an Error in every caller)
     onAbort = () => void stop().finally(() => reject(signal?.reason ?? new Error('YCSB run aborted')));
     signal?.addEventListener('abort', onAbort, { once: true });
   });

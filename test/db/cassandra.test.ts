@@ -131,9 +131,9 @@ test('forms a 3-node cluster with the ycsb keyspace and table, and reports how l
     'cassandra.ring_delay_ms': '5000',
     'cassandra.skip_wait_for_gossip_to_settle': '0',
     'cassandra.reset_bootstrap_progress': 'true',
-    initial_token: expect.stringMatching(/^16 per member, evenly spaced/),
+    initial_token: expect.stringMatching(/^16 per member, evenly spaced/) as unknown,
   });
-  expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']), healthy: true });
+  expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tlb1', 'tlb2', 'tlb3']) as unknown, healthy: true });
 
   const [replication] = await query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = '${KEYSPACE}'`);
   expect(replication).toContain('datacenter1=3');
@@ -164,7 +164,7 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
     await killResizePartWay(resizeOf('add', 'tlb4'), async () => (await processesIn('tlb4')).servers[0]);
     await expectOneServerPerMember(['tlb1', 'tlb2', 'tlb3', 'tlb4']);
     const { servers: relaunched } = await processesIn('tlb4');
-    await killResizePartWay(resizeOf('add', 'tlb4'), async () => (logCount('tlb4', /JOINING: sleeping/) >= 2 ? true : undefined));
+    await killResizePartWay(resizeOf('add', 'tlb4'), () => (logCount('tlb4', /JOINING: sleeping/) >= 2 ? true : undefined));
 
     const { adapter, commands } = recordingAdapter();
     const timing = await adapter.addNode(node('tlb4'));
@@ -186,7 +186,7 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
   test('remove: killed while leaving, it is not asked to decommission again and leaves once', async () => {
     const before = Date.now();
     // Killed once the node is leaving and the caller has recorded so.
-    await killResizePartWay(resizeOf('remove', 'tlb4'), async () =>
+    await killResizePartWay(resizeOf('remove', 'tlb4'), () =>
       logCount('tlb4', /LEAVING: sleeping/) > 0 && recordedResize()?.acceptedAt ? true : undefined,
     );
     const killedAt = Date.now();

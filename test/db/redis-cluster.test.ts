@@ -72,7 +72,7 @@ test('removes a node: its slots move away and it leaves', async () => {
   expect(slots.has(`${node('tla2').overlayAddress}:6379`)).toBe(false);
   expect([...slots.values()].reduce((a, b) => a + b, 0)).toBe(16384);
   const status = await lan.adapter.status();
-  expect(status).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']), healthy: true });
+  expect(status).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']) as unknown, healthy: true });
   expect(status.members).toHaveLength(3);
 });
 
@@ -87,7 +87,7 @@ test('flush empties every master', async () => {
 
 test('refuses to remove a node that is not a member and leaves the cluster as it was', async () => {
   await expect(lan.adapter.removeNode(node('tla5'))).rejects.toThrow(/tla5 is not a member of the Redis cluster/);
-  expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']), healthy: true });
+  expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']) as unknown, healthy: true });
 });
 
 test('a node whose port is taken fails with its name and the tail of its log', async () => {
@@ -169,7 +169,7 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
     const slots = await slotsByMaster();
     expect(slots.has(masterAddress('tla5'))).toBe(false);
     expect([...slots.values()].reduce((a, b) => a + b, 0)).toBe(16384);
-    expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']), healthy: true });
+    expect(await lan.adapter.status()).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']) as unknown, healthy: true });
     expect(await keyCount()).toBe(KEYS);
   });
 
@@ -189,7 +189,7 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
     expectOrdered(await lan.adapter.removeNode(node('tla2')));
     expect((await slotsByMaster()).has(masterAddress('tla2'))).toBe(false);
     const status = await lan.adapter.status();
-    expect(status).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']), healthy: true });
+    expect(status).toEqual({ members: expect.arrayContaining(['tla1', 'tla3', 'tla4']) as unknown, healthy: true });
     expect(status.members).toHaveLength(3);
     expect(await keyCount()).toBe(KEYS);
   });

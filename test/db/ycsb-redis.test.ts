@@ -66,7 +66,7 @@ function expectTotalsMatchSummary(series: RunSeries): void {
       (t, s: Sample) => ({ ok: t.ok + (s.ops[op as OpType]?.ok ?? 0), failed: t.failed + (s.ops[op as OpType]?.failed ?? 0) }),
       { ok: 0, failed: 0 },
     );
-    expect({ op, ...sum }).toEqual({ op, ok: total!.ok, failed: total!.failed });
+    expect({ op, ...sum }).toEqual({ op, ok: total.ok, failed: total.failed });
   }
 }
 

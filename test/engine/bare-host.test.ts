@@ -146,7 +146,7 @@ test('from a bare host: the run brings its fleet up, runs, reports and takes the
 
   const refusedAt = Date.now();
   const second = await startAsTheUiDoes(env, { scenario: userScenario(6) }, TASK_QUEUE, 'bare-host');
-  const refusal = await second.result().catch((err: unknown) => err);
+  const refusal: unknown = await second.result().catch((err: unknown) => err);
   expect(refusal).toBeInstanceOf(WorkflowFailedError);
   const cause = (refusal as WorkflowFailedError).cause as ApplicationFailure;
   expect(cause.type).toBe('FleetBusy');

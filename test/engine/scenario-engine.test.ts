@@ -77,10 +77,13 @@ function startAsTheUiDoes(input: ScenarioInput, taskQueue = TASK_QUEUE): Promise
   return startUi(env, input, taskQueue, 'engine-test');
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+async function waitFor<T>(what: string, timeoutMs: number, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await check().catch(() => undefined);
+    // A check that throws (a file not written yet) counts as not yet, whether it is async or not.
+    const value = await Promise.resolve()
+      .then(check)
+      .catch(() => undefined);
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
@@ -123,9 +126,7 @@ async function startWorkerProcess(taskQueue: string, log: string): Promise<Child
     stdio: ['ignore', out, out],
   });
   workerProcesses.push(child);
-  const polling = waitFor('the worker process to poll', 60_000, async () =>
-    readFileSync(log, 'utf8').includes('worker: polling') ? true : undefined,
-  );
+  const polling = waitFor('the worker process to poll', 60_000, () => (readFileSync(log, 'utf8').includes('worker: polling') ? true : undefined));
   const died = exited(child).then(() => {
     throw new Error(`the worker process exited: ${readFileSync(log, 'utf8').slice(-800)}`);
   });
@@ -213,10 +214,10 @@ test('a run started with one JSON object runs end to end, answers progress mid-r
   });
   expect(live.time).toBeGreaterThan(origin);
   // Between the kill and the revive the killed member stays down: supervision leaves a declared death alone.
-  await waitFor('the kill', 20_000, async () => (Date.now() > origin + 6_000 ? true : undefined));
+  await waitFor('the kill', 20_000, () => (Date.now() > origin + 6_000 ? true : undefined));
   expect(await redisPidsOn('pune')).toEqual([]);
   // An unasked crash, once the revive is done.
-  await waitFor('the revive', 20_000, async () => (Date.now() > origin + 13_000 ? true : undefined));
+  await waitFor('the revive', 20_000, () => (Date.now() > origin + 13_000 ? true : undefined));
   const crashedAt = Date.now();
   for (const pid of await redisPidsOn('sydney')) await runHost(['kill', '-KILL', pid]);
 

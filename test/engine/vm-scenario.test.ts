@@ -78,7 +78,7 @@ test('fleet built, Redis resized, link cut, report produced on VM-shaped nodes',
     encoding: 'utf8',
     timeout: 300_000,
   });
-  expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
+  expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: expect.any(String) as unknown });
   const runId = /^started run (\S+):/m.exec(run.stdout)?.[1] as string;
   const record = JSON.parse(readFileSync(path.join(results, runId, 'run.json'), 'utf8')) as RunRecord;
   expect(record.status).toBe('completed');
@@ -150,7 +150,7 @@ test("Cassandra by its adapter's VM path: installed from the stand-in for Apache
 
   const joined = await timed('bee joins', () => adapter.addNode(bee));
   expect(joined.completedAt).toBeGreaterThanOrEqual(joined.acceptedAt);
-  expect(await adapter.status()).toEqual({ members: expect.arrayContaining(['ant', 'bee']), healthy: true });
+  expect(await adapter.status()).toEqual({ members: expect.arrayContaining(['ant', 'bee']) as unknown, healthy: true });
 
   await timed('bee leaves', () => adapter.removeNode(bee));
   expect(await cassandraJvms('bee')).toEqual([]);

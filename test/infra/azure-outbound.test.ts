@@ -30,23 +30,23 @@ describe.each(stacks)('%s', (stack, overrides) => {
     const natSubnets = new Set(
       cloud
         .ofType(TYPES.azSubnet)
-        .filter((s) => natIds.has(s.inputs.natGateway?.id))
+        .filter((s) => natIds.has(s.inputs.natGateway?.id ?? ''))
         .map((s) => s.state.id),
     );
     const vms = cloud.ofType(TYPES.azVm);
     expect(vms.length).toBeGreaterThan(0);
     for (const vm of vms) {
-      const nic = cloud.ofType(TYPES.azNic).find((n) => n.state.id === vm.inputs.networkProfile.networkInterfaces[0].id)!;
-      const ipConfig = nic.inputs.ipConfigurations[0];
-      const wayOut = ipConfig.publicIPAddress ? 'public IP' : natSubnets.has(ipConfig.subnet.id) ? 'NAT gateway' : 'none';
+      const nic = cloud.ofType(TYPES.azNic).find((n) => n.state.id === vm.inputs.networkProfile!.networkInterfaces![0].id)!;
+      const ipConfig = nic.inputs.ipConfigurations![0];
+      const wayOut = ipConfig.publicIPAddress ? 'public IP' : natSubnets.has(ipConfig.subnet!.id!) ? 'NAT gateway' : 'none';
       expect([vm.name, wayOut]).not.toEqual([vm.name, 'none']);
     }
   });
 
   test('a NAT gateway goes out through a static Standard public IP', () => {
     for (const nat of cloud.ofType(TYPES.azNatGateway)) {
-      const ip = cloud.ofType(TYPES.azPublicIp).find((p) => p.state.id === nat.inputs.publicIpAddresses[0].id)!;
-      expect([nat.inputs.sku.name, ip.inputs.sku.name, ip.inputs.publicIPAllocationMethod]).toEqual(['Standard', 'Standard', 'Static']);
+      const ip = cloud.ofType(TYPES.azPublicIp).find((p) => p.state.id === nat.inputs.publicIpAddresses![0].id)!;
+      expect([nat.inputs.sku!.name, ip.inputs.sku!.name, ip.inputs.publicIPAllocationMethod]).toEqual(['Standard', 'Standard', 'Static']);
     }
   });
 });

@@ -26,7 +26,12 @@ function cells(table: string): string[][] {
   return table
     .trim()
     .split('\n')
-    .map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()))
+    .map((row) =>
+      row
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    )
     .filter((row) => !row.every((cell) => /^-+$/.test(cell)));
 }
 

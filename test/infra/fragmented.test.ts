@@ -50,7 +50,7 @@ async function build(stack: string, overrides: Record<string, unknown> = {}): Pr
 function pushedConfigs(b: Built) {
   return Object.fromEntries(
     b.inventory.nodes.map((n) => {
-      const files = filesOfScript(b.cloud.named(TYPES.command, `${n.name}-mesh`).inputs.stdin);
+      const files = filesOfScript(b.cloud.named(TYPES.command, `${n.name}-mesh`).inputs.stdin!);
       return [n.name, { files, wg: Object.fromEntries(n.wireguard.map((w) => [w.name, parseWireguard(files[`/etc/wireguard/${w.name}.conf`])])) }];
     }),
   );
@@ -185,12 +185,12 @@ describe('several connection types per pair, and a site in Azure', () => {
 
   test('the Azure site gets a VM, a public IP and an NSG opening only the WireGuard ports and SSH', () => {
     const vms = b.cloud.ofType(TYPES.azVm);
-    expect(vms.map((v) => [v.inputs.vmName, v.inputs.hardwareProfile.vmSize, v.inputs.storageProfile.osDisk.diskSizeGB])).toEqual([
+    expect(vms.map((v) => [v.inputs.vmName, v.inputs.hardwareProfile!.vmSize, v.inputs.storageProfile!.osDisk!.diskSizeGB])).toEqual([
       ['fb-fhc-8dc-beta', 'Standard_B2s', 40],
     ]);
     expect(b.inventory.nodes.find((n) => n.name === 'beta')).toMatchObject({ cloud: 'azure', site: 'virginia' });
     expect(b.cloud.ofType(TYPES.azPublicIp)).toHaveLength(1);
-    const rules = b.cloud.ofType(TYPES.azNsg).flatMap((n) => n.inputs.securityRules as Record<string, any>[]);
+    const rules = b.cloud.ofType(TYPES.azNsg).flatMap((n) => n.inputs.securityRules!);
     expect(rules.map((r) => [r.protocol, r.destinationPortRange, r.sourceAddressPrefix]).sort()).toEqual(
       [
         ['Tcp', '22', OPERATOR_CONFIG.operatorCidr],
@@ -260,7 +260,7 @@ describe('positions, tags and the distance model reach the inventory, so moves v
   const mesh = (node: string, type: number) => b.inventory.nodes.find((n) => n.name === node)!.wireguard.find((w) => w.type === type)!.address;
 
   test('a host file lists the peer’s addresses fastest link first, whatever the types’ order', () => {
-    const files = filesOfScript(b.cloud.named(TYPES.command, 'alpha-mesh').inputs.stdin);
+    const files = filesOfScript(b.cloud.named(TYPES.command, 'alpha-mesh').inputs.stdin!);
     const addresses = (file: string) => files[file].split('\n').filter((l) => l.startsWith('Address = '));
     // alpha-gamma/1 (150 ms) before alpha-gamma/0 (200 ms).
     expect(addresses('/etc/tinc/fb/hosts/gamma')).toEqual([`Address = ${mesh('gamma', 1)}`, `Address = ${mesh('gamma', 0)}`]);

@@ -7,21 +7,39 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import * as pulumi from '@pulumi/pulumi';
+import type * as azureCompute from '@pulumi/azure-native/compute';
+import type * as azureNetwork from '@pulumi/azure-native/network';
+import type { local, remote } from '@pulumi/command';
+import type * as osCompute from '@pulumi/openstack/compute';
+import type * as osNetworking from '@pulumi/openstack/networking';
 import { parse } from 'yaml';
 import { newKeyMaterial, type KeyKind } from '../../infra/pulumi/keys/key-material';
+import type { KeyPairInputs } from '../../infra/pulumi/keys/key-pair';
 import { readSettings, type StackSettings } from '../../infra/pulumi/settings';
 import type { ConfigSource } from '../../infra/pulumi/settings-config';
 
-export interface Declared {
+/** A declared resource; `ofType` and `named` type its inputs by its type (InputsOf). */
+export interface Declared<Inputs = Record<string, unknown>> {
   type: string;
   name: string;
   /** Inputs with secrets unwrapped. */
-  inputs: Record<string, any>;
+  inputs: Inputs;
   /** Top-level inputs that arrived as Pulumi secrets. */
   secretInputs: string[];
-  state: Record<string, any>;
+  state: DeclaredState;
   /** Resource options the program registered it with, as the engine receives them. */
   options: RegisteredOptions;
+}
+
+/** What the mocks answer with: the inputs, an id and a name, and the addresses a cloud would assign. */
+export interface DeclaredState {
+  id: string;
+  name: string;
+  /** An Azure public IP's. */
+  ipAddress?: string;
+  /** An OpenStack floating IP's. */
+  address?: string;
+  [input: string]: unknown;
 }
 
 export interface RegisteredOptions {
@@ -34,7 +52,7 @@ export interface RegisteredOptions {
 const SECRET_SIG = '4dabf18193072939515e22adb298388d';
 
 function isSecretValue(v: unknown): v is { value: unknown } {
-  return !!v && typeof v === 'object' && SECRET_SIG in (v as object);
+  return !!v && typeof v === 'object' && SECRET_SIG in v;
 }
 
 function unwrapSecrets(v: unknown): unknown {
@@ -49,8 +67,8 @@ export interface MockCloud {
   privateKeys: string[];
   /** Private keys (or the base64 lines of PEM ones) found in a text. */
   leakedKeys(text: string): string[];
-  ofType(type: string): Declared[];
-  named(type: string, name: string): Declared;
+  ofType<T extends ResourceType>(type: T): DeclaredOf<T>[];
+  named<T extends ResourceType>(type: T, name: string): DeclaredOf<T>;
   /** Lets resources that `hold` kept waiting finish registering. */
   release(): void;
 }
@@ -81,7 +99,33 @@ export const TYPES = {
   azSubnet: 'azure-native:network:Subnet',
   azVnet: 'azure-native:network:VirtualNetwork',
   azNatGateway: 'azure-native:network:NatGateway',
-};
+  localCommand: 'command:local:Command',
+} as const;
+
+/** What the program gives each resource type (outputs resolved), typed by the providers' own argument types. */
+export interface InputsOf {
+  [TYPES.keyPair]: KeyPairInputs & { __provider: string };
+  [TYPES.command]: pulumi.Unwrap<remote.CommandArgs>;
+  [TYPES.localCommand]: pulumi.Unwrap<local.CommandArgs>;
+  [TYPES.osInstance]: pulumi.Unwrap<osCompute.InstanceArgs>;
+  [TYPES.osInterfaceAttach]: pulumi.Unwrap<osCompute.InterfaceAttachArgs>;
+  [TYPES.osPort]: pulumi.Unwrap<osNetworking.PortArgs>;
+  [TYPES.osFloatingIp]: pulumi.Unwrap<osNetworking.FloatingIpArgs>;
+  [TYPES.osSecGroupRule]: pulumi.Unwrap<osNetworking.SecGroupRuleArgs>;
+  [TYPES.osRouterRoute]: pulumi.Unwrap<osNetworking.RouterRouteArgs>;
+  [TYPES.azVm]: pulumi.Unwrap<azureCompute.VirtualMachineArgs>;
+  [TYPES.azNic]: pulumi.Unwrap<azureNetwork.NetworkInterfaceArgs>;
+  [TYPES.azPublicIp]: pulumi.Unwrap<azureNetwork.PublicIPAddressArgs>;
+  [TYPES.azNsg]: pulumi.Unwrap<azureNetwork.NetworkSecurityGroupArgs>;
+  [TYPES.azPeering]: pulumi.Unwrap<azureNetwork.VirtualNetworkPeeringArgs>;
+  [TYPES.azRouteTable]: pulumi.Unwrap<azureNetwork.RouteTableArgs>;
+  [TYPES.azSubnet]: pulumi.Unwrap<azureNetwork.SubnetArgs>;
+  [TYPES.azVnet]: pulumi.Unwrap<azureNetwork.VirtualNetworkArgs>;
+  [TYPES.azNatGateway]: pulumi.Unwrap<azureNetwork.NatGatewayArgs>;
+}
+
+export type ResourceType = keyof InputsOf;
+export type DeclaredOf<T extends ResourceType> = Declared<InputsOf[T]>;
 
 /** Sets fresh mocks for a stack; each call starts a new, empty record. */
 export function mockCloud(stack: string, options: MockCloudOptions = {}): MockCloud {
@@ -92,17 +136,19 @@ export function mockCloud(stack: string, options: MockCloudOptions = {}): MockCl
   const privateKeys: string[] = [];
   let addresses = 0;
   let macs = 0;
-  pulumi.runtime.setMocks(
+  // setMocks awaits nothing: the mocks are in place when it returns, so the harness stays synchronous.
+  void pulumi.runtime.setMocks(
     {
       async newResource(args) {
         if (options.hold?.(args.type, args.name)) await released;
         const secretInputs = Object.entries(args.inputs as Record<string, unknown>)
           .filter(([, v]) => isSecretValue(v))
           .map(([k]) => k);
-        const inputs = unwrapSecrets(args.inputs) as Record<string, any>;
-        const state: Record<string, any> = { ...inputs, name: inputs.name ?? args.name };
+        const inputs = unwrapSecrets(args.inputs) as Record<string, unknown>;
+        const text = (key: string) => (typeof inputs[key] === 'string' ? inputs[key] : undefined);
+        const state: DeclaredState = { ...inputs, id: text('id') ?? `${args.name}-id`, name: text('name') ?? args.name };
         if (args.type === TYPES.keyPair) {
-          const material = newKeyMaterial(inputs.kind as KeyKind, inputs.comment);
+          const material = newKeyMaterial(inputs.kind as KeyKind, String(inputs.comment));
           privateKeys.push(material.privateKey);
           Object.assign(state, material);
         }
@@ -111,22 +157,22 @@ export function mockCloud(stack: string, options: MockCloudOptions = {}): MockCl
         if (args.type === TYPES.osFloatingIp) state.address = `198.51.100.${++addresses}`;
         if (args.type === TYPES.osPort) state.macAddress = `fa:16:3e:00:00:${(++macs).toString(16).padStart(2, '0')}`;
         if (args.type.startsWith('azure-native:')) {
-          state.name = inputs.virtualNetworkName ?? inputs.vmName ?? args.name;
+          state.name = text('virtualNetworkName') ?? text('vmName') ?? args.name;
           state.id = `/subscriptions/test/resourceGroups/fb/providers/${args.type}/${args.name}`;
         }
-        state.id = state.id ?? `${args.name}-id`;
         const registration = registered.get(`${args.type}::${args.name}`) ?? { deleteBeforeReplace: false, dependsOn: [] };
         resources.push({ type: args.type, name: args.name, inputs, secretInputs, state, options: registration });
         return { id: state.id, state };
       },
-      call: (args) => args.inputs,
+      call: (args) => args.inputs as Record<string, unknown>,
     },
     'fragbench',
     stack,
     false,
   );
   recordRegistrations(registered);
-  const ofType = (type: string) => resources.filter((r) => r.type === type);
+  // A resource of type T was declared with T's inputs: the program type-checks against the same argument types.
+  const ofType = <T extends ResourceType>(type: T) => resources.filter((r) => r.type === type) as unknown as DeclaredOf<T>[];
   return {
     resources,
     privateKeys,

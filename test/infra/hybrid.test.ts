@@ -10,7 +10,7 @@ import { cidrContains } from '../../infra/pulumi/cidr';
 import { buildFleet } from '../../infra/pulumi/fleet';
 import { wireguardPublicKey } from '../../infra/pulumi/keys/key-material';
 import { planHybrid } from '../../infra/pulumi/plan-hybrid';
-import type { HybridSettings } from '../../infra/pulumi/settings';
+import type { HybridCidrs, HybridSettings } from '../../infra/pulumi/settings';
 import { filesOfScript, parseWireguard, routesOfScript, splitList } from './config-files';
 import {
   OPERATOR_CONFIG,
@@ -40,12 +40,12 @@ beforeAll(async () => {
 
 describe('resources per layout', () => {
   test('6_2 gives 6 OpenStack and 2 Azure database nodes of the published sizes', () => {
-    const osData = cloud.ofType(TYPES.osInstance).filter((r) => /^fb-hybrid-virginia-prv\d+$/.test(r.inputs.name));
-    const azData = cloud.ofType(TYPES.azVm).filter((r) => /^fb-hybrid-virginia-pub\d+$/.test(r.inputs.vmName));
-    expect(osData.map((r) => r.inputs.name.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['prv1', 'prv2', 'prv3', 'prv4', 'prv5', 'prv6']);
-    expect(azData.map((r) => r.inputs.vmName.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['pub1', 'pub2']);
+    const osData = cloud.ofType(TYPES.osInstance).filter((r) => /^fb-hybrid-virginia-prv\d+$/.test(r.inputs.name!));
+    const azData = cloud.ofType(TYPES.azVm).filter((r) => /^fb-hybrid-virginia-pub\d+$/.test(r.inputs.vmName!));
+    expect(osData.map((r) => r.inputs.name!.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['prv1', 'prv2', 'prv3', 'prv4', 'prv5', 'prv6']);
+    expect(azData.map((r) => r.inputs.vmName!.replace('fb-hybrid-virginia-', '')).sort()).toEqual(['pub1', 'pub2']);
     expect(new Set(osData.map((r) => r.inputs.flavorName))).toEqual(new Set(['m1.small']));
-    expect(new Set(azData.map((r) => r.inputs.hardwareProfile.vmSize))).toEqual(new Set(['Standard_B1ms']));
+    expect(new Set(azData.map((r) => r.inputs.hardwareProfile!.vmSize))).toEqual(new Set(['Standard_B1ms']));
     // Plus the consumer broker, the VM manager and the client in OpenStack, the donor broker in Azure.
     expect(
       cloud
@@ -59,10 +59,10 @@ describe('resources per layout', () => {
   test('every node gets the fixed address its plan gives it', () => {
     const plan = planHybrid(settings);
     for (const node of plan.nodes.filter((n) => n.cloud === 'azure')) {
-      const nic = cloud.ofType(TYPES.azNic).find((r) => r.inputs.ipConfigurations[0].privateIPAddress === node.privateAddress);
+      const nic = cloud.ofType(TYPES.azNic).find((r) => r.inputs.ipConfigurations![0].privateIPAddress === node.privateAddress);
       expect(nic).toBeDefined();
     }
-    const portIps = cloud.ofType(TYPES.osPort).map((r) => r.inputs.fixedIps[0].ipAddress);
+    const portIps = cloud.ofType(TYPES.osPort).map((r) => r.inputs.fixedIps![0].ipAddress);
     for (const node of plan.nodes.filter((n) => n.cloud === 'openstack')) expect(portIps).toContain(node.privateAddress);
   });
 });
@@ -72,7 +72,7 @@ describe('joining and routing the two sides', () => {
     const peerings = cloud.ofType(TYPES.azPeering);
     expect(peerings).toHaveLength(2);
     const vnetIdOf = (name: string) => cloud.named(TYPES.azVnet, name).state.id;
-    const pairs = peerings.map((p) => [p.inputs.virtualNetworkName, p.inputs.remoteVirtualNetwork.id]);
+    const pairs = peerings.map((p) => [p.inputs.virtualNetworkName, p.inputs.remoteVirtualNetwork!.id]);
     expect(pairs).toEqual(
       expect.arrayContaining([
         ['donor-net', vnetIdOf('shared-vnet')],
@@ -88,7 +88,7 @@ describe('joining and routing the two sides', () => {
     expect(routes).toContainEqual([settings.cidrs.azureShared, plan.consumerSharedAddress]);
     // The next hop is the broker's second port, attached to the running broker (phase 5).
     const extraPort = cloud.named(TYPES.osPort, 'consumer-broker-shared');
-    expect(extraPort.inputs.fixedIps[0].ipAddress).toBe(plan.consumerSharedAddress);
+    expect(extraPort.inputs.fixedIps![0].ipAddress).toBe(plan.consumerSharedAddress);
     expect(cidrContains(settings.cidrs.openstackShared, plan.consumerSharedAddress)).toBe(true);
     const attach = cloud.ofType(TYPES.osInterfaceAttach);
     expect(attach).toHaveLength(1);
@@ -113,12 +113,13 @@ describe('joining and routing the two sides', () => {
 });
 
 describe('what faces the internet', () => {
-  const fromFleet = (cidr: string) => cidr !== '*' && Object.values(settings.cidrs).some((f) => cidrContains(f, cidr));
+  const fromFleet = (cidr: string) =>
+    cidr !== '*' && Object.values(settings.cidrs as Record<keyof HybridCidrs, string>).some((f) => cidrContains(f, cidr));
 
   test('Azure NSGs let in only WireGuard from anywhere and SSH from the operator; the rest is fleet-internal', () => {
-    const rules = cloud.ofType(TYPES.azNsg).flatMap((n) => n.inputs.securityRules as Record<string, any>[]);
+    const rules = cloud.ofType(TYPES.azNsg).flatMap((n) => n.inputs.securityRules!);
     expect(rules.length).toBeGreaterThan(0);
-    const publicRules = rules.filter((r) => r.direction === 'Inbound' && r.access === 'Allow' && !fromFleet(r.sourceAddressPrefix));
+    const publicRules = rules.filter((r) => r.direction === 'Inbound' && r.access === 'Allow' && !fromFleet(r.sourceAddressPrefix!));
     expect(publicRules.map((r) => [r.protocol, r.destinationPortRange, r.sourceAddressPrefix]).sort()).toEqual(
       [
         ['Tcp', '22', OPERATOR_CONFIG.operatorCidr],
@@ -126,12 +127,12 @@ describe('what faces the internet', () => {
       ].sort(),
     );
     // Only the donor broker's NSG has them; the shared subnet's has none.
-    expect(cloud.named(TYPES.azNsg, 'shared').inputs.securityRules.every((r: any) => fromFleet(r.sourceAddressPrefix))).toBe(true);
+    expect(cloud.named(TYPES.azNsg, 'shared').inputs.securityRules!.every((r) => fromFleet(r.sourceAddressPrefix!))).toBe(true);
   });
 
   test('OpenStack security groups open nothing to the internet but SSH from the operator', () => {
     const rules = cloud.ofType(TYPES.osSecGroupRule).map((r) => r.inputs);
-    const publicRules = rules.filter((r) => !fromFleet(r.remoteIpPrefix));
+    const publicRules = rules.filter((r) => !fromFleet(r.remoteIpPrefix!));
     expect(publicRules.map((r) => [r.protocol, r.portRangeMin, r.portRangeMax, r.remoteIpPrefix])).toEqual([
       ['tcp', 22, 22, OPERATOR_CONFIG.operatorCidr],
     ]);
@@ -141,7 +142,7 @@ describe('what faces the internet', () => {
     // The NAT gateway's address is for going out only: no NIC holds it.
     const nicIps = cloud
       .ofType(TYPES.azNic)
-      .map((r) => r.inputs.ipConfigurations[0].publicIPAddress?.id)
+      .map((r) => r.inputs.ipConfigurations![0].publicIPAddress?.id)
       .filter(Boolean);
     expect(
       cloud

@@ -29,11 +29,9 @@ async function build(file: string, stack: string, overrides: Record<string, unkn
 
 /** Names given to the clouds explicitly (the rest Pulumi auto-names with a random suffix). */
 function cloudNames(cloud: MockCloud): string[] {
-  return cloud.resources.flatMap((r) => {
-    if (r.type.startsWith('openstack:')) return r.inputs.name ? [`${r.type} ${r.inputs.name}`] : [];
-    if (r.type === TYPES.azVm) return [`vm ${r.inputs.vmName}`, `computer ${r.inputs.osProfile.computerName}`];
-    return [];
-  });
+  const openstack = cloud.resources.filter((r) => r.type.startsWith('openstack:') && r.inputs.name).map((r) => `${r.type} ${String(r.inputs.name)}`);
+  const azure = cloud.ofType(TYPES.azVm).flatMap((r) => [`vm ${r.inputs.vmName}`, `computer ${r.inputs.osProfile!.computerName}`]);
+  return [...openstack, ...azure];
 }
 
 const layouts: [string, Record<string, unknown>][] = [

@@ -18,7 +18,7 @@ test(
       'fragbench:openstack': JSON.stringify(OPERATOR_CONFIG.openstack),
     };
     const out = execFileSync('node', [join(__dirname, 'fixtures', 'load-like-pulumi.js'), JSON.stringify(config)], { encoding: 'utf8' });
-    const { transpileOnly, inventory } = JSON.parse(out.trim().split('\n').pop() as string);
+    const { transpileOnly, inventory } = JSON.parse(out.trim().split('\n').pop() as string) as { transpileOnly: unknown; inventory: unknown };
     expect(transpileOnly).toBe(true);
     expect(validateInventory(inventory).nodes).toHaveLength(9);
   },

@@ -17,10 +17,9 @@ import {
   stackSettings,
   valueOf,
   type Declared,
+  type DeclaredOf,
   type MockCloud,
 } from './harness';
-
-const LOCAL_COMMAND = 'command:local:Command';
 
 async function build(stack: string, overrides: Record<string, unknown>): Promise<MockCloud> {
   const cloud = mockCloud(stack);
@@ -34,8 +33,8 @@ function vmAt(cloud: MockCloud, address: string): Declared {
   const publicIp = [...cloud.ofType(TYPES.osFloatingIp), ...cloud.ofType(TYPES.azPublicIp)].find(
     (r) => (r.state.address ?? r.state.ipAddress) === address,
   );
-  const port = cloud.ofType(TYPES.osPort).find((r) => r.inputs.fixedIps[0].ipAddress === address);
-  const nic = cloud.ofType(TYPES.azNic).find((r) => r.inputs.ipConfigurations[0].privateIPAddress === address);
+  const port = cloud.ofType(TYPES.osPort).find((r) => r.inputs.fixedIps![0].ipAddress === address);
+  const nic = cloud.ofType(TYPES.azNic).find((r) => r.inputs.ipConfigurations![0].privateIPAddress === address);
   const owner = publicIp?.name ?? port?.name.replace(/-\d+$/, '') ?? nic?.name;
   const vm = [...cloud.ofType(TYPES.osInstance), ...cloud.ofType(TYPES.azVm)].find((r) => r.name === owner);
   if (!vm) throw new Error(`no VM answers at ${address}`);
@@ -43,8 +42,8 @@ function vmAt(cloud: MockCloud, address: string): Declared {
 }
 
 /** The address a remote command's script runs at: the far end of the jump, or the first hop. */
-function targetAddress(command: Declared): string {
-  const jumped = /ssh [^|;]*? \S+@(\S+) '?sudo/.exec(command.inputs.create);
+function targetAddress(command: DeclaredOf<typeof TYPES.command>): string {
+  const jumped = /ssh [^|;]*? \S+@(\S+) '?sudo/.exec(command.inputs.create!);
   return jumped ? jumped[1] : command.inputs.connection.host;
 }
 
@@ -63,19 +62,19 @@ describe.each(stacks)('%s: every remote command', (stack, overrides) => {
     const commands = cloud.ofType(TYPES.command);
     expect(commands.length).toBeGreaterThan(0);
     for (const c of commands) {
-      const ready = cloud.named(LOCAL_COMMAND, `${c.name}-ssh-ready`);
-      expect(c.options.dependsOn).toContain(`${LOCAL_COMMAND}::${ready.name}`);
-      expect(ready.inputs.environment.FB_SSH_HOST).toBe(c.inputs.connection.host);
+      const ready = cloud.named(TYPES.localCommand, `${c.name}-ssh-ready`);
+      expect(c.options.dependsOn).toContain(`${TYPES.localCommand}::${ready.name}`);
+      expect(ready.inputs.environment!.FB_SSH_HOST).toBe(c.inputs.connection.host);
       expect(ready.inputs.create).toBe(SSH_PROBE_SOURCE);
-      expect(Number(ready.inputs.environment.FB_SSH_ATTEMPTS)).toBe(SSH_READY.attempts);
-      expect(Number(ready.inputs.environment.FB_SSH_TIMEOUT_S)).toBeGreaterThan(0);
+      expect(Number(ready.inputs.environment!.FB_SSH_ATTEMPTS)).toBe(SSH_READY.attempts);
+      expect(Number(ready.inputs.environment!.FB_SSH_TIMEOUT_S)).toBeGreaterThan(0);
       // It waits again for a replaced VM.
       expect(ready.inputs.triggers).toContain(vmAt(cloud, c.inputs.connection.host).state.id);
     }
   });
 
   test('relayed through the jump host, retries its second hop a bounded number of times, each try bounded', () => {
-    for (const c of cloud.ofType(TYPES.command).filter((x) => /\bssh /.test(x.inputs.create))) {
+    for (const c of cloud.ofType(TYPES.command).filter((x) => /\bssh /.test(x.inputs.create!))) {
       expect(c.inputs.create).toMatch(
         new RegExp(`until ssh -n .*-o ConnectTimeout=${SSH_READY.connectTimeoutS}.* true; do .*-ge ${SSH_READY.attempts} \\]; then .*exit 1`),
       );

@@ -9,6 +9,7 @@
 // it, and lists what it could not apply (the inventory's shapingLimits, printed in the report).
 // Runs as root.
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { netnsArgv, runHost } from '../../platform/command';
 import { deleteNamespaces } from '../../infra/local/namespaces';
 import { TcShaper } from '../../infra/shaping/tc-shaper';
@@ -61,7 +62,7 @@ const unshaped: DirectionConditions = { delayMs: 0, bandwidthMbps: null, lossPer
 const shaper = new TcShaper(inventory);
 
 const inA = (argv: string[]) => runHost(netnsArgv(A, argv), { allowFailure: true });
-const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
+const plain = (text: string) => stripVTControlCharacters(text);
 
 /** tcset / tcdel on A's interface: exit code and what it printed (colours removed). */
 async function tcconfig(tool: 'tcset' | 'tcdel', ...args: string[]) {

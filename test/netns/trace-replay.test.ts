@@ -76,8 +76,8 @@ async function expectShaped(expected: Expected[], when: string): Promise<void> {
     const where = `${when}: ${e.link} ${e.direction}`;
     expect({ where, delayMs: got.delayMs, rateMbps: got.rateMbps, lossPercent: got.lossPercent, jitterMs: got.jitterMs ?? 0 }).toEqual({
       where,
-      delayMs: expect.closeTo(want.delayMs!, 1),
-      rateMbps: want.rateMbps === null ? null : expect.closeTo(want.rateMbps!, 1),
+      delayMs: expect.closeTo(want.delayMs!, 1) as unknown,
+      rateMbps: want.rateMbps === null ? null : (expect.closeTo(want.rateMbps!, 1) as unknown),
       lossPercent: want.lossPercent,
       jitterMs: want.jitterMs,
     });

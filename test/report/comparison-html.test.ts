@@ -49,7 +49,7 @@ function latencyCell(database: 'redis' | 'cassandra', busy: number) {
   let start = T0;
   for (const w of LATENCY_WORKLOADS) {
     for (const s of LATENCY_SCALES) {
-      const samples = okSeries(Array(SECONDS).fill(Math.round((AT_X[database][w as 'a'] * 0.2) / s)), start);
+      const samples = okSeries(Array<number>(SECONDS).fill(Math.round((AT_X[database][w as 'a'] * 0.2) / s)), start);
       const t = telemetry(start, busy);
       phases.push(
         phase(epochLabel(w, s), samples, { telemetry: t, verdict: phaseVerdict({ phase: epochLabel(w, s), telemetry: t, probes: [], samples }) }),

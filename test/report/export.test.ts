@@ -15,13 +15,21 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') (row.push(field), (field = ''));
-    else if (c === '\n') (row.push(field), rows.push(row), (row = []), (field = ''));
-    else field += c;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
   }
   return rows;
 }
@@ -138,7 +146,7 @@ describe('CLI: runs, export, report', () => {
   it('exports JSON, also given the run directory’s path', () => {
     const out = path.join(dir, 'all.json');
     fragbench('export', path.join(dir, 'exp'), '--format', 'json', '--out', out);
-    expect(JSON.parse(readFileSync(out, 'utf8')).cells.map((c: { cellId: string }) => c.cellId)).toEqual(['c1', 'c2']);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as { cells: { cellId: string }[] }).cells.map((c) => c.cellId)).toEqual(['c1', 'c2']);
   }, 30_000);
 
   it('refuses an unknown format and a bad run id with exit code 2, naming the field', () => {
@@ -153,9 +161,9 @@ describe('CLI: runs, export, report', () => {
     };
     expect(fails('export', 'exp', '--format', 'xml')).toEqual({
       status: 2,
-      stderr: expect.stringContaining("option '--format <format>' argument 'xml' is invalid. Allowed choices are csv, json."),
+      stderr: expect.stringContaining("option '--format <format>' argument 'xml' is invalid. Allowed choices are csv, json.") as unknown,
     });
-    expect(fails('report', '../../etc')).toEqual({ status: 2, stderr: expect.stringContaining('runId:') });
+    expect(fails('report', '../../etc')).toEqual({ status: 2, stderr: expect.stringContaining('runId:') as unknown });
   }, 30_000);
 
   it('writes the report and prints its path', () => {

@@ -16,7 +16,7 @@ const samples = [0, 1, 2, 3].map((s) => ({
 }));
 const move = recorded('site-move', 'move boat', 10, T0, { detail: { node: 'boat', km: 300, overS: 3, samples } });
 // 200 ops/s before the move, 100 while it moves, 200 after.
-const counts = [...Array(10).fill(200), ...Array(3).fill(100), ...Array(7).fill(200)];
+const counts = [...Array<number>(10).fill(200), ...Array<number>(3).fill(100), ...Array<number>(7).fill(200)];
 const moved = cell('c1', {}, [phase('run', okSeries(counts), { events: [move] })]);
 
 test('a cell with a move gets throughput, distance and RTT panels on one axis', () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { InputError } from '../../core/errors';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { ResultsStore, checkPathSegment, writeFileAtomic } from '../../services/results/results-store';
-import { createResultsActivities } from '../../activities/results';
+import * as activities from '../../activities/results';
 import * as recording from '../../services/results/recording';
 import { cell, okSeries, phase, runRecord, T0 } from './builders';
 
@@ -90,7 +90,15 @@ describe('run ids', () => {
 });
 
 describe('results activities', () => {
-  const activities = () => createResultsActivities(dir);
+  // The activities read the results directory from the environment at each call, as in the worker.
+  const saved = process.env.FRAGBENCH_RESULTS_DIR;
+  beforeEach(() => {
+    process.env.FRAGBENCH_RESULTS_DIR = dir;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.FRAGBENCH_RESULTS_DIR;
+    else process.env.FRAGBENCH_RESULTS_DIR = saved;
+  });
   const cells = (): CellRecord[] => [
     cell('c1-lsf1', { database: 'redis', latencyScale: 1 }, [phase('run', okSeries([10, 10, 10]))]),
     cell('c2-lsf0.2', { database: 'redis', latencyScale: 0.2 }, [phase('run', okSeries([30, 30, 30], T0 + 10_000))]),
@@ -98,70 +106,70 @@ describe('results activities', () => {
 
   it('refuses bad ids before writing anything', async () => {
     const record = runRecord('bad/id', []);
-    expect(await rejectedField(activities().recordRunStart({ record }))).toBe('record.runId');
-    expect(await rejectedField(activities().recordRunStart({ record: runRecord('ok', [], { cellIds: ['..'] }) }))).toBe('record.cellIds[0]');
-    expect(await rejectedField(activities().recordCell({ runId: '../x', cell: cells()[0] }))).toBe('runId');
-    expect(await rejectedField(activities().recordCell({ runId: 'ok', cell: { ...cells()[0], cellId: 'a/b' } }))).toBe('cell.cellId');
-    expect(await rejectedField(activities().finishRun({ runId: '', status: 'completed', finishedAt: T0 }))).toBe('runId');
+    expect(await rejectedField(activities.recordRunStart({ record }))).toBe('record.runId');
+    expect(await rejectedField(activities.recordRunStart({ record: runRecord('ok', [], { cellIds: ['..'] }) }))).toBe('record.cellIds[0]');
+    expect(await rejectedField(activities.recordCell({ runId: '../x', cell: cells()[0] }))).toBe('runId');
+    expect(await rejectedField(activities.recordCell({ runId: 'ok', cell: { ...cells()[0], cellId: 'a/b' } }))).toBe('cell.cellId');
+    expect(await rejectedField(activities.finishRun({ runId: '', status: 'completed', finishedAt: T0 }))).toBe('runId');
     expect(readdirSync(dir)).toEqual([]);
   });
 
   it('writes run.json as running, and a retried start rewrites it, but another run with the same id is refused', async () => {
     const record: RunRecord = { ...runRecord('r1', []), status: 'completed' };
-    const { dir: runDir } = await activities().recordRunStart({ record });
+    const { dir: runDir } = await activities.recordRunStart({ record });
     expect(runDir).toBe(path.join(dir, 'r1'));
-    expect(JSON.parse(readFileSync(path.join(runDir, 'run.json'), 'utf8')).status).toBe('running');
-    await activities().recordRunStart({ record });
-    expect(await rejectedField(activities().recordRunStart({ record: { ...record, startedAt: record.startedAt + 1 } }))).toBe('record.runId');
+    expect((JSON.parse(readFileSync(path.join(runDir, 'run.json'), 'utf8')) as RunRecord).status).toBe('running');
+    await activities.recordRunStart({ record });
+    expect(await rejectedField(activities.recordRunStart({ record: { ...record, startedAt: record.startedAt + 1 } }))).toBe('record.runId');
   });
 
   it('records cells (adding their ids, even from concurrent calls) and refuses cells of an unknown run', async () => {
-    await activities().recordRunStart({ record: runRecord('r2', []) });
+    await activities.recordRunStart({ record: runRecord('r2', []) });
     const many = Array.from({ length: 6 }, (_, i) => ({ ...cells()[0], cellId: `c${i}` }));
-    await Promise.all(many.map((c) => activities().recordCell({ runId: 'r2', cell: c })));
+    await Promise.all(many.map((c) => activities.recordCell({ runId: 'r2', cell: c })));
     const run = await new ResultsStore(dir).readRun('r2');
     expect([...run.cellIds].sort()).toEqual(many.map((c) => c.cellId));
     expect(readdirSync(path.join(dir, 'r2', 'cells')).sort()).toEqual(many.map((c) => `${c.cellId}.json`));
-    expect(await rejectedField(activities().recordCell({ runId: 'ghost', cell: cells()[0] }))).toBe('runId');
+    expect(await rejectedField(activities.recordCell({ runId: 'ghost', cell: cells()[0] }))).toBe('runId');
   });
 
   it('joins the samples streamed while the cell ran (a second stored again replaces it) and computes the summary', async () => {
-    await activities().recordRunStart({ record: runRecord('r5', []) });
+    await activities.recordRunStart({ record: runRecord('r5', []) });
     const [whole] = cells();
     const samples = whole.phases[0].samples;
-    await activities().recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(0, 2) });
+    await activities.recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(0, 2) });
     // A retried activity stores its seconds again.
-    await activities().recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(1, 2) });
+    await activities.recordSamples({ runId: 'r5', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(1, 2) });
     const withoutStored = { ...whole, phases: [{ ...whole.phases[0], samples: samples.slice(2) }] };
-    const summary = await activities().recordCell({ runId: 'r5', cell: withoutStored });
+    const summary = await activities.recordCell({ runId: 'r5', cell: withoutStored });
     const stored = await new ResultsStore(dir).readCell('r5', whole.cellId);
     // No client summary came back for this phase: its totals are made from the samples.
     expect(stored).toEqual({ ...whole, phases: [{ ...whole.phases[0], totals: totalsFromSamples(samples) }] });
     expect(summary).toEqual(whole.summary);
 
-    await activities().finishRun({ runId: 'r5', status: 'completed', finishedAt: T0 });
+    await activities.finishRun({ runId: 'r5', status: 'completed', finishedAt: T0 });
     expect(readdirSync(path.join(dir, 'r5', 'cells'))).toEqual([`${whole.cellId}.json`]);
   }, 60_000);
 
   it('skips a torn last line (a writer killed mid-line) and refuses a bad phase index', async () => {
-    await activities().recordRunStart({ record: runRecord('r6', []) });
+    await activities.recordRunStart({ record: runRecord('r6', []) });
     const [whole] = cells();
     const samples = whole.phases[0].samples;
-    await activities().recordSamples({ runId: 'r6', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(0, 2) });
+    await activities.recordSamples({ runId: 'r6', cellId: whole.cellId, phaseIndex: 0, samples: samples.slice(0, 2) });
     appendFileSync(path.join(dir, 'r6', 'cells', `${whole.cellId}.parts`, '0.samples.jsonl'), '{"time":1,"elaps');
     expect(await new ResultsStore(dir).readSampleStream('r6', whole.cellId, 0)).toEqual(samples.slice(0, 2));
-    expect(await rejectedField(activities().recordSamples({ runId: 'r6', cellId: whole.cellId, phaseIndex: -1, samples: [] }))).toBe('phaseIndex');
+    expect(await rejectedField(activities.recordSamples({ runId: 'r6', cellId: whole.cellId, phaseIndex: -1, samples: [] }))).toBe('phaseIndex');
   });
 
   it('finishes a run: status and time recorded, normalization completed, report written and its path returned', async () => {
     const [reference, fast] = cells();
-    await activities().recordRunStart({ record: runRecord('r3', [fast, reference]) });
+    await activities.recordRunStart({ record: runRecord('r3', [fast, reference]) });
     // The engine records the 0.2 cell before its reference exists: no normalized value yet.
-    await activities().recordCell({ runId: 'r3', cell: fast });
-    await activities().recordCell({ runId: 'r3', cell: reference });
+    await activities.recordCell({ runId: 'r3', cell: fast });
+    await activities.recordCell({ runId: 'r3', cell: reference });
     expect((await new ResultsStore(dir).readCell('r3', fast.cellId)).summary.normalizedThroughput).toBeUndefined();
 
-    const { reportPath } = await activities().finishRun({ runId: 'r3', status: 'completed', finishedAt: T0 + 60_000 });
+    const { reportPath } = await activities.finishRun({ runId: 'r3', status: 'completed', finishedAt: T0 + 60_000 });
     const store = new ResultsStore(dir);
     const run = await store.readRun('r3');
     expect(run.status).toBe('completed');
@@ -184,8 +192,8 @@ describe('results activities', () => {
   });
 
   it('finishes a failed run that recorded no cell with a report that says so', async () => {
-    await activities().recordRunStart({ record: runRecord('r4', [], { cellIds: ['c1', 'c2'] }) });
-    const { reportPath } = await activities().finishRun({ runId: 'r4', status: 'failed', finishedAt: T0 });
+    await activities.recordRunStart({ record: runRecord('r4', [], { cellIds: ['c1', 'c2'] }) });
+    const { reportPath } = await activities.finishRun({ runId: 'r4', status: 'failed', finishedAt: T0 });
     const html = readFileSync(reportPath, 'utf8');
     expect(html).toContain('2 of 2 planned cells have no results (run failed)');
     expect(html).not.toContain('<svg');

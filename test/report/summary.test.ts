@@ -102,7 +102,7 @@ describe('pairBytes', () => {
 describe('settle times after a resize', () => {
   /** 30 s at `before`, a resize at 30 s, then `after` for the given seconds, then `level` to 90 s. */
   function resized(after: number[], level: number, before = 100) {
-    const counts = [...Array(30).fill(before), ...after, ...Array(60 - after.length).fill(level)];
+    const counts = [...Array<number>(30).fill(before), ...after, ...Array<number>(60 - after.length).fill(level)];
     return [phase('run', okSeries(counts), { events: [recorded('resize-remove', 'remove n3', 30)] })];
   }
 
@@ -122,8 +122,8 @@ describe('settle times after a resize', () => {
   it('uses ±tolerance of the level as the band', () => {
     const inside = 100 * (1 - SETTLE_RULE.tolerance) + 1;
     const outside = 100 * (1 - SETTLE_RULE.tolerance) - 1;
-    expect(settleTimes(resized(Array(10).fill(inside), 100))[0].settledAfterS).toBe(0);
-    expect(settleTimes(resized(Array(10).fill(outside), 100))[0].settledAfterS).toBe(10);
+    expect(settleTimes(resized(Array<number>(10).fill(inside), 100))[0].settledAfterS).toBe(0);
+    expect(settleTimes(resized(Array<number>(10).fill(outside), 100))[0].settledAfterS).toBe(10);
   });
 
   it('requires the hold time in the band: a brief return does not count', () => {
@@ -134,13 +134,13 @@ describe('settle times after a resize', () => {
   it('widens the band to the new level’s own noise', () => {
     // The new level alternates 80/120 (sd ~20, band ~±41): 80 and 120 are inside it, 50 is not.
     const noisy = Array.from({ length: 60 }, (_, i) => (i < 4 ? 50 : i % 2 === 0 ? 80 : 120));
-    const counts = [...Array(30).fill(100), ...noisy];
+    const counts = [...Array<number>(30).fill(100), ...noisy];
     const [settle] = settleTimes([phase('run', okSeries(counts), { events: [recorded('resize-add', 'add n3', 30)] })]);
     expect(settle.settledAfterS).toBe(4);
   });
 
   it('reports no settle time when the next event comes first, and leaves it out of the summary', () => {
-    const phases = resized(Array(60).fill(50), 100);
+    const phases = resized(Array<number>(60).fill(50), 100);
     phases[0].events.push(recorded('link-cut', 'cut a-b/0', 33));
     const [settle] = settleTimes(phases);
     expect(settle.windowEndT).toBe(33);
@@ -149,7 +149,7 @@ describe('settle times after a resize', () => {
   });
 
   it('ignores measurements as disturbances and gives repeated labels a number', () => {
-    const counts = Array(90).fill(100);
+    const counts = Array<number>(90).fill(100);
     const events = [recorded('resize-remove', 'step', 20), recorded('measure-rtt', 'ping', 22), recorded('resize-remove', 'step', 50)];
     const settles = settleTimes([phase('run', okSeries(counts), { events })]);
     expect(settles.map((s) => [s.label, s.windowEndT])).toEqual([

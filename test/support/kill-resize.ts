@@ -16,7 +16,7 @@ import { sleep } from '../../platform/wait';
  */
 export async function killResizePartWay<T>(
   resize: { inventory: Inventory; database: DatabaseName; kind: 'add' | 'remove'; node: string; pauseBefore?: string },
-  partWay: () => Promise<T | undefined>,
+  partWay: () => T | undefined | Promise<T | undefined>,
 ): Promise<T> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fb-resize-'));
   const file = path.join(dir, 'inventory.json');
@@ -42,7 +42,10 @@ export async function killResizePartWay<T>(
           `the ${resize.kind} of ${resize.node} ended (${child.exitCode ?? child.signalCode}) before it could be killed part-way: ${stderr.trim().slice(-2000)}`,
         );
       }
-      const seen = await partWay().catch(() => undefined);
+      // A check that throws counts as not yet, whether it is async or not.
+      const seen = await Promise.resolve()
+        .then(partWay)
+        .catch(() => undefined);
       if (seen !== undefined) {
         child.kill('SIGKILL');
         await exited;

@@ -55,27 +55,27 @@ export class CommandRecorder {
 
   /** An ExecProvider for adapters. */
   readonly execFor = (node: InventoryNode): NodeExec => {
-    const recorder = this;
     const never = new Promise<never>(() => undefined);
+    const where = `${node.name}-vm`;
     return {
-      where: `${node.name}-vm`,
-      async run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
-        if (recorder.dead) return never;
+      where,
+      run: async (argv: string[], options?: ExecOptions): Promise<ExecResult> => {
+        if (this.dead) return never;
         const call = { node: node.name, argv, ...(options?.input !== undefined ? { input: options.input } : {}) };
-        recorder.calls.push(call);
-        const reply = recorder.respond(node.name, argv, options?.input);
-        if (recorder.dyingAt?.at(call)) {
-          recorder.dead = true;
-          recorder.dyingAt.died();
+        this.calls.push(call);
+        const reply = this.respond(node.name, argv, options?.input);
+        if (this.dyingAt?.at(call)) {
+          this.dead = true;
+          this.dyingAt.died();
           return never;
         }
         const result = typeof reply === 'string' ? { code: 0, stdout: reply, stderr: '' } : reply;
-        if (result.code !== 0 && !options?.allowFailure) throw new CommandError(argv, this.where, result);
+        if (result.code !== 0 && !options?.allowFailure) throw new CommandError(argv, where, result);
         return result;
       },
-      async spawnDetached(argv: string[], logFile: string): Promise<number> {
-        recorder.calls.push({ node: node.name, argv: ['spawn', logFile, ...argv] });
-        return recorder.nextPid++;
+      spawnDetached: (argv: string[], logFile: string): Promise<number> => {
+        this.calls.push({ node: node.name, argv: ['spawn', logFile, ...argv] });
+        return Promise.resolve(this.nextPid++);
       },
     };
   };

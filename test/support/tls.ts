@@ -115,7 +115,7 @@ function forward(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHea
     const endsHere = (Number(flags) & NGHTTP2_FLAG_END_STREAM) !== 0;
     if (!stream.closed) stream.respond(response, { endStream: endsHere, waitForTrailers: !endsHere });
   });
-  out.on('trailers', (received) => (trailers = received));
+  out.on('trailers', (received: http2.IncomingHttpHeaders) => (trailers = received));
   stream.on('wantTrailers', () => stream.sendTrailers(trailers));
   stream.pipe(out);
   out.pipe(stream);

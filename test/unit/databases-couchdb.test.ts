@@ -108,7 +108,7 @@ const recorder: CommandRecorder = new CommandRecorder((node, argv, input): strin
   if (a[0] === 'sh' && a[2]?.includes('os-release')) return 'ubuntu\njammy\n';
   if (a[0] === 'curl') {
     const c = config(input ?? '');
-    const [status, body] = http(a[4], new URL(a[5]), c.data ? JSON.parse(c.data) : undefined);
+    const [status, body] = http(a[4], new URL(a[5]), c.data ? (JSON.parse(c.data) as Record<string, unknown>) : undefined);
     if (status === 0) return { code: 7, stdout: '\n000', stderr: 'Failed to connect' };
     return `${JSON.stringify(body)}\n${status}`;
   }
@@ -275,7 +275,7 @@ test("a node holding a range's only copy is refused before anything changes", as
 test('flush re-creates the database; the binding connects without credentials; stop stops all', async () => {
   await adapter.flush();
   expect(requests()).toEqual(['c1: DELETE c1:5984/ycsb', 'c1: PUT c1:5984/ycsb?q=2&n=1']);
-  const binding = await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
+  const binding = adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
   expect(binding).toEqual({
     dbClass: 'fragbench.ycsb.CouchClient',
     properties: {

@@ -105,7 +105,7 @@ test('initiate: starts mongod on each VM, rs.initiate on the first, waits for th
   expect(conf?.input).toContain('bindIp: 198.18.200.2');
   expect(conf?.input).toContain('replSetName: fragbench');
   expect(recorder.calls.every((c) => c.argv[0] === 'sudo' && c.argv[1] === '-n')).toBe(true);
-  expect(await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 })).toEqual({
+  expect(adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 })).toEqual({
     dbClass: 'fragbench.ycsb.MongoClient',
     properties: {
       'mongodb.url': `mongodb://${host(1)},${host(2)},${host(3)}/ycsb?replicaSet=fragbench`,
@@ -156,7 +156,7 @@ test('removing the primary is refused before any command changes the set', async
 describe('a resize whose caller dies after a step is finished by the next call, each step once', () => {
   const conf = () => `${dir('m5')}/mongod.conf`;
   const sent = (pattern: RegExp) => (c: { argv: string[] }) => pattern.test(c.argv.join(' '));
-  const grep = expect.stringMatching(/^m5: sh -c grep -l -s -z -F/);
+  const grep: unknown = expect.stringMatching(/^m5: sh -c grep -l -s -z -F/);
 
   test('add: killed once its mongod was started, then once rs.add was sent', async () => {
     const before = Date.now();

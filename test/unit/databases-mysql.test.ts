@@ -213,7 +213,7 @@ test('an empty group is dropped: DROP NODEGROUP, then both its data nodes stop',
 // then). Each caller is killed right after the cluster carried out the command it had sent.
 describe('a resize whose caller dies after a step is finished by the next call, each step once', () => {
   const sent = (pattern: RegExp) => (c: { argv: string[] }) => pattern.test(c.argv.join(' '));
-  const grep = (node: string) => expect.stringMatching(new RegExp(`^${node}: sh -c grep -l -s -z -F`));
+  const grep = (node: string): unknown => expect.stringMatching(new RegExp(`^${node}: sh -c grep -l -s -z -F`));
 
   test('add: killed once each of its ndbd, CREATE NODEGROUP and the reorganization was sent', async () => {
     await recorder.killedAt(sent(/^sudo -n sh -c .* ndbd .*--ndb-nodeid=6 /), () => adapter.addNode(NODES[4]));
@@ -260,7 +260,7 @@ describe('a resize whose caller dies after a step is finished by the next call, 
 });
 
 test('binding, flush and stop', async () => {
-  expect(await adapter.ycsbBinding({ timeoutMs: 1500, retries: 0 })).toEqual({
+  expect(adapter.ycsbBinding({ timeoutMs: 1500, retries: 0 })).toEqual({
     dbClass: 'fragbench.ycsb.JdbcClient',
     properties: { 'jdbc.url': 'jdbc:mysql://198.18.201.1:3306/ycsb', 'jdbc.user': 'ycsb', 'jdbc.timeoutMs': '1500' },
   });

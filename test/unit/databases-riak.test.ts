@@ -230,7 +230,7 @@ describe('a resize whose caller dies after a step is finished by the next call, 
 
 test('flush moves YCSB to a new bucket; the binding names every member over HTTP; stop stops all', async () => {
   await adapter.flush();
-  expect(await adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 })).toEqual({
+  expect(adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 })).toEqual({
     dbClass: 'fragbench.ycsb.RiakClient',
     properties: {
       'riak.urls': 'http://198.18.202.1:8098,http://198.18.202.2:8098,http://198.18.202.3:8098',

@@ -3,7 +3,7 @@
  * validated against the fleet, planned, applied by the injector and shown by the live view and
  * the report, with nothing else touched. The workflow side is in test/workflow/event-kinds.test.ts.
  */
-import { eventInjector, type EventTargets } from '../../activities/scenario';
+import { injectEventInto, type EventTargets } from '../../activities/scenario';
 import { topologyView } from '../../operations/scenario/scenario-fleet';
 import { statusLine } from '../../cli/run-follow';
 import type { EventKind } from '../../core/events';
@@ -72,9 +72,15 @@ test('applied: the injector asks its module, which calls no fleet activity, and 
     path: 'p',
     action: { kind: 'note', text: 'sydney is slow' } as unknown as EventAction,
   };
-  const done = await eventInjector(targets)({ fleet: { kind: 'local' }, database: 'redis', event });
+  const done = await injectEventInto(targets, { fleet: { kind: 'local' }, database: 'redis', event });
   expect(done).toEqual({
-    event: { kind: 'note', label: 'note: sydney is slow', scheduledOffsetS: 10, requestedAt: expect.any(Number), detail: { text: 'sydney is slow' } },
+    event: {
+      kind: 'note',
+      label: 'note: sydney is slow',
+      scheduledOffsetS: 10,
+      requestedAt: expect.any(Number) as unknown,
+      detail: { text: 'sydney is slow' },
+    },
   });
   for (const fn of Object.values(targets)) expect(fn).not.toHaveBeenCalled();
 });

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { eventDefinition, eventKindDefinitions } from '../../core/event-kinds/schema';
 import { eventKinds } from '../../core/event-kinds/registry';
 
-const schema = JSON.parse(readFileSync(path.resolve(__dirname, '../../scenarios/scenario.schema.json'), 'utf8'));
+const schema = JSON.parse(readFileSync(path.resolve(__dirname, '../../scenarios/scenario.schema.json'), 'utf8')) as {
+  definitions: Record<string, unknown>;
+};
 
 test("the JSON schema's event definition is what the event-kind modules declare", () => {
   expect(schema.definitions.event).toEqual(eventDefinition());

@@ -15,8 +15,10 @@ const root = mkdtempSync(path.join(tmpdir(), 'fb-lease-'));
 const leaseFile = path.join(root, 'run-lease.json');
 // The lease and fleet paths are read when their modules load: point them here first.
 process.env.FRAGBENCH_STATE_DIR = root;
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded after the state directory is set, which an import would precede */
 const activity = require('../../activities/fleet-lease') as typeof import('../../activities/fleet-lease');
 const service = require('../../operations/fleet/fleet-lease') as typeof import('../../operations/fleet/fleet-lease');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const other: FleetLease = { runId: 'fb-other-run', topology: 'fhc-4', since: 1_700_000_000_000, broughtUp: false };
 const input = { runId: 'fb-this-run', scenarioFile: 'scenarios/quickstart.yaml', mode: 'existing' as const };
@@ -36,7 +38,7 @@ test('a fleet another live run holds fails the activity at once, naming that run
 test('the service takes over a lease whose run has ended, and gives it back when the run cannot start', async () => {
   writeFileSync(leaseFile, JSON.stringify(other));
   const asked: string[] = [];
-  const runIsLive = async (runId: string) => (asked.push(runId), false);
+  const runIsLive = (runId: string) => (asked.push(runId), Promise.resolve(false));
   // No fleet is up and the run wants an existing one: bad input, named, not a Temporal failure.
   const error = await service.acquireFleet(input, { runIsLive }).catch((err: unknown) => err);
   expect(error).toMatchObject({ name: 'InputError', field: 'fleet' });

@@ -42,10 +42,10 @@ const input: PhaseClientInput = {
 
 /** A client that reports `seconds` one by one, then returns them as its series. */
 function client(seconds: Sample[], asked: YcsbSettings[] = []) {
-  return async ({ settings, onSample }: { settings: YcsbSettings; onSample?: (s: Sample) => void }) => {
+  return ({ settings, onSample }: { settings: YcsbSettings; onSample?: (s: Sample) => void }) => {
     asked.push(settings);
     for (const s of seconds) onSample?.(s);
-    return { samples: seconds, totals: totalsFromSamples(seconds) };
+    return Promise.resolve({ samples: seconds, totals: totalsFromSamples(seconds) });
   };
 }
 
@@ -107,9 +107,7 @@ test("restart events are in the phase's faults stream as they happen, so a later
 
 test('a store that cannot be written fails the client instead of leaving a hole', async () => {
   const broken = new ResultsStore(path.join(dir, 'missing'));
-  broken.appendStream = async () => {
-    throw new Error('ENOSPC: no space left on device');
-  };
+  broken.appendStream = () => Promise.reject(new Error('ENOSPC: no space left on device'));
   await expect(runPhaseClient(input, { store: broken, attempt: 1, run: client([second(1)]), now: () => ORIGIN })).rejects.toThrow(/ENOSPC/);
 });
 
@@ -130,10 +128,10 @@ function processes(...runs: Run[]) {
 
 /** A process that reports `seconds`, then dies as `exit` says. */
 function dying(seconds: Sample[], exit: Partial<ClientExit> = {}): Run {
-  return async ({ onSample }) => {
+  return ({ onSample }) => {
     for (const s of seconds) onSample?.(s);
     const ended: ClientExit = { code: 137, signal: 'SIGKILL', at: ORIGIN, ranMs: 8_000, cause: 'signal SIGKILL', ...exit };
-    throw new YcsbError(`YCSB run: ended by ${ended.cause}`, '', ended);
+    return Promise.reject(new YcsbError(`YCSB run: ended by ${ended.cause}`, '', ended));
   };
 }
 
@@ -210,7 +208,7 @@ describe('a process that dies mid-phase', () => {
     const unbounded = { ...input, untilMs: undefined };
     const quick = dying([], { ranMs: 1_000 });
     const long = dying([second(3)], { ranMs: 60_000 });
-    const runs = [...Array(QUICK_DEATHS - 1).fill(quick), long, ...Array(QUICK_DEATHS - 1).fill(quick), client([second(9)])];
+    const runs = [...Array<Run>(QUICK_DEATHS - 1).fill(quick), long, ...Array<Run>(QUICK_DEATHS - 1).fill(quick), client([second(9)])];
     const phase = processes(...runs);
     const result = await runPhaseClient(unbounded, { store, attempt: 1, run: phase.run, now });
     expect(phase.started()).toBe(runs.length);
@@ -218,9 +216,7 @@ describe('a process that dies mid-phase', () => {
   });
 
   test('other failures (a client that could not start, bad input) are not restarted', async () => {
-    const phase = processes(async () => {
-      throw new Error('spawn ip ENOENT');
-    });
+    const phase = processes(() => Promise.reject(new Error('spawn ip ENOENT')));
     await expect(runPhaseClient(input, { store, attempt: 1, run: phase.run, now })).rejects.toThrow('spawn ip ENOENT');
     expect(phase.started()).toBe(1);
   });
@@ -236,7 +232,7 @@ test("a failed write stops the running process at once and fails the phase with 
   const phase = processes(({ onSample, signal }) => {
     [1, 2, 3].forEach((s) => onSample?.(second(s)));
     // Runs until stopped, as YCSB would for the rest of the phase.
-    return new Promise((_, reject) => signal!.addEventListener('abort', () => reject((stoppedWith = signal!.reason))));
+    return new Promise((_, reject) => signal!.addEventListener('abort', () => reject((stoppedWith = signal!.reason as Error))));
   });
   await expect(runPhaseClient(input, { store, attempt: 1, run: phase.run, now: () => ORIGIN })).rejects.toThrow(/ENOSPC/);
   expect(String(stoppedWith)).toMatch(/ENOSPC/);

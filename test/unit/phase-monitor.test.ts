@@ -16,9 +16,11 @@ import { vmNode } from '../support/recording-exec';
 const dir = mkdtempSync(path.join(tmpdir(), 'fb-monitor-'));
 // The local fleet's paths are read when their modules load: none here, so this is a VM fleet.
 process.env.FRAGBENCH_STATE_DIR = path.join(dir, 'state');
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded after the state directory is set, which an import would precede */
 const { startPhaseMonitor } = require('../../operations/monitor/phase-monitor') as typeof import('../../operations/monitor/phase-monitor');
 const { monitorPhase } = require('../../activities/monitor') as typeof import('../../activities/monitor');
 const { ResultsStore } = require('../../services/results/results-store') as typeof import('../../services/results/results-store');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 let input: MonitorInput;
 

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import * as activities from '../../activities';
 
 const WORKFLOWS = path.resolve(__dirname, '../../workflows');
 
@@ -26,7 +27,7 @@ const workflowSources = readdirSync(WORKFLOWS)
 test('the registered activities are the scheduled ones', () => {
   const groups = proxyGroups(readFileSync(path.join(WORKFLOWS, 'activities.ts'), 'utf8'));
   expect(groups).toEqual(expect.arrayContaining(['network', 'cluster', 'load', 'scenario']));
-  const registered = Object.keys(require('../../activities') as Record<string, unknown>).sort();
+  const registered = Object.keys(activities).sort();
   expect(registered).toEqual(scheduledNames(groups, workflowSources));
 });
 

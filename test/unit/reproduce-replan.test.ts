@@ -72,7 +72,10 @@ describe('each verdict kind on the link-removal reproduction’s Cassandra cell 
   });
 
   test('unjudged: a smaller plan would not judge it either, so it is reported, not re-planned', () => {
-    expect(replanDecision(ctx, base, 'unjudged', undefined, 0)).toEqual({ kind: 'report', reason: expect.stringMatching(/^unjudged: no telemetry/) });
+    expect(replanDecision(ctx, base, 'unjudged', undefined, 0)).toEqual({
+      kind: 'report',
+      reason: expect.stringMatching(/^unjudged: no telemetry/) as unknown,
+    });
   });
 
   test('at the floor the load is halved; once no step is left, or the re-plans are spent, it is not reproducible here', () => {
@@ -137,7 +140,7 @@ test('every Cassandra part listing its own nodes states a floor, and every re-pl
       if (part.scenario.database?.name === 'cassandra' && Array.isArray(part.scenario.database.nodes))
         expect({ part: `${p.reproduction.id}/${part.id}`, floor: part.replan?.minDataNodes }).toEqual({
           part: `${p.reproduction.id}/${part.id}`,
-          floor: expect.any(Number),
+          floor: expect.any(Number) as unknown,
         });
       const [cell] = replanCells(part, plannedPart.plan);
       let size = cell.base;
@@ -208,7 +211,7 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
     const due = {
       attempt: 2,
       size: { nodes: ['singapore', 'pune'], loadHalvings: 0 },
-      replan: { step: '3 → 2 Cassandra nodes (seoul left out)', because: expect.stringMatching(/^host-bound at 3 Cassandra nodes/) },
+      replan: { step: '3 → 2 Cassandra nodes (seoul left out)', because: expect.stringMatching(/^host-bound at 3 Cassandra nodes/) as unknown },
     };
     expect(progress(ledger).next).toEqual(due);
     ledger = withRun(ledger, run({ runId: 'r2', status: 'cancelled', finishedCells: [], attempt: 2, size: due.size }));

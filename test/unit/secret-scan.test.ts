@@ -11,6 +11,7 @@ import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
+import type { CellRecord } from '../../core/run-record';
 import type { FleetState } from '../../infra/local/state';
 import type * as FleetKeys from '../../operations/fleet/fleet-keys';
 import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../../operations/fleet/secret-scan';
@@ -19,6 +20,7 @@ import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../..
 const stateRoot = mkdtempSync(path.join(tmpdir(), 'fb-secret-scan-'));
 const savedStateDir = process.env.FRAGBENCH_STATE_DIR;
 process.env.FRAGBENCH_STATE_DIR = stateRoot;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the state root is set, which an import would precede
 const { localFleetKeys, keyScanPlaces } = require('../../operations/fleet/fleet-keys') as typeof FleetKeys;
 
 const fleetDir = path.join(stateRoot, 'fleet');
@@ -114,7 +116,7 @@ test('a clean host: the key files and public keys are not leaks, every key file 
 
 test('keys planted in a stored run and in SQLite files are found, however they were written', async () => {
   const cellFile = path.join(resultsDir, path.basename(FIXTURE_RUN), 'cells', 'c1-lsf0.02.json');
-  const cell = JSON.parse(readFileSync(cellFile, 'utf8'));
+  const cell = JSON.parse(readFileSync(cellFile, 'utf8')) as CellRecord;
   // A PEM in a JSON string: its lines joined by `\n` escapes.
   cell.phases[0].events.push({ kind: 'tool-fault', label: 'x', scheduledOffsetS: 0, requestedAt: 0, detail: { config: tinc.mumbai.privateKey } });
   writeFileSync(cellFile, JSON.stringify(cell));

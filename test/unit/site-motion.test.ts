@@ -180,11 +180,13 @@ describe('the move event', () => {
 /** A shaper that keeps what it was last told per link, as the emulator would hold it. */
 class RecordingShaper implements LinkShaper {
   readonly shaped = new Map<string, ShapeItem['conditions']>();
-  async apply(link: ShapeItem['link'], conditions: ShapeItem['conditions']) {
+  apply(link: ShapeItem['link'], conditions: ShapeItem['conditions']) {
     this.shaped.set(link.id, conditions);
+    return Promise.resolve();
   }
-  async applyMany(items: ShapeItem[]) {
+  applyMany(items: ShapeItem[]) {
     for (const i of items) this.shaped.set(i.link.id, i.conditions);
+    return Promise.resolve();
   }
   async cut() {}
   async restore() {}

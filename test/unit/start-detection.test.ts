@@ -19,8 +19,8 @@ class HostExec implements NodeExec {
   run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
     return runHost(argv, options);
   }
-  async spawnDetached(argv: string[], logFile: string): Promise<number> {
-    return spawnDetached(argv, logFile);
+  spawnDetached(argv: string[], logFile: string): Promise<number> {
+    return Promise.resolve(spawnDetached(argv, logFile));
   }
 }
 
@@ -62,13 +62,13 @@ test('a process that renames itself is ours before and after the rename when bot
 
 test('startServer waits through a slow rename instead of reporting an exit, and reports a real exit', async () => {
   let calls = 0;
-  const readyOnThirdProbe = async () => ++calls >= 6;
+  const readyOnThirdProbe = () => Promise.resolve(++calls >= 6);
   const spec = { database: 'fake', argv: renamingServer(1), logFile: path.join(dir, 'log'), marker: [TITLE, conf] };
   const pid = await startServer(shell, spec, readyOnThirdProbe, 10_000);
   await shell.stopProcess(pid, spec.marker, 1_000);
 
   const dies = { ...spec, argv: ['bash', '-c', 'echo boom; exit 3', conf] };
-  await expect(startServer(shell, dies, async () => false, 10_000)).rejects.toThrow(
+  await expect(startServer(shell, dies, () => Promise.resolve(false), 10_000)).rejects.toThrow(
     /fake on host \(host\) failed to start: the process exited[\s\S]*boom/,
   );
 });

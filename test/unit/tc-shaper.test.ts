@@ -13,16 +13,16 @@ class RecordingExec implements NodeExec {
     /** A kernel without netem answers a netem qdisc as this host's does. */
     private readonly hasNetem = true,
   ) {}
-  async run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
+  run(argv: string[], options?: ExecOptions): Promise<ExecResult> {
     this.runs.push({ argv, input: options?.input });
     if (!this.hasNetem && options?.input?.includes('netem'))
-      return { code: 2, stdout: '', stderr: 'Error: Specified qdisc kind is unknown.\nCommand failed -:1\n' };
+      return Promise.resolve({ code: 2, stdout: '', stderr: 'Error: Specified qdisc kind is unknown.\nCommand failed -:1\n' });
     const show = argv.includes('show');
     const qdiscs = `qdisc htb 1: root refcnt 2 r2q 10 default 0\n${this.hasNetem ? 'qdisc netem 100: parent 1:1 limit 1000 delay 0ms\n' : ''}`;
-    return { code: 0, stdout: show && this.hasRoot ? qdiscs : '', stderr: '' };
+    return Promise.resolve({ code: 0, stdout: show && this.hasRoot ? qdiscs : '', stderr: '' });
   }
-  async spawnDetached(): Promise<number> {
-    throw new Error('not used');
+  spawnDetached(): Promise<number> {
+    return Promise.reject(new Error('not used'));
   }
   /** Every command, with `tc -batch` input expanded back into `tc ...` argv lists. */
   commands(): string[][] {

@@ -87,7 +87,7 @@ describe('emulator link bytes', () => {
       queued: 0,
       drops: { cut: 0, loss: 0, queue: 0, foreign: 0, send: 0 },
     });
-    const emulator = { stats: async () => [{ id: 'alpha-beta/0', cut: false, ab: direction(700), ba: direction(30) }] };
+    const emulator = { stats: () => Promise.resolve([{ id: 'alpha-beta/0', cut: false, ab: direction(700), ba: direction(30) }]) };
     expect(await emulatorLinkBytes(emulator)()).toEqual({ 'alpha-beta/0': { txBytes: 700, rxBytes: 30 } });
   });
 });

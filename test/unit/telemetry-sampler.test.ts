@@ -148,10 +148,10 @@ describe('telemetry sampler on this host', () => {
     const errors: string[] = [];
     const sampler = new TelemetrySampler({
       classify: () => undefined,
-      linkBytes: async () => {
-        if (failing) throw new Error('emulator control socket: no answer');
+      linkBytes: () => {
+        if (failing) return Promise.reject(new Error('emulator control socket: no answer'));
         total += 1000;
-        return { 'a-b/0': { rxBytes: total / 2, txBytes: total } };
+        return Promise.resolve({ 'a-b/0': { rxBytes: total / 2, txBytes: total } });
       },
       onError: (err) => errors.push(err.message),
     });

@@ -11,7 +11,7 @@ import { planScenario, type ResolvedFleet } from '../../core/scenario-plan';
 import { checkScenarioShape, parseScenarioText } from '../../core/scenario-schema';
 import { withTraceRows } from '../../core/scenario-traces';
 import { parseTrace, replaySchedule, traceTargetProblems, type ReplayReport, type TraceRow } from '../../core/trace';
-import { eventInjector, type EventTargets } from '../../activities/scenario';
+import { injectEventInto, type EventTargets } from '../../activities/scenario';
 import type { ReplayAction } from '../../core/event-kinds/trace-replay';
 import { traceReplay } from '../../core/event-kinds/trace-replay';
 import { eventOptions } from '../../workflows/activities';
@@ -233,8 +233,8 @@ ${events}`),
     const [phase] = plan('      - { at: 30, replay: { file: traces/ok.csv, loop: true } }', 0.5).cells[0].phases;
     if (phase.kind !== 'run') throw new Error('not a run phase');
     const report: ReplayReport = { appliedAt: 1000, completedAt: 36_000, steps: 7, latenessMs: { p50: 2, p99: 9, max: 12 } };
-    const replayLinkTrace = jest.fn(async () => report);
-    const done = await eventInjector({ replayLinkTrace } as unknown as EventTargets)({
+    const replayLinkTrace = jest.fn(() => Promise.resolve(report));
+    const done = await injectEventInto({ replayLinkTrace } as unknown as EventTargets, {
       fleet: { kind: 'local' },
       database: 'redis',
       event: phase.events[0],

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { eventInjector, type EventTargets } from '../../activities/scenario';
+import { injectEventInto, type EventTargets, type InjectEventInput } from '../../activities/scenario';
 import type { PreparedRun } from '../../operations/scenario/scenario-loader';
 import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
 import { registerEventKind } from '../../core/event-kinds/registry';
@@ -79,22 +79,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('the workflow fires a registered kind through the injector and records it with its label', async () => {
   const fleetCalls: string[] = [];
-  const targets = new Proxy({}, { get: (_, name) => async () => void fleetCalls.push(String(name)) }) as EventTargets;
+  const targets = new Proxy({}, { get: (_, name) => () => Promise.resolve(void fleetCalls.push(String(name))) }) as EventTargets;
   const cells: Omit<CellRecord, 'summary'>[] = [];
-  const nothing = async () => undefined;
+  const nothing = () => Promise.resolve();
   const activities = {
     ...Object.fromEntries(['releaseFleet', 'stopCluster', 'flushDatabase', 'recordSamples'].map((name) => [name, nothing])),
-    acquireFleet: async () => ({ topology: 'fhc-4', broughtUp: false }),
-    prepareRun: async () => prepared(),
-    recordRunStart: async () => ({ dir: '/nonexistent' }),
-    resetNetwork: async () => ({ appliedAt: Date.now() }),
-    startCluster: async () => ({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
-    readClock: async () => Date.now(),
-    async recordCell({ cell }: { cell: Omit<CellRecord, 'summary'> }) {
+    acquireFleet: () => Promise.resolve({ topology: 'fhc-4', broughtUp: false }),
+    prepareRun: () => Promise.resolve(prepared()),
+    recordRunStart: () => Promise.resolve({ dir: '/nonexistent' }),
+    resetNetwork: () => Promise.resolve({ appliedAt: Date.now() }),
+    startCluster: () => Promise.resolve({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
+    readClock: () => Promise.resolve(Date.now()),
+    recordCell({ cell }: { cell: Omit<CellRecord, 'summary'> }) {
       cells.push(cell);
-      return { throughputOpsPerS: 0, okOps: 0, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} };
+      return Promise.resolve({ throughputOpsPerS: 0, okOps: 0, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} });
     },
-    finishRun: async () => ({ reportPath: '/nonexistent/index.html' }),
+    finishRun: () => Promise.resolve({ reportPath: '/nonexistent/index.html' }),
     async ycsbRun(input: PhaseClientInput): Promise<PhaseClientResult> {
       const ctx = Context.current();
       while (input.untilMs !== undefined && Date.now() < input.untilMs) {
@@ -110,7 +110,7 @@ test('the workflow fires a registered kind through the injector and records it w
         await Promise.race([sleep(100), ctx.cancelled]);
       }
     },
-    injectEvent: eventInjector(targets),
+    injectEvent: (input: InjectEventInput) => injectEventInto(targets, input),
   };
   const taskQueue = `wf-kinds-${randomUUID().slice(0, 8)}`;
   const workflowBundle = await bundleWorkflowCode({

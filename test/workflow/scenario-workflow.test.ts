@@ -117,40 +117,41 @@ interface MockOptions {
 
 function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
   const recorded: Recorded = { cells: [], clients: [], monitors: 0, resets: [], steps: [] };
-  const noop = async () => ({ appliedAt: Date.now() });
+  const noop = () => Promise.resolve({ appliedAt: Date.now() });
   const activities = {
-    async acquireFleet() {
+    acquireFleet() {
       recorded.steps.push('acquire');
       const busy =
         options.fleetBusy && (options.busyTimes === undefined || recorded.steps.filter((x) => x === 'acquire').length <= options.busyTimes);
-      if (busy) throw ApplicationFailure.nonRetryable('fleet busy: run other on fhc-4 since 2026-11-24T00:00:00.000Z', 'FleetBusy');
-      return { topology: 'fhc-4', broughtUp: true };
+      if (busy) return Promise.reject(ApplicationFailure.nonRetryable('fleet busy: run other on fhc-4 since 2026-11-24T00:00:00.000Z', 'FleetBusy'));
+      return Promise.resolve({ topology: 'fhc-4', broughtUp: true });
     },
-    async releaseFleet({ tearDown }: { tearDown: boolean }) {
+    releaseFleet({ tearDown }: { tearDown: boolean }) {
       recorded.steps.push(`release tearDown=${tearDown}`);
+      return Promise.resolve();
     },
-    async prepareRun() {
+    prepareRun() {
       recorded.steps.push('prepare');
-      if (options.badScenario) throw ApplicationFailure.nonRetryable('database.options.x: unknown option', 'InputError');
-      return prepared;
+      if (options.badScenario) return Promise.reject(ApplicationFailure.nonRetryable('database.options.x: unknown option', 'InputError'));
+      return Promise.resolve(prepared);
     },
-    recordRunStart: async () => ({ dir: '/nonexistent' }),
-    resetNetwork: async () => {
+    recordRunStart: () => Promise.resolve({ dir: '/nonexistent' }),
+    resetNetwork: () => {
       recorded.resets.push(Date.now());
-      return { appliedAt: Date.now() };
+      return Promise.resolve({ appliedAt: Date.now() });
     },
     applyLatencyEpoch: noop,
     applyBandwidthEpoch: noop,
-    stopCluster: async () => undefined,
-    startCluster: async () => ({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
-    flushDatabase: async () => undefined,
-    recordSamples: async () => undefined,
-    readClock: async () => Date.now(),
-    recordCell: async ({ cell }: { cell: Omit<CellRecord, 'summary'> }) => {
+    stopCluster: () => Promise.resolve(),
+    startCluster: () => Promise.resolve({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
+    flushDatabase: () => Promise.resolve(),
+    recordSamples: () => Promise.resolve(),
+    readClock: () => Promise.resolve(Date.now()),
+    recordCell: ({ cell }: { cell: Omit<CellRecord, 'summary'> }) => {
       recorded.cells.push(cell);
-      return SUMMARY;
+      return Promise.resolve(SUMMARY);
     },
-    finishRun: async () => ({ reportPath: '/nonexistent/index.html' }),
+    finishRun: () => Promise.resolve({ reportPath: '/nonexistent/index.html' }),
     async ycsbRun(input: PhaseClientInput): Promise<PhaseClientResult> {
       const ctx = Context.current();
       const entry = { input, attempt: ctx.info.attempt, startedAt: Date.now(), cancelled: false } as Recorded['clients'][number];

@@ -24,17 +24,18 @@ export interface KeyPairOutputs extends KeyPairInputs {
 /** Inputs whose change means a new key pair; everything else keeps the one there is. */
 const REPLACE_ON: (keyof KeyPairInputs)[] = ['kind', 'rotation', 'comment'];
 
+// Pulumi's provider interface asks for promises; making and comparing keys has nothing to wait for.
 export const keyPairProvider: pulumi.dynamic.ResourceProvider<KeyPairInputs, KeyPairOutputs> = {
-  async create(inputs) {
-    return { id: randomUUID(), outs: { ...inputs, ...newKeyMaterial(inputs.kind, inputs.comment) } };
+  create(inputs) {
+    return Promise.resolve({ id: randomUUID(), outs: { ...inputs, ...newKeyMaterial(inputs.kind, inputs.comment) } });
   },
-  async diff(_id, olds, news) {
+  diff(_id, olds, news) {
     const replaces = REPLACE_ON.filter((k) => (olds[k] ?? '') !== (news[k] ?? ''));
-    return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+    return Promise.resolve({ changes: replaces.length > 0, replaces, deleteBeforeReplace: false });
   },
-  async update(_id, olds, news) {
+  update(_id, olds, news) {
     // diff() replaces on every input that matters, so an update only carries the old keys over.
-    return { outs: { ...news, publicKey: olds.publicKey, privateKey: olds.privateKey } };
+    return Promise.resolve({ outs: { ...news, publicKey: olds.publicKey, privateKey: olds.privateKey } });
   },
 };
 

@@ -464,6 +464,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
             .split('\n')
             .find((l) => l.startsWith('nodetool:')) ?? err.message;
         const hint = remaining.length < SYSTEM_REPLICATION ? '; set settings.options.allowBelowSystemReplication to force it' : '';
+        // eslint-disable-next-line preserve-caught-error -- nodetool's own line is kept; a cause would add the whole command and output to the activity's failure
         throw new Error(`Cassandra refused to decommission ${leaving.node}: ${said.replace(/^nodetool:\s*/, '')} (the cluster is unchanged${hint})`);
       }
       throw err;
@@ -498,7 +499,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     this.state.write({ ...state, options: { ...state.options, fieldCount } });
   }
 
-  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding {
     const state = this.state.require('cassandra ycsbBinding');
     return {
       dbClass: 'fragbench.ycsb.CassandraClient',

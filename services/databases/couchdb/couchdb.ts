@@ -315,7 +315,7 @@ export class CouchDbAdapter extends ClusterAdapter<CouchState> implements Databa
     await this.request(first, 'PUT', `/${YCSB_DATABASE}?q=${state.shards}&n=${state.replicas}`, { ok: [201, 202] });
   }
 
-  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding {
     const state = this.state.require('couchdb ycsbBinding');
     return {
       dbClass: 'fragbench.ycsb.CouchClient',

@@ -419,7 +419,7 @@ export class MysqlClusterAdapter extends ClusterAdapter<MysqlState, DataNodeMemb
     this.state.write({ ...state, fieldCount });
   }
 
-  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding {
     const state = this.state.require('mysql ycsbBinding');
     return {
       dbClass: 'fragbench.ycsb.JdbcClient',

@@ -350,7 +350,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     }
   }
 
-  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding {
     const state = this.state.require('redis ycsbBinding');
     return {
       dbClass: 'fragbench.ycsb.RedisClient',

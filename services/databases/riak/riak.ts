@@ -239,12 +239,13 @@ export class RiakAdapter extends ClusterAdapter<RiakState> implements DatabaseAd
    * Riak has no truncate, and deleting every key lists the whole keyspace: a flush points YCSB at
    * a new bucket instead. The old bucket's objects stay on disk until the cluster is stopped.
    */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
     const state = this.state.require('riak flush');
     this.state.write({ ...state, generation: state.generation + 1 });
+    return Promise.resolve();
   }
 
-  async ycsbBinding(options: { timeoutMs: number; retries: number }): Promise<YcsbBinding> {
+  ycsbBinding(options: { timeoutMs: number; retries: number }): YcsbBinding {
     const state = this.state.require('riak ycsbBinding');
     return {
       dbClass: 'fragbench.ycsb.RiakClient',
