@@ -137,7 +137,7 @@ export const OVERLAY_PATHS_NOT_COMPARED: NotCompared[] = [];
 export const overlayPaths: Reproduction = {
   id: 'overlay-paths',
   title: 'Overlay paths: which link tinc uses as direct links are cut and restored, and how long it takes to re-route',
-  source: 'SPEC.md §3 (tinc overlay; the paper’s §3.2 Fig. 2)',
+  source: 'SPEC.md §1 (the FHC’s tinc overlay; the paper’s §3.2, Fig. 2)',
   deviations: [
     {
       what: 'traffic vm0 -> vm2',
