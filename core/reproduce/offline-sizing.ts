@@ -136,7 +136,7 @@ export const offlineSizing: Reproduction = {
   deviations: [
     {
       what: 'cluster sizes',
-      published: `2 to 8 nodes (Table 5: 2, 4, 8), in the order ${String(publishedExperiment('offline-sizing').publishedSetup.sites)}`,
+      published: `2 to 8 nodes (Table 5: 2, 4, 8); sites: ${String(publishedExperiment('offline-sizing').publishedSetup.sites)}`,
       ours: `3 (${SIZING_ORDER.slice(0, 3).join(', ')}), 4 (+ ${SIZING_ORDER[3]}) and 8 (all sites, the latency epochs' cluster)`,
       why: 'Redis Cluster needs 3 masters to form; the next node of the published order is the third',
     },
