@@ -11,14 +11,13 @@ import { writeFileAtomic, writeJsonAtomic } from '../platform/files';
 import type { CellPlan } from '../core/scenario';
 import type { CellRecord } from '../core/run-record';
 import { aggregate } from '../core/reproduce/aggregate';
-import { experimentSection, REPLAN_NOTE, type ExperimentComparison } from '../core/reproduce/comparison-text';
+import { compareReproduction } from '../core/reproduce/comparison';
+import { experimentSection, REPLAN_NOTE, RULES_NOTE, suiteTable, type ExperimentComparison } from '../core/reproduce/comparison-text';
 import { writeComparisonHtml } from '../report/comparison-html';
-import { namingFleets, runFigures, type Figure, type PhaseClient } from '../core/reproduce/figures';
-import { compareLatency, type PublishedLatency } from '../core/reproduce/latency-comparison';
-import { sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
+import { namingFleets, runFigures, type CellPlacement, type Figure, type PhaseClient } from '../core/reproduce/figures';
+import { runsOf, sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
-import type { PlannedReproduction } from './reproduce-plan';
-import published from '../core/reproduce/published-latency.json';
+import type { PlannedPart, PlannedReproduction } from './reproduce-plan';
 
 /**
  * The client each phase of a recorded cell ran with, from the run's own record of its plan: its
@@ -33,12 +32,37 @@ function clientsOf(plans: CellPlan[], targetsAreOfferedLoad: boolean) {
       )[0];
 }
 
+/** Where each recorded cell ran its client and its database, from the run's record of its plan. */
+function placementsOf(plans: CellPlan[]) {
+  return (cell: CellRecord): CellPlacement | undefined => {
+    const plan = plans.find((p) => JSON.stringify(p.coordinates) === JSON.stringify(cell.coordinates));
+    return plan && { client: plan.client, nodes: plan.nodes };
+  };
+}
+
 /** The figures one run recorded for one cell. */
 async function figuresOfRun(store: ResultsStore, runId: string, cell: Coordinates, targetsAreOfferedLoad: boolean): Promise<Figure[]> {
   if (!(await store.hasRun(runId))) return [];
   const run = await store.readRun(runId);
   const cells = (await store.readCells(run).catch(() => [] as CellRecord[])).filter((c) => sameCell(c.coordinates, cell));
-  return runFigures(cells, clientsOf((run.settings.cells as CellPlan[] | undefined) ?? [], targetsAreOfferedLoad));
+  const plans = (run.settings.cells as CellPlan[] | undefined) ?? [];
+  return runFigures(cells, clientsOf(plans, targetsAreOfferedLoad), placementsOf(plans));
+}
+
+/**
+ * The ledger entry a part's runs are under: its own, or, where it shares another reproduction's
+ * runs (`sameRunsAs`) and has none of its own in this repetition, that one's.
+ */
+function runsUnder(
+  ledger: Ledger,
+  experiment: string,
+  part: PlannedPart,
+  defined: { sameRunsAs?: { experiment: string; part: string } },
+  repetition: number,
+) {
+  const own = { experiment, part: part.id };
+  if (runsOf(ledger, experiment, part.id, repetition).length > 0 || !defined.sameRunsAs) return own;
+  return runsOf(ledger, defined.sameRunsAs.experiment, defined.sameRunsAs.part, repetition).length > 0 ? defined.sameRunsAs : own;
 }
 
 /** One experiment's figures per repetition and the re-plans behind them. */
@@ -47,6 +71,8 @@ interface ExperimentFigures {
   /** "r1 cassandra latencyScale=0.2: re-planned: …", for every cell not run as planned. */
   plans: string[];
   firstRepetitionRuns: string[];
+  /** Parts whose figures came from another reproduction's runs: part -> that reproduction. */
+  sharedRuns: Record<string, string>;
 }
 
 /**
@@ -55,14 +81,16 @@ interface ExperimentFigures {
  */
 async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: PlannedReproduction, repeat: number): Promise<ExperimentFigures> {
   const experiment = planned.reproduction.id;
-  const result: ExperimentFigures = { perRepetition: [], plans: [], firstRepetitionRuns: [] };
+  const result: ExperimentFigures = { perRepetition: [], plans: [], firstRepetitionRuns: [], sharedRuns: {} };
   for (let repetition = 1; repetition <= repeat; repetition++) {
     const figures: Figure[] = [];
     for (const part of planned.parts) {
       const defined = planned.reproduction.parts.find((p) => p.id === part.id)!;
       const cells = replanCells(defined, part.plan);
-      const runs = ledger.runs.filter((r) => r.experiment === experiment && r.part === part.id && r.repetition === repetition);
-      for (const progress of cellProgress(ledger, { experiment, part: part.id, repetition }, cells)) {
+      const under = runsUnder(ledger, experiment, part, defined, repetition);
+      if (under.experiment !== experiment) result.sharedRuns[part.id] = under.experiment;
+      const runs = runsOf(ledger, under.experiment, under.part, repetition);
+      for (const progress of cellProgress(ledger, { ...under, repetition }, cells)) {
         const last = progress.attempts[progress.attempts.length - 1];
         const note = last ? planNote(progress) : 'unfinished';
         const runIds = last ? [last.runId] : runs.map((r) => r.runId).reverse();
@@ -90,30 +118,67 @@ async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: P
   return result;
 }
 
-/**
- * Writes comparison.md, comparison.json and comparison.html into `dir`; `store` holds the runs
- * the ledger lists (the default results directory unless told otherwise).
- */
-export async function writeComparison(dir: string, planned: PlannedReproduction[], ledger: Ledger, store = new ResultsStore()): Promise<string> {
-  const writtenAt = Date.now();
+/** Each planned reproduction's comparison from the runs its ledger lists. */
+export async function compareDirectory(planned: PlannedReproduction[], ledger: Ledger, store = new ResultsStore()): Promise<ExperimentComparison[]> {
   const comparisons: ExperimentComparison[] = [];
   for (const p of planned) {
     const { reproduction, estimate } = p;
     const repeat = ledger.repeat[reproduction.id] ?? estimate.repeat;
-    const { perRepetition, plans, firstRepetitionRuns } = await experimentFigures(store, ledger, p, repeat);
-    const latency = reproduction.id === 'latency' ? compareLatency(published as PublishedLatency, perRepetition) : undefined;
-    comparisons.push({ reproduction, repeat, figures: aggregate(perRepetition), plans, firstRepetitionRuns, ...(latency ? { latency } : {}) });
+    const { perRepetition, plans, firstRepetitionRuns, sharedRuns } = await experimentFigures(store, ledger, p, repeat);
+    comparisons.push({
+      reproduction,
+      repeat,
+      figures: aggregate(perRepetition),
+      plans,
+      firstRepetitionRuns,
+      sharedRuns,
+      agreement: compareReproduction(reproduction, perRepetition),
+    });
   }
-  const heading = `# Reproduction of the published experiments on one host\n\nDirectory: ${dir}; written ${new Date(writtenAt).toISOString()}.\n\n${REPLAN_NOTE}\n`;
+  return comparisons;
+}
+
+/**
+ * Writes comparison.md, comparison.json and comparison.html into `dir` (and, given `suiteTableFile`,
+ * the suite's one table there); `store` holds the runs the ledger lists.
+ */
+export async function writeComparison(
+  dir: string,
+  planned: PlannedReproduction[],
+  ledger: Ledger,
+  store = new ResultsStore(),
+  suiteTableFile?: string,
+): Promise<string> {
+  const writtenAt = Date.now();
+  const comparisons = await compareDirectory(planned, ledger, store);
+  const heading = `# Reproduction of the published experiments on one host\n\nDirectory: ${dir}; written ${new Date(writtenAt).toISOString()}.\n\nRules: ${RULES_NOTE}\n\n${REPLAN_NOTE}\n`;
   const markdown = [heading, ...comparisons.map(experimentSection)].join('\n');
   writeFileAtomic(path.join(dir, 'comparison.md'), markdown);
   const json = Object.fromEntries(
-    comparisons.map(({ reproduction, repeat, plans, figures, latency }) => [
+    comparisons.map(({ reproduction, repeat, plans, figures, agreement, sharedRuns }) => [
       reproduction.id,
-      { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), plans, figures, ...(latency ? { latency } : {}) },
+      { repeat, runs: ledger.runs.filter((r) => r.experiment === reproduction.id), sharedRuns, plans, agreement, figures },
     ]),
   );
   writeJsonAtomic(path.join(dir, 'comparison.json'), json);
-  const html = await writeComparisonHtml(store, { dir, writtenAt, comparisons, published: published as PublishedLatency });
-  return `${markdown}\ncomparison: ${path.join(dir, 'comparison.md')} (and comparison.json, ${path.basename(html)})`;
+  const html = await writeComparisonHtml(store, { dir, writtenAt, comparisons });
+  const suite = suiteTableFile ? writeSuiteTable(suiteTableFile, dir, comparisons) : undefined;
+  return `${markdown}\ncomparison: ${path.join(dir, 'comparison.md')} (and comparison.json, ${path.basename(html)})${suite ? `; suite table: ${suite}` : ''}`;
+}
+
+/** The page docs/reproduce.md: its heading and the suite table filled from `dir`. */
+export function suitePage(dir: string, comparisons: ExperimentComparison[]): string {
+  return [
+    '# Reproducing the published results: the suite',
+    '',
+    `One row per published figure and claim of every experiment (core/reproduce/published-results.json), from one run of \`fragbench reproduce\`.`,
+    '',
+    suiteTable(comparisons, path.relative(process.cwd(), dir) || dir),
+  ].join('\n');
+}
+
+function writeSuiteTable(file: string, dir: string, comparisons: ExperimentComparison[]): string {
+  const target = path.resolve(file);
+  writeFileAtomic(target, suitePage(dir, comparisons));
+  return target;
 }

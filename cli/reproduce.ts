@@ -22,16 +22,18 @@ import { readJson, writeJsonAtomic } from '../platform/files';
 import type { TemporalSettings } from '../worker/connection';
 import { ensureDevServer, stopDevServer } from '../worker/dev-server';
 import { runIdFor } from '../workflows/definitions';
-import { formatSuitePlan, planReproduction, type PlannedPart, type PlannedReproduction } from './reproduce-plan';
+import { formatSuitePlan, planReproduction, planSuite, suitePlanJson, type PlannedPart, type PlannedReproduction } from './reproduce-plan';
 import { writeComparison } from './reproduce-report';
 import { followRun, startRun, withLocalWorker } from './run';
 
 interface ReproduceOptions {
   plan?: boolean;
+  json?: boolean;
   durations?: boolean;
   repeat?: number;
   resume?: string;
   reportOnly?: boolean;
+  suiteTable?: string;
 }
 
 function stamp(): string {
@@ -231,9 +233,10 @@ async function reportOnly(which: string[], opts: ReproduceOptions): Promise<void
   // `all` means what this directory ran.
   const all = which.length === 0 || which.includes('all');
   const selected = selectReproductions(which).filter((r) => !all || r.id in ledger.repeat);
+  const ids = selected.map((r) => r.id);
   const planned: PlannedReproduction[] = [];
-  for (const r of selected) planned.push(await planReproduction(r, ledger.repeat[r.id]));
-  console.log(await writeComparison(dir, planned, ledger, storeOf(dir)));
+  for (const r of selected) planned.push(await planReproduction(r, ledger.repeat[r.id], ids));
+  console.log(await writeComparison(dir, planned, ledger, storeOf(dir), opts.suiteTable));
 }
 
 /** The reproduce directories `fragbench reproduce` made in the results directory (reproduce-<stamp>), oldest first. */
@@ -262,11 +265,14 @@ async function durations(which: string[]): Promise<void> {
     selected.map((r) => ({ id: r.id, parts: r.parts.map((p) => p.id) })),
   );
   const plannedS = new Map<string, number>();
-  for (const r of selected) plannedS.set(r.id, (await planReproduction(r, found.get(r.id)?.repeat)).estimate.totalS);
+  const ids = selected.map((r) => r.id);
+  for (const r of selected) plannedS.set(r.id, (await planReproduction(r, found.get(r.id)?.repeat, ids)).estimate.totalS);
   console.log(formatDurations(found, plannedS));
 }
 
 async function reproduce(which: string[], opts: ReproduceOptions): Promise<void> {
+  if (opts.json && !opts.plan)
+    throw new InputError('--json', 'prints the plan only: give it with --plan, e.g. `fragbench reproduce all --plan --json`');
   if (opts.durations) return durations(which);
   if (opts.reportOnly) return reportOnly(which, opts);
   return reproduceWith(selectReproductions(which), opts);
@@ -274,10 +280,20 @@ async function reproduce(which: string[], opts: ReproduceOptions): Promise<void>
 
 /** Runs reproductions (the catalogue's, or a smaller one a check builds) with the CLI's options. */
 export async function reproduceWith(selected: Reproduction[], opts: Omit<ReproduceOptions, 'reportOnly'>): Promise<void> {
-  const planned: PlannedReproduction[] = [];
   // A resume keeps the repetitions the first invocation asked for, unless told otherwise.
   const earlier = opts.resume ? readJson<Ledger>(paths(path.resolve(opts.resume)).ledger) : undefined;
-  for (const r of selected) planned.push(await planReproduction(r, opts.repeat ?? earlier?.repeat[r.id]));
+  const planned = await planSuite(selected, opts.repeat);
+  if (earlier && opts.repeat === undefined) {
+    const ids = selected.map((r) => r.id);
+    for (const [i, p] of planned.entries()) {
+      const asked = earlier.repeat[p.reproduction.id];
+      if (asked !== undefined && asked !== p.estimate.repeat) planned[i] = await planReproduction(p.reproduction, asked, ids);
+    }
+  }
+  if (opts.plan && opts.json) {
+    console.log(JSON.stringify(suitePlanJson(planned), null, 2));
+    return;
+  }
   console.log(formatSuitePlan(planned));
   if (opts.plan) return;
 
@@ -291,13 +307,14 @@ export async function reproduceWith(selected: Reproduction[], opts: Omit<Reprodu
       for (const p of planned) {
         session.setRepeat(p.reproduction.id, p.estimate.repeat);
         for (let repetition = 1; repetition <= p.estimate.repeat; repetition++) {
-          for (const part of p.parts) await session.runPart(client, settings, p, part, repetition, p.estimate.repeat);
+          // A part another selected reproduction runs (the same scenario) is run once, under that one.
+          for (const part of p.parts.filter((x) => !x.runsUnder)) await session.runPart(client, settings, p, part, repetition, p.estimate.repeat);
         }
       }
     });
   } finally {
     // Whatever finished is in the ledger: the comparison says what it shows, even after an interruption.
-    console.log(await writeComparison(dir, planned, session.current, storeOf(dir)));
+    console.log(await writeComparison(dir, planned, session.current, storeOf(dir), opts.suiteTable));
     if (started) await stopDevServer();
   }
 }
@@ -306,9 +323,13 @@ export function registerReproduceCommands(program: Command): void {
   program
     .command('reproduce [experiments...]')
     .description(
-      'run the published experiments (SPEC.md §4) scaled to this host, each as scenario runs, and compare them with the published values; `all` (the default) or one or more of the ids `--plan` lists',
+      'run the published experiments (SPEC.md §4) on this host, each as scenario runs, and compare them with every published figure and claim (core/reproduce/published-results.json); `all` (the default) or one or more of the ids `--plan` lists',
     )
-    .option('--plan', "print each experiment's scale and estimated duration; run nothing")
+    .option(
+      '--plan',
+      "print each experiment's deviations from the published set-up, what it compares and what not (why), and its estimated duration; run nothing",
+    )
+    .option('--json', 'with --plan: the plan as JSON ({experiments: [{id, estimatedMinutes, compares, notCompared, deviations}], totalMinutes})')
     .option('--repeat <n>', 'repetitions per experiment (default: 3 where the 30-minute budget allows, else fewer)', wholeNumberAbove0)
     .option('--resume <dir>', 'continue an interrupted reproduction in its directory (results/reproduce-<stamp>), skipping finished runs and cells')
     .option(
@@ -316,5 +337,6 @@ export function registerReproduceCommands(program: Command): void {
       "each experiment's newest complete run in results/reproduce-<stamp> directories, real against planned minutes, and the suite's sum; run nothing",
     )
     .option('--report-only', 'with --resume: write the comparison (comparison.md, .json and .html) again from the directory, running nothing')
+    .option('--suite-table <file>', 'also write the suite-level table (every experiment, then the counts) to this file, e.g. docs/reproduce.md')
     .action((experiments: string[], opts: ReproduceOptions) => reproduce(experiments, opts));
 }

@@ -1,7 +1,8 @@
 /**
  * The comparison of a reproduce directory as one self-contained page (comparison.html): per
- * experiment the published set-up beside ours, the `published | ours | agrees?` table with its
- * rule beside it, our figures with their intervals, verdicts and the plan that produced each,
+ * experiment the published set-up beside each deviation of ours, the table `experiment | figure |
+ * published | ours | agrees | verdict` with the rules beside it and the counts it ends with, our
+ * figures with their intervals, verdicts and the plan that produced each,
  * and the figures drawn: the page's own (normalized throughput, intervals) and those of the
  * first repetition's run reports. Figures are drawn by the report's one plotting path (Vega-Lite
  * to SVG, report/vega.ts) and inlined; the page loads nothing (report/html.ts's policy).
@@ -10,15 +11,18 @@ import path from 'node:path';
 import {
   REPLAN_NOTE,
   INTERVAL_NOTE,
-  LATENCY_RULES,
+  RULES_NOTE,
+  agreementTable,
+  besideLines,
+  countsLine,
+  deviationTable,
   figureTable,
   measurerSummary,
-  orderingTable,
-  ratioTable,
+  paperSource,
+  publishedSetupLines,
   type ExperimentComparison,
   type TextTable,
 } from '../core/reproduce/comparison-text';
-import type { PublishedLatency } from '../core/reproduce/latency-comparison';
 import type { CellRecord } from '../core/run-record';
 import { ResultsStore, writeFileAtomic } from '../services/results/results-store';
 import { buildReport } from './build-report';
@@ -34,7 +38,6 @@ export interface ComparisonPage {
   dir: string;
   writtenAt: number;
   comparisons: ExperimentComparison[];
-  published: PublishedLatency;
 }
 
 const STYLE = `
@@ -50,7 +53,7 @@ const STYLE = `
   table { border-collapse: collapse; font-size: 12.5px; margin: 4px 0; }
   th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
   th { background: #f3f3f3; font-weight: 600; }
-  td.no { color: #a50f15; font-weight: 600; } td.yes { color: #006d2c; font-weight: 600; }
+  td.disagree { color: #a50f15; font-weight: 600; } td.agree { color: #006d2c; font-weight: 600; } td.undecided { color: #8c6d00; font-weight: 600; }
   .beside { display: grid; grid-template-columns: minmax(0, 1fr) 320px; gap: 18px; align-items: start; }
   .rule { font-size: 12.5px; background: #f7f7f7; border-left: 3px solid #999; padding: 6px 10px; margin: 4px 0; }
   table.setup td { width: 50%; } table.setup ul { margin: 0; padding-left: 18px; }
@@ -62,26 +65,20 @@ const STYLE = `
 
 function tableHtml(t: TextTable, className = ''): string {
   const cell = (v: string, column: string) => {
-    const judged = column.endsWith('?') && (v === 'yes' || v === 'no') ? ` class="${v}"` : '';
-    return `<td${judged}>${escapeHtml(v)}</td>`;
+    const judged = column === 'agrees' ? /^(agree|disagree|undecided)\b/.exec(v)?.[1] : undefined;
+    return `<td${judged ? ` class="${judged}"` : ''}>${escapeHtml(v)}</td>`;
   };
   const head = t.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join('');
   const body = t.rows.map((r) => `<tr>${r.map((v, i) => cell(v, t.columns[i])).join('')}</tr>`).join('\n');
   return `<table${className ? ` class="${className}"` : ''}><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-function setupHtml(c: ExperimentComparison, published: PublishedLatency): string {
+function setupHtml(c: ExperimentComparison): string {
   const r = c.reproduction;
-  const publishedSetup =
-    r.id === 'latency'
-      ? `${r.publishedSetup} (${Object.entries(published.setup)
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ')})`
-      : r.publishedSetup;
-  const ours = (['sites', 'records', 'durations', 'threads'] as const).map((k) => `<li>${k}: ${escapeHtml(r.scaling[k])}</li>`).join('');
-  return `<table class="setup"><thead><tr><th>published</th><th>ours (scaled to this host)</th></tr></thead>
-<tbody><tr><td>${escapeHtml(publishedSetup)}</td><td><ul>${ours}</ul><p>Why this scale: ${escapeHtml(r.scaling.why)}</p></td></tr></tbody></table>
-<ul class="not-run">${r.notRunHere.map((n) => `<li>not run here: ${escapeHtml(n)}</li>`).join('')}</ul>`;
+  return `<table class="setup"><thead><tr><th>published</th><th>ours, where it differs</th></tr></thead>
+<tbody><tr><td><ul>${publishedSetupLines(r.id)
+    .map((l) => `<li>${escapeHtml(l)}</li>`)
+    .join('')}</ul></td><td>${tableHtml(deviationTable(r), 'deviations')}</td></tr></tbody></table>`;
 }
 
 /** The page's own figures and the first repetition's run-report figures, for one experiment. */
@@ -103,25 +100,24 @@ async function figureHtml(figure: Figure): Promise<string> {
   return `<figure id="fig-${escapeHtml(figure.id)}"><figcaption>${escapeHtml(figure.heading)}</figcaption>${scopeSvgIds(svg, figure.id)}${warnings.map((w) => `<p class="rule">Drawing this figure: ${escapeHtml(w)}</p>`).join('')}</figure>`;
 }
 
-async function experimentHtml(store: ResultsStore, c: ExperimentComparison, published: PublishedLatency): Promise<string> {
+async function experimentHtml(store: ResultsStore, c: ExperimentComparison): Promise<string> {
   const r = c.reproduction;
   const summary = measurerSummary(c.figures);
   const flagged = c.figures.some((f) => f.flagged.length > 0);
-  const latency = c.latency
-    ? `<h3>Published values beside ours</h3>
-<div class="beside">${tableHtml(ratioTable(c.latency), 'comparison')}<p class="rule">Rule: ${escapeHtml(LATENCY_RULES)}</p></div>
-${tableHtml(orderingTable(c.latency), 'orderings')}`
-    : '<p>No published values in shared/reference for this experiment: our figures with the published set-up only.</p>';
   const figures = await Promise.all((await experimentFigures(store, c)).map(figureHtml));
+  const beside = besideLines(c.agreement.rows);
   return `<section class="experiment" id="exp-${escapeHtml(r.id)}">
 <h2>${escapeHtml(`${r.id}: ${r.title}`)}</h2>
-<p>Source: ${escapeHtml(r.source)}. Repetitions: ${c.repeat}.</p>
+<p>Source: ${escapeHtml(`${r.source}; ${paperSource(r.id)}`)}. Repetitions: ${c.repeat}.</p>
 <h3>Published set-up and ours</h3>
-${setupHtml(c, published)}
+${setupHtml(c)}
 <p class="verdicts ${flagged ? 'flagged' : 'ok'}">${escapeHtml(summary)}</p>
 <h3>Re-plans</h3>
 ${c.plans.length ? `<ul class="plans">${c.plans.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>` : '<p class="plans">None: every cell ran as planned.</p>'}
-${latency}
+<h3>Published figures and claims beside ours</h3>
+${tableHtml(agreementTable(c.agreement.rows), 'comparison')}
+<p class="counts">${escapeHtml(countsLine(c.agreement.counts))}</p>
+${beside.map((l) => `<p class="beside">${escapeHtml(l)}</p>`).join('\n')}
 <h3>Our figures (${escapeHtml(INTERVAL_NOTE)})</h3>
 ${tableHtml(figureTable(c.figures), 'figures')}
 ${figures.join('\n')}
@@ -134,13 +130,14 @@ export function comparisonHtmlPath(dir: string): string {
 
 export async function renderComparisonHtml(store: ResultsStore, page: ComparisonPage): Promise<string> {
   const sections: string[] = [];
-  for (const c of page.comparisons) sections.push(await experimentHtml(store, c, page.published));
+  for (const c of page.comparisons) sections.push(await experimentHtml(store, c));
   const nav = page.comparisons.map((c) => `<a href="#exp-${escapeHtml(c.reproduction.id)}">${escapeHtml(c.reproduction.id)}</a>`).join(' ');
   return `${pageHead('Reproduction of the published experiments · fragbench', STYLE)}
 <body>
 <header>
 <h1>Reproduction of the published experiments on one host</h1>
 <p>Directory ${escapeHtml(page.dir)}; written ${escapeHtml(new Date(page.writtenAt).toISOString())}.</p>
+<p class="rule">Rules: ${escapeHtml(RULES_NOTE)}</p>
 <p>${escapeHtml(REPLAN_NOTE)}</p>
 <nav>${nav}</nav>
 </header>

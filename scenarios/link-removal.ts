@@ -8,7 +8,11 @@
  * - `scenarios/link-removal.yaml`: 50 of the 64 links removed one by one, a removal every 120 s
  *   with 60 s of load before and after it, and the ping matrix (10 pings) before and after each.
  *   Links are drawn so the datacenters stay connected after every removal.
- * `npx tsx scenarios/link-removal.ts` rewrites both; a unit test fails when a file and this disagree.
+ * - `topologies/fhc-8dc-mesh64-tinc-defaults.yaml` and `-fast.yaml`: the same mesh for `fragbench
+ *   reproduce link-removal`, the client joined to it by one LAN link to Singapore's node (so that its
+ *   traffic crosses the mesh's links, which removals can then touch), under tinc's own failover
+ *   timers as the published system ran, and under `fast` beside it.
+ * `npx tsx scenarios/link-removal.ts` rewrites them; a unit test fails when a file and this disagree.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +28,9 @@ export const REMOVALS = 50;
 export const STEP_S = 120;
 
 export const TOPOLOGY_FILE = path.resolve(__dirname, '..', 'topologies', 'fhc-8dc-mesh64.yaml');
+export const REPRODUCTION_FAILOVERS = ['tinc-defaults', 'fast'] as const;
+export const reproductionTopologyFile = (failover: (typeof REPRODUCTION_FAILOVERS)[number]) =>
+  path.resolve(__dirname, '..', 'topologies', `fhc-8dc-mesh64-${failover}.yaml`);
 export const SCENARIO_FILE = path.resolve(__dirname, 'link-removal.yaml');
 
 export function meshTopology(seed = SEED): Topology {
@@ -60,6 +67,24 @@ export function meshTopology(seed = SEED): Topology {
     client,
     nodes: base.nodes,
     links: [...primary, ...redundant, ...clientLinks],
+  };
+}
+
+/**
+ * The mesh with the client on it through Singapore's node alone (a LAN link, as fhc-8dc's client
+ * has beside Singapore), under a failover profile: the reproduction's fleet. With a link of its
+ * own to every site, as in the mesh above, no removal could touch the client's paths.
+ */
+export function reproductionTopology(failover: (typeof REPRODUCTION_FAILOVERS)[number], seed = SEED): Topology {
+  const mesh = meshTopology(seed);
+  const client = clientOf(mesh);
+  const lan = mesh.links.find((l) => (l.a === client && l.b === 'singapore') || (l.b === client && l.a === 'singapore'))!;
+  return {
+    ...mesh,
+    name: `fhc-8dc-mesh64-${failover}`,
+    description: `${(mesh.description ?? mesh.name).replace(/\.$/, '')}; the client reaches the datacenters through Singapore's node over the mesh; failover ${failover}.`,
+    failover,
+    links: [...mesh.links.filter((l) => l.a !== client && l.b !== client), lan],
   };
 }
 
@@ -143,5 +168,6 @@ if (require.main === module) {
   const topology = meshTopology();
   writeFileSync(TOPOLOGY_FILE, renderTopology(topology));
   writeFileSync(SCENARIO_FILE, renderScenario(removalOrder(topology)));
-  console.log(`wrote ${TOPOLOGY_FILE} and ${SCENARIO_FILE}`);
+  for (const failover of REPRODUCTION_FAILOVERS) writeFileSync(reproductionTopologyFile(failover), renderTopology(reproductionTopology(failover)));
+  console.log(`wrote ${TOPOLOGY_FILE}, ${SCENARIO_FILE} and the reproduction's ${REPRODUCTION_FAILOVERS.join(' and ')} meshes`);
 }

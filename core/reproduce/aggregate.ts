@@ -5,7 +5,7 @@
 import { figureKey, type Figure, type FigureVerdict } from './figures';
 import { estimate, type Estimate } from './statistics';
 
-export interface AggregatedFigure extends Pick<Figure, 'database' | 'cell' | 'phase' | 'measure' | 'unit'> {
+export interface AggregatedFigure extends Pick<Figure, 'database' | 'cell' | 'phase' | 'measure' | 'unit' | 'pair' | 'detail'> {
   key: string;
   /** Repetitions that measured it at all. */
   measured: number;
@@ -19,6 +19,8 @@ export interface AggregatedFigure extends Pick<Figure, 'database' | 'cell' | 'ph
   hostBusyMedianPercent: number[];
   /** Each repetition not run as planned: the plan that produced its figure. */
   replans: { repetition: number; plan: string }[];
+  /** A text figure's text per repetition (a path). */
+  texts?: string[];
 }
 
 /** `perRepetition[i]` holds the figures of repetition i + 1. */
@@ -33,12 +35,14 @@ export function aggregate(perRepetition: Figure[][]): AggregatedFigure[] {
       measured: number;
       busy: number[];
       replans: AggregatedFigure['replans'];
+      texts: string[];
     }
   >();
   perRepetition.forEach((figures, i) => {
     for (const f of figures) {
       const key = figureKey(f);
-      const entry = byKey.get(key) ?? { first: f, ok: [], notOk: [], flagged: [], measured: 0, busy: [], replans: [] };
+      const entry = byKey.get(key) ?? { first: f, ok: [], notOk: [], flagged: [], measured: 0, busy: [], replans: [], texts: [] };
+      if (f.text !== undefined) entry.texts.push(f.text);
       entry.measured++;
       if (f.verdict === 'ok') entry.ok.push(f.value);
       else entry.notOk.push(f.value);
@@ -55,6 +59,9 @@ export function aggregate(perRepetition: Figure[][]): AggregatedFigure[] {
     phase: e.first.phase,
     measure: e.first.measure,
     unit: e.first.unit,
+    ...(e.first.pair ? { pair: e.first.pair } : {}),
+    ...(e.first.detail ? { detail: e.first.detail } : {}),
+    ...(e.texts.length ? { texts: e.texts } : {}),
     measured: e.measured,
     ...(e.ok.length > 0 ? { estimate: estimate(e.ok) } : { flaggedEstimate: estimate(e.notOk) }),
     flagged: e.flagged,

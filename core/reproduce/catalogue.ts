@@ -1,9 +1,11 @@
-/** Every reproduction `fragbench reproduce` knows, in SPEC.md §4's order. */
+/** Every reproduction `fragbench reproduce` knows, in the order of published-results.json (SPEC.md §4's, with the two of §3 and §4.4 it adds). */
 import { InputError } from '../errors';
 import type { Reproduction } from './experiment';
 import { bursting, distance, horizontal, vertical, vmPacking } from './hybrid';
 import { latency } from './latency';
 import { linkRemoval } from './link-removal';
+import { offlineSizing } from './offline-sizing';
+import { overlayPaths } from './overlay-paths';
 import { resizeOnTheFly, singleResizeReproduction } from './resize';
 import { timedEvents } from './timed-events';
 import { traffic } from './traffic';
@@ -14,6 +16,8 @@ export const REPRODUCTIONS: readonly Reproduction[] = [
   singleResizeReproduction,
   resizeOnTheFly,
   linkRemoval,
+  overlayPaths,
+  offlineSizing,
   bursting,
   distance,
   horizontal,

@@ -1,17 +1,20 @@
 /**
- * The comparison as text: for the latency experiment the table `published | ours | agrees?`
- * with its rules beside it; for every experiment our figures (median and 95 % interval across
- * repetitions) with their verdicts and plans, and what was not run here and why. The tables are
- * data (TextTable) that the Markdown here and the HTML page (report/comparison-html.ts) draw.
+ * The comparison as text: per experiment the published set-up beside ours (each deviation with
+ * why), one table `experiment | figure | published | ours | agrees | verdict` with a row for every
+ * published figure and claim and the counts it ends with, then our figures (median and 95 %
+ * interval across repetitions) with their verdicts and plans; and one table for the whole suite.
+ * The tables are data (TextTable) that the Markdown here and the HTML page
+ * (report/comparison-html.ts) both draw.
  */
 import { notReproducible, type AggregatedFigure } from './aggregate';
+import type { ComparisonRow, ExperimentAgreement } from './comparison';
 import type { Reproduction } from './experiment';
-import { AGREEMENT_TOLERANCE, type LatencyComparison } from './latency-comparison';
+import { publishedExperiment } from './published';
 import { REPLAN_POLICY } from './replan';
+import { DECISION, countAgreements, formatCounts, type AgreementCounts } from './rules';
 import { BOOTSTRAP, type Estimate } from './statistics';
 
 const num = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
-const yesNo = (b: boolean | undefined) => (b === undefined ? '–' : b ? 'yes' : 'no');
 
 export function formatEstimate(e: Estimate): string {
   return e.n === 1 ? `${num(e.median)} (1 run: no interval)` : `${num(e.median)} [${num(e.low)}, ${num(e.high)}]`;
@@ -19,51 +22,72 @@ export function formatEstimate(e: Estimate): string {
 
 export const INTERVAL_NOTE = `median across repetitions; [95 % interval]: percentile bootstrap of the median, ${BOOTSTRAP.resamples} resamples, seed ${BOOTSTRAP.seed}`;
 
+/** The rules, written once beside every table (core/reproduce/rules.ts). */
+export const RULES_NOTE =
+  `A value agrees when our 95 % interval (${INTERVAL_NOTE.replace(/^median across repetitions; /, '')}) meets the published value widened by ${DECISION.tolerance * 100} % ` +
+  `(the papers ran each configuration once and print one or two digits; the largest spread of a ratio between two runs here was 15 %), disagrees when it lies wholly outside, ` +
+  `and is undecided when it reaches past the widened value on every side the value bounds (too wide to decide) or rests on fewer than ${DECISION.minSamples} samples. ` +
+  `A published floor or ceiling bounds one side only. A sample is one repetition, or one event where the paper states the figure per event. ` +
+  `A stated ordering or shape agrees when it held in every observation, disagrees when in none, and is undecided otherwise or with fewer than ${DECISION.minSamples} observations; ` +
+  `orderings are judged only between figures measured with the same client threads. Only figures whose verdict was \`ok\` are used.`;
+
 /** A table as text cells, which the Markdown and the HTML page both draw. */
 export interface TextTable {
   columns: string[];
   rows: string[][];
 }
 
+const cell = (v: string) => v.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
 export function markdownTable(t: TextTable): string {
-  return [`| ${t.columns.join(' | ')} |`, `|${t.columns.map(() => '---').join('|')}|`, ...t.rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [`| ${t.columns.join(' | ')} |`, `|${t.columns.map(() => '---').join('|')}|`, ...t.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join(
+    '\n',
+  );
 }
 
-/** The agreement rules, written beside the table. */
-export const LATENCY_RULES = `a ratio agrees when our median is inside its published range, or within ${AGREEMENT_TOLERANCE * 100} % of a single published value; "published in our CI" says whether the published value (or range) meets our interval. An ordering holds when it holds between our medians; "held in" counts the repetitions where it held on their own figures. Ours: ${INTERVAL_NOTE}. Only figures whose verdict was \`ok\` are used.`;
-
-/** `published | ours | agrees?`, MongoDB and MySQL Cluster included as not runnable here. */
-export function ratioTable(c: LatencyComparison): TextTable {
-  const noFigure = (r: LatencyComparison['ratios'][number]) => `${r.note}${r.flagged ? `; flagged figures give ${formatEstimate(r.flagged)}` : ''}`;
-  return {
-    columns: ['entry', 'published', 'ours (median, 95 % CI)', 'agrees?', 'published in our CI?'],
-    rows: [
-      ...c.ratios.map((r) => [
-        r.entry,
-        r.published,
-        r.ours ? formatEstimate(r.ours) : noFigure(r),
-        r.ours ? yesNo(r.agrees) : '–',
-        r.ours ? yesNo(r.publishedInsideInterval) : '–',
-      ]),
-      ...c.notRunnable.map((db) => [`${db}, every workload`, '(published set)', 'not runnable on this host', '–', '–']),
-    ],
-  };
+/** `agree`, `disagree: why`, `not comparable here: why`. */
+export function agreesText(row: Pick<ComparisonRow, 'agreement' | 'why'>): string {
+  return row.agreement === 'not comparable' ? `not comparable here: ${row.why}` : `${row.agreement}: ${row.why}`;
 }
 
-export function orderingTable(c: LatencyComparison): TextTable {
+export const AGREEMENT_COLUMNS = ['experiment', 'figure', 'published', 'ours', 'agrees', 'verdict'];
+
+export function agreementTable(rows: ComparisonRow[]): TextTable {
   return {
-    columns: ['ordering (published)', 'holds here?', 'held in', 'our figures'],
-    rows: c.orderings.map((o) => [
-      o.entry,
-      o.holds === undefined ? '–' : o.holds ? 'holds' : 'does not hold',
-      o.judgedIn > 0 ? `${o.heldIn} of ${o.judgedIn}` : '–',
-      o.shows,
+    columns: AGREEMENT_COLUMNS,
+    rows: rows.map((r) => [
+      r.experiment,
+      r.id,
+      r.published,
+      r.agreement === 'not comparable' && r.ours === '–' ? '–' : `${r.rule}: ${r.ours}`,
+      agreesText(r),
+      r.verdict,
     ]),
   };
 }
 
-export function latencyTable(c: LatencyComparison): string {
-  return [`Rules: ${LATENCY_RULES}`, '', markdownTable(ratioTable(c)), '', markdownTable(orderingTable(c))].join('\n');
+/** The counts a table ends with, as a line. */
+export function countsLine(counts: AgreementCounts): string {
+  return `Counts: ${formatCounts(counts)}.`;
+}
+
+/** Our figures shown beside rows (a trend), one line each. */
+export function besideLines(rows: ComparisonRow[]): string[] {
+  return rows.filter((r) => r.beside).map((r) => `Beside ${r.id}: ${r.beside}`);
+}
+
+export function deviationTable(r: Reproduction): TextTable {
+  return { columns: ['what', 'published', 'ours', 'why'], rows: r.deviations.map((d) => [d.what, d.published, d.ours, d.why]) };
+}
+
+/** The paper's set-up as published-results.json records it, item by item. */
+export function publishedSetupLines(id: string): string[] {
+  return Object.entries(publishedExperiment(id).publishedSetup).map(([k, v]) => `${k}: ${v}`);
+}
+
+export function paperSource(id: string): string {
+  const s = publishedExperiment(id).source;
+  return `${s.title}, ${s.section}`;
 }
 
 /** Which plan produced a figure: "as planned", or each re-planned repetition's plan. */
@@ -73,24 +97,22 @@ export function figurePlan(f: AggregatedFigure): string {
   return all ? f.replans[0].plan : f.replans.map((r) => `r${r.repetition} ${r.plan}`).join('; ');
 }
 
-/** Our figures with their verdicts, the host's load while measured, and the plan that produced them. */
+/** Our figures with their verdicts, the host's load while measured, and the plan that produced them (per-pair and per-step ones are in comparison.json). */
 export function figureTable(figures: AggregatedFigure[]): TextTable {
   return {
     columns: ['figure', 'ours (median, 95 % CI)', 'verdicts', 'host busy (median per run)', 'plan'],
-    rows: figures.map((f) => {
-      const ours = f.estimate
-        ? `${formatEstimate(f.estimate)} ${f.unit}`
-        : `${notReproducible(f.flagged)}; flagged: ${formatEstimate(f.flaggedEstimate!)} ${f.unit}`;
-      const ok = f.measured - f.flagged.length;
-      const verdicts = `${ok} of ${f.measured} ok${f.flagged.length ? `; ${f.flagged.map((x) => `r${x.repetition} ${x.verdict}`).join(', ')}` : ''}`;
-      const busy = f.hostBusyMedianPercent.length ? f.hostBusyMedianPercent.map((b) => `${b.toFixed(0)} %`).join(', ') : '–';
-      return [f.key, ours, verdicts, busy, figurePlan(f)];
-    }),
+    rows: figures
+      .filter((f) => !f.detail)
+      .map((f) => {
+        const ours = f.estimate
+          ? `${formatEstimate(f.estimate)} ${f.unit}`
+          : `${notReproducible(f.flagged)}; flagged: ${formatEstimate(f.flaggedEstimate!)} ${f.unit}`;
+        const ok = f.measured - f.flagged.length;
+        const verdicts = `${ok} of ${f.measured} ok${f.flagged.length ? `; ${f.flagged.map((x) => `r${x.repetition} ${x.verdict}`).join(', ')}` : ''}`;
+        const busy = f.hostBusyMedianPercent.length ? f.hostBusyMedianPercent.map((b) => `${b.toFixed(0)} %`).join(', ') : '–';
+        return [f.key, ours, verdicts, busy, figurePlan(f)];
+      }),
   };
-}
-
-export function figuresTable(figures: AggregatedFigure[]): string {
-  return markdownTable(figureTable(figures));
 }
 
 /** What the verdicts say about the measurer: how many figures were `ok`, and how busy the host was. */
@@ -115,32 +137,86 @@ export interface ExperimentComparison {
   figures: AggregatedFigure[];
   /** Each cell not run as planned: "r1 cassandra latencyScale=0.2: re-planned: …". */
   plans: string[];
-  latency?: LatencyComparison;
+  agreement: ExperimentAgreement;
   /** The runs repetition 1's figures came from (each cell's last plan): the HTML page draws their reports' figures. */
   firstRepetitionRuns: string[];
+  /** The experiment whose runs a shared part's figures came from, per part. */
+  sharedRuns?: Record<string, string>;
 }
 
-export function experimentSection({ reproduction: r, repeat: repetitions, figures, plans, latency }: ExperimentComparison): string {
+export function experimentSection(c: ExperimentComparison): string {
+  const { reproduction: r, repeat: repetitions, figures, plans, agreement } = c;
+  const shared = Object.entries(c.sharedRuns ?? {}).map(([part, from]) => `${part} (${from}'s runs)`);
   const lines = [
     `## ${r.id}: ${r.title}`,
     '',
-    `Source: ${r.source}. Repetitions: ${repetitions}.`,
+    `Source: ${r.source}; ${paperSource(r.id)}. Repetitions: ${repetitions}.${shared.length ? ` Parts read from another experiment's runs: ${shared.join(', ')}.` : ''}`,
     '',
-    `Published set-up: ${r.publishedSetup}`,
+    'Published set-up:',
     '',
-    `Scaled: sites ${r.scaling.sites}; records ${r.scaling.records}; durations ${r.scaling.durations}; threads ${r.scaling.threads}.`,
-    `Why: ${r.scaling.why}`,
+    ...publishedSetupLines(r.id).map((l) => `- ${l}`),
     '',
-    ...r.notRunHere.map((n) => `- not run here: ${n}`),
+    'Ours, where it differs:',
+    '',
+    markdownTable(deviationTable(r)),
     '',
     measurerSummary(figures),
     '',
     `Re-plans: ${plans.length === 0 ? 'none (every cell ran as planned)' : ''}`,
     ...plans.map((p) => `- ${p}`),
     '',
+    markdownTable(agreementTable(agreement.rows)),
+    '',
+    countsLine(agreement.counts),
+    ...besideLines(agreement.rows).flatMap((l) => ['', l]),
+    '',
+    `Our figures (${INTERVAL_NOTE}):`,
+    '',
+    markdownTable(figureTable(figures)),
+    '',
   ];
-  if (latency) lines.push(latencyTable(latency), '');
-  else lines.push('No published values in shared/reference for this experiment: our figures with the published set-up only.', '');
-  lines.push(`Our figures (${INTERVAL_NOTE}):`, '', figuresTable(figures), '');
   return lines.join('\n');
+}
+
+/** Every row of every experiment, and the counts: per experiment and in all. */
+export function suiteCounts(comparisons: Pick<ExperimentComparison, 'reproduction' | 'agreement'>[]): {
+  perExperiment: [string, AgreementCounts][];
+  total: AgreementCounts;
+} {
+  return {
+    perExperiment: comparisons.map((c) => [c.reproduction.id, c.agreement.counts]),
+    total: countAgreements(comparisons.flatMap((c) => c.agreement.rows)),
+  };
+}
+
+/**
+ * The suite-level table the README points to (docs/reproduce.md): the rows of every experiment,
+ * then the counts per experiment and in all; `from` says which reproduce directory filled it.
+ */
+export function suiteTable(comparisons: Pick<ExperimentComparison, 'reproduction' | 'agreement' | 'repeat'>[], from: string): string {
+  const { perExperiment, total } = suiteCounts(comparisons);
+  return [
+    `Filled from \`${from}\` by \`fragbench reproduce --resume ${from} --report-only --suite-table <file>\`: every "ours" is a figure of that directory's runs.`,
+    '',
+    `Rules: ${RULES_NOTE}`,
+    '',
+    markdownTable(agreementTable(comparisons.flatMap((c) => c.agreement.rows))),
+    '',
+    markdownTable({
+      columns: ['experiment', 'repetitions', 'agree', 'disagree', 'undecided', 'not comparable here (why)'],
+      rows: [
+        ...perExperiment.map(([id, n]) => [id, String(comparisons.find((c) => c.reproduction.id === id)!.repeat), ...countCells(n)]),
+        ['all', '', ...countCells(total)],
+      ],
+    }),
+    '',
+  ].join('\n');
+}
+
+function countCells(n: AgreementCounts): string[] {
+  const why = Object.entries(n.why)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, k]) => `${reason}: ${k}`)
+    .join('; ');
+  return [String(n.agree), String(n.disagree), String(n.undecided), `${n.notComparable}${why ? ` (${why})` : ''}`];
 }

@@ -1,19 +1,21 @@
 /**
- * A reproduction: one published experiment (SPEC.md §4) scaled to fit this 2-core host, as data.
- * It is run as ordinary scenarios (its parts), each through the same workflow as `fragbench run`,
- * once per repetition. The scaling is stated beside it, with why that scale keeps the host out of
- * the way: a CPU-bound host makes every database look latency-insensitive.
+ * A reproduction: one published experiment (SPEC.md §4) on this 2-core host, as data. It is run
+ * as ordinary scenarios (its parts), each through the same workflow as `fragbench run`, once per
+ * repetition. Beside it: each deviation from the published set-up with why (a CPU-bound host makes
+ * every database look latency-insensitive), and for every published figure and claim of its entry
+ * in published-results.json either the rule it is compared by or why it is not.
  */
 import type { PhaseSpec, ScenarioFile, YcsbSpec } from '../scenario';
+import type { Figure } from './figures';
+import type { Target } from './published';
+import type { Observed } from './rules';
 import type { Workload } from '../ycsb';
 
-/** How an experiment was scaled down from the published set-up, and why. */
-export interface Scaling {
-  sites: string;
-  records: string;
-  durations: string;
-  threads: string;
-  /** Why this scale measures the database rather than the host. */
+/** One way the set-up here differs from the published one: none may remove the phenomenon the figure is about. */
+export interface Deviation {
+  what: string;
+  published: string;
+  ours: string;
   why: string;
 }
 
@@ -36,20 +38,59 @@ export interface ReproductionPart {
    * JVM one; only the client load is then made smaller.
    */
   replan?: PartReplan;
+  /**
+   * The part of another reproduction that runs the same scenario (apart from its name): when both
+   * are in one `reproduce` invocation the runs are made once, under that reproduction, and read
+   * by both. A unit test holds the two scenarios equal.
+   */
+  sameRunsAs?: { experiment: string; part: string };
+}
+
+/** Why a published figure or claim is not compared here: the group its count falls in, and the reason. */
+export type NotComparedGroup =
+  | 'database not runnable here'
+  | 'absolute value on other hardware'
+  | 'set-up not emulated here'
+  | 'not run here (time budget)'
+  | 'ambiguous in the paper'
+  | 'not a measured result'
+  | 'judged under another id';
+
+export interface NotCompared {
+  id: string;
+  group: NotComparedGroup;
+  reason: string;
+}
+
+/** A published figure or claim compared with ours by a stated rule (core/reproduce/rules.ts). */
+export interface ComparisonSpec {
+  /** The figure's or claim's id in published-results.json. */
+  id: string;
+  /** What of ours is set against it, in words. */
+  ours: string;
+  /**
+   * The published value a `values` observation is judged against: by default the figure's own
+   * (its value, range or bound); a computation on printed figures where the comparison needs one.
+   */
+  target?: () => Target;
+  observe: (perRepetition: Figure[][]) => Observed;
+  /** Our figures shown beside the row (a trend over node counts), not judged. */
+  beside?: (perRepetition: Figure[][]) => string;
 }
 
 export interface Reproduction {
-  /** What `fragbench reproduce <id>` takes. */
+  /** What `fragbench reproduce <id>` takes; also its entry in published-results.json. */
   id: string;
   title: string;
-  /** Where the published experiment is described. */
+  /** Where the published experiment is described: SPEC.md's section; the paper's is in published-results.json. */
   source: string;
-  /** The published experiment's set-up, in a sentence, beside which the scaling is read. */
-  publishedSetup: string;
-  scaling: Scaling;
-  /** Parts of the published experiment this host cannot run, each with why. */
-  notRunHere: string[];
-  /** Repetitions when `--repeat` is not given: 3 where the time budget allows. */
+  /** Each way the set-up here differs from the published one, with why. */
+  deviations: Deviation[];
+  /** The published figures and claims compared, each by its rule. */
+  compares: ComparisonSpec[];
+  /** The others, each with why not. */
+  notCompared: NotCompared[];
+  /** Repetitions when `--repeat` is not given, cut to what fits the budget. */
   defaultRepeat: number;
   parts: ReproductionPart[];
   /**

@@ -1,14 +1,17 @@
 /**
  * The figures of one run, read from its cell records: per measured run phase its throughput
- * (YCSB's count, so workload F's read-modify-write counts once, as in the published numbers) and
- * bytes per operation where traffic was measured; per cell each resize's acceptance and
- * completion. Each figure carries the verdict it was measured under: a figure not `ok` is
+ * (YCSB's count, so workload F's read-modify-write counts once, as in the published numbers),
+ * mean read and update latency, and bytes per operation (in all and per node pair) where traffic
+ * was measured; around each event what event-figures.ts reads (load after a resize or a client,
+ * recovery and outages after a link cut, the overlay's path per step); per cell each resize's
+ * acceptance and completion. Each figure carries the verdict it was measured under: a figure not `ok` is
  * reported as not reproducible here, never silently used.
  */
 import type { CellRecord, PhaseRecord } from '../run-record';
 import { latestPerSecond, type Sample } from '../samples';
 import { withRunPhaseVerdicts, type Verdict } from '../verdict';
 import type { FleetSpec } from '../scenario';
+import { allClientsPerSecond, eventWindowFigures, latencyFigures, linkEventFigures, pairTrafficFigures, ycsbOk } from './event-figures';
 
 /** Seconds left out at a phase's start: the JVM's first second and a latency change settling. */
 export const SKIPPED_FIRST_SECONDS = 2;
@@ -25,7 +28,12 @@ export interface Figure {
   /** The cell's coordinates other than the database, `k=v` joined, e.g. `layout=4_4`. */
   cell: string;
   phase: string;
-  measure: 'throughput' | 'bytes per operation' | 'accepted after' | 'completed after' | RemovalMeasure | ProbeCostMeasure;
+  /**
+   * `throughput`, `bytes per operation`, `accepted after`, `completed after`, the removal and
+   * probe-cost measures below, and event-figures.ts's (`throughput after`, `recovery after`,
+   * `outage after`, `path`, `pair bytes per operation`, `read latency`, ...).
+   */
+  measure: string;
   unit: string;
   value: number;
   verdict: FigureVerdict;
@@ -37,6 +45,18 @@ export interface Figure {
   plan?: string;
   /** The phase's client threads (main client), where the run's plan records them. */
   threads?: number;
+  /** The node pair a per-pair figure is of, `a-b`. */
+  pair?: string;
+  /** A figure that is a text (a path's links), its value a count (hops). */
+  text?: string;
+  /** One of many per pair or per step: in comparison.json, left out of the Markdown table. */
+  detail?: true;
+}
+
+/** Where a cell ran its client and its database, as its plan recorded them. */
+export interface CellPlacement {
+  client: string;
+  nodes: string[];
 }
 
 /** A run phase's client as its plan recorded it: the ceiling (ycsb.target) and the threads. */
@@ -45,13 +65,8 @@ export interface PhaseClient {
   threads?: number;
 }
 
-export function figureKey(f: Pick<Figure, 'database' | 'cell' | 'phase' | 'measure'>): string {
-  return [f.database, f.cell, f.phase, f.measure].filter(Boolean).join(' · ');
-}
-
-/** YCSB's operations in a second: okPerS counts a read-modify-write as its read and its update. */
-function ycsbOk(s: Sample): number {
-  return s.okPerS - (s.ops['READ-MODIFY-WRITE']?.ok ?? 0);
+export function figureKey(f: Pick<Figure, 'database' | 'cell' | 'phase' | 'measure' | 'pair'>): string {
+  return [f.database, f.cell, f.phase, f.measure, f.pair].filter(Boolean).join(' · ');
 }
 
 function phaseVerdict(phase: PhaseRecord): Pick<Figure, 'verdict' | 'why' | 'hostBusyMedianPercent'> {
@@ -122,8 +137,15 @@ function meanThroughput(seconds: Sample[]): number | undefined {
   return seconds.length ? seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length : undefined;
 }
 
-/** `clientOf`: the phase's client as planned (its ceiling and threads), where the plan is known. */
-export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, phase: string) => PhaseClient | undefined = () => undefined): Figure[] {
+/**
+ * `clientOf`: the phase's client as planned (its ceiling and threads), where the plan is known;
+ * `placementOf`: the cell's client node and database nodes, whose pairs' paths are read.
+ */
+export function runFigures(
+  cells: CellRecord[],
+  clientOf: (cell: CellRecord, phase: string) => PhaseClient | undefined = () => undefined,
+  placementOf: (cell: CellRecord) => CellPlacement | undefined = () => undefined,
+): Figure[] {
   const figures: Figure[] = [];
   for (const cell of cells) {
     const database = cell.cluster?.database ?? String(cell.coordinates.database ?? '');
@@ -155,6 +177,16 @@ export function runFigures(cells: CellRecord[], clientOf: (cell: CellRecord, pha
       if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });
       figures.push(...removalFigures(phase, seconds, { database, cell: place, ...judged }));
       figures.push(...probeCostFigures(phase, seconds, { ...base, ...judged }));
+      const placement = placementOf(cell);
+      const ramped = cell.phases.filter((p) => p.name.startsWith(`${phase.name}:`)).map((p) => latestPerSecond(p.samples));
+      const together = allClientsPerSecond(seconds, ramped);
+      const pairs = placement ? placement.nodes.map((n): [string, string] => [placement.client, n]) : [];
+      const more = [
+        ...latencyFigures(phase.name, seconds),
+        ...pairTrafficFigures(phase, ops),
+        ...(phase.name.includes(':') ? [] : [...eventWindowFigures(phase, together), ...linkEventFigures(phase, together, pairs)]),
+      ];
+      figures.push(...more.map((f) => ({ ...base, ...f, ...judged })));
     }
     const cellVerdict = cell.summary.verdict;
     const judged = cellVerdict

@@ -1,6 +1,6 @@
 /**
  * The project's one JSON-schema validator: a single Ajv instance compiles every published schema
- * (scenario, topology, inventory, a Pulumi stack's settings), so options, formats and error
+ * (scenario, topology, inventory, a Pulumi stack's settings, the papers' published results), so options, formats and error
  * wording are set in one place. Validation answers with SchemaProblems (see describe-errors.ts)
  * or throws them as InputErrors whose field names the caller chooses.
  */
@@ -9,6 +9,7 @@ import scenarioSchema from '../../scenarios/scenario.schema.json';
 import topologySchema from '../../topologies/topology.schema.json';
 import stackSettingsSchema from '../../infra/pulumi/settings.schema.json';
 import inventorySchema from '../inventory.schema.json';
+import publishedResultsSchema from '../reproduce/published-results.schema.json';
 import { InputError, throwIfAny } from '../errors';
 import { describeSchemaErrors, type SchemaProblem } from './describe-errors';
 
@@ -20,6 +21,7 @@ export const PUBLISHED_SCHEMAS = {
   topology: { file: 'topologies/topology.schema.json', schema: topologySchema as SchemaObject },
   inventory: { file: 'core/inventory.schema.json', schema: inventorySchema as SchemaObject },
   stackSettings: { file: 'infra/pulumi/settings.schema.json', schema: stackSettingsSchema as SchemaObject },
+  publishedResults: { file: 'core/reproduce/published-results.schema.json', schema: publishedResultsSchema as SchemaObject },
 } as const;
 
 export type SchemaName = keyof typeof PUBLISHED_SCHEMAS;

@@ -58,7 +58,9 @@ export function normalizedThroughputFigure(experiment: string, figures: Aggregat
 }
 
 /** Per measure, each figure's median and 95 % interval; a figure with no `ok` repetition is drawn from its flagged values, marked so. */
-export function intervalFigures(experiment: string, figures: AggregatedFigure[]): Figure[] {
+export function intervalFigures(experiment: string, all: AggregatedFigure[]): Figure[] {
+  // Per-pair and per-step figures (hundreds of them) are in comparison.json, not drawn.
+  const figures = all.filter((f) => !f.detail);
   const measures = [...new Set(figures.map((f) => f.measure))];
   return measures.map((measure) => {
     const of = figures.filter((f) => f.measure === measure);

@@ -1,173 +1,171 @@
 /**
- * comparison.html from a reproduce directory built of stored runs (the report builders' records,
- * judged by the real verdict): the `published | ours | agrees?` table with its rule, the
- * re-planned cell's plan beside its figures, the figures drawn inline, and nothing the page
- * would load from elsewhere. Also through the CLI: `reproduce --resume <dir> --report-only`.
+ * comparison.html, comparison.md and the suite table from a reproduce directory of stored runs
+ * made from the latency reproduction's own plan (test/support/reproduction-records.ts): one table
+ * per experiment, `experiment | figure | published | ours | agrees | verdict`, with a row for
+ * every published figure and claim and the counts it ends with; traffic read from the latency
+ * runs; a figure flagged by its verdict never used; the figures drawn inline and nothing loaded
+ * from elsewhere. Also through the CLI: `reproduce --resume <dir> --report-only --suite-table`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { planReproduction } from '../../cli/reproduce-plan';
+import { planSuite, type PlannedReproduction } from '../../cli/reproduce-plan';
 import { writeComparison } from '../../cli/reproduce-report';
 import { selectReproductions } from '../../core/reproduce/catalogue';
-import { epochLabel } from '../../core/reproduce/experiment';
-import { LATENCY_SCALES, LATENCY_WORKLOADS } from '../../core/reproduce/latency';
-import { emptyLedger, withRun, type Ledger, type LedgerRun } from '../../core/reproduce/ledger';
-import type { PhaseRecord } from '../../core/run-record';
-import type { TelemetrySample } from '../../core/telemetry';
-import { phaseVerdict } from '../../core/verdict';
+import { emptyLedger, withRun, type Ledger } from '../../core/reproduce/ledger';
+import { publishedIds } from '../../core/reproduce/published';
 import { writeJsonAtomic } from '../../platform/files';
 import { ResultsStore } from '../../services/results/results-store';
-import { cell, okSeries, phase, runRecord, T0 } from './builders';
+import { synthesizeRun, T0, type RecordModel } from '../support/reproduction-records';
+import { runRecord } from './builders';
 
-jest.setTimeout(60_000);
+jest.setTimeout(90_000);
 
-const SECONDS = 6;
-/** Throughput at scale 0.2; closed loop, so T(s) = T(0.2) x 0.2 / s (T(0.2)/T(1.0) = 5). */
-const AT_X = { redis: { a: 380, c: 385, f: 258, e: 8 }, cassandra: { a: 154, c: 158, f: 105, e: 80 } };
-
-function telemetry(startMs: number, busy: number): TelemetrySample[] {
-  return Array.from({ length: SECONDS }, (_, i) => ({
-    time: startMs + (i + 1) * 1000,
-    intervalMs: 1000,
-    hostBusyPercent: busy,
-    hostIdlePercent: 100 - busy,
-    cores: 2,
-    memUsedMb: 2000,
-    memAvailableMb: 6000,
-    roles: { other: 5 },
-    roleMaxPercent: 200,
-    interfaces: {},
-    links: {},
-  }));
+const EPOCH = /^[a-f]-lsf(\d+(?:p\d+)?)/;
+/** Closed loop over round trips; Cassandra's A at 0.4 in repetition 1 flagged host-bound. */
+function model(repetition: number): RecordModel {
+  return {
+    ok: (c) => {
+      const m = EPOCH.exec(c.phase);
+      const scale = m ? Number(m[1].replace('p', '.')) : 1;
+      return Math.round(((c.cell.database === 'redis' ? 200 : 40) * (1 + repetition / 100) * 0.2) / scale);
+    },
+    bytesPerOp: (_, phase, [a, b]) => (a === 'client' || b === 'client' ? 1000 : 200) * (Number(EPOCH.exec(phase)?.[1].replace('p', '.')) || 1),
+    verdict: (cell, phase) => (repetition === 1 && cell.database === 'cassandra' && phase === 'a-lsf0p4' ? 'host-bound' : 'ok'),
+  };
 }
-
-/** One latency cell: every epoch of the reproduction, each judged at `busy` % host CPU. */
-function latencyCell(database: 'redis' | 'cassandra', busy: number) {
-  const phases: PhaseRecord[] = [phase('flush', []), phase('load', [])];
-  let start = T0;
-  for (const w of LATENCY_WORKLOADS) {
-    for (const s of LATENCY_SCALES) {
-      const samples = okSeries(Array<number>(SECONDS).fill(Math.round((AT_X[database][w as 'a'] * 0.2) / s)), start);
-      const t = telemetry(start, busy);
-      phases.push(
-        phase(epochLabel(w, s), samples, { telemetry: t, verdict: phaseVerdict({ phase: epochLabel(w, s), telemetry: t, probes: [], samples }) }),
-      );
-      start += SECONDS * 1000;
-    }
-  }
-  return { ...cell('c1-lsf0.2', { latencyScale: 0.2 }, phases), cluster: { database, version: 'test', nonDefaultSettings: {} } };
-}
-
-const PLAN_STEP = '3 → 2 Cassandra nodes (seoul left out)';
-const PLAN_BECAUSE = 'host-bound at 3 Cassandra nodes, 4 threads at 400 ops/s (host CPU ≥ 90 % in 100 % of seconds (threshold 10 %))';
 
 let results: string;
 let dir: string;
+let planned: PlannedReproduction[];
 beforeAll(async () => {
   results = mkdtempSync(path.join(tmpdir(), 'fb-comparison-'));
   dir = path.join(results, 'reproduce-20260101-000000');
   const store = new ResultsStore(results);
-  let ledger: Ledger = { ...emptyLedger(T0), repeat: { latency: 2 } };
-  const at = { experiment: 'latency', startedAt: T0, status: 'completed' as const, finishedCells: [{ latencyScale: 0.2 }] };
-  const runs: [LedgerRun, 'redis' | 'cassandra', number][] = [
-    [{ ...at, part: 'redis', repetition: 1, runId: 'redis-r1', verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'ok' }] }, 'redis', 20],
-    [
-      {
-        ...at,
-        part: 'cassandra',
-        repetition: 1,
-        runId: 'cassandra-r1',
-        verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'host-bound', why: 'host CPU ≥ 90 % in 100 % of seconds (threshold 10 %)' }],
-      },
-      'cassandra',
-      95,
-    ],
-    [
-      {
-        ...at,
-        part: 'cassandra',
-        repetition: 1,
-        runId: 'cassandra-r1-a2',
-        attempt: 2,
-        size: { nodes: ['singapore', 'pune'], loadHalvings: 0 },
-        replan: { step: PLAN_STEP, because: PLAN_BECAUSE },
-        verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'ok' }],
-      },
-      'cassandra',
-      40,
-    ],
-    [{ ...at, part: 'redis', repetition: 2, runId: 'redis-r2', verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'ok' }] }, 'redis', 20],
-    [{ ...at, part: 'cassandra', repetition: 2, runId: 'cassandra-r2', verdicts: [{ cell: { latencyScale: 0.2 }, verdict: 'ok' }] }, 'cassandra', 40],
-  ];
-  for (const [run, database, busy] of runs) {
-    const c = latencyCell(database, busy);
-    await store.writeRun({ ...runRecord(run.runId, [c]), status: 'completed', finishedAt: T0 + 100_000 });
-    await store.writeCell(run.runId, c);
-    ledger = withRun(ledger, run);
+  planned = await planSuite(selectReproductions(['latency', 'traffic']));
+  let ledger: Ledger = { ...emptyLedger(T0), repeat: { latency: 2, traffic: 2 } };
+  const latency = planned[0];
+  for (const repetition of [1, 2]) {
+    for (const part of latency.parts) {
+      const runId = `latency-${part.id}-r${repetition}`;
+      const cells = synthesizeRun(part.plan, model(repetition));
+      await store.writeRun({ ...runRecord(runId, cells), settings: { cells: part.plan.cells }, status: 'completed', finishedAt: T0 + 100_000 });
+      for (const c of cells) await store.writeCell(runId, c);
+      ledger = withRun(ledger, {
+        experiment: 'latency',
+        part: part.id,
+        repetition,
+        runId,
+        status: 'completed',
+        startedAt: T0,
+        finishedCells: cells.map((c) => c.coordinates),
+        verdicts: cells.map((c) => ({ cell: c.coordinates, verdict: 'ok' })),
+      });
+    }
   }
   writeJsonAtomic(path.join(dir, 'ledger.json'), ledger);
-  const planned = [await planReproduction(selectReproductions('latency')[0], 2)];
-  await writeComparison(dir, planned, ledger, store);
+  await writeComparison(dir, planned, ledger, store, path.join(dir, 'suite.md'));
 });
 afterAll(() => rmSync(results, { recursive: true, force: true }));
 
 const page = () => readFileSync(path.join(dir, 'comparison.html'), 'utf8');
-/** The text of each row of the table whose header row holds `firstColumn`. */
-function rows(html: string, firstColumn: string): string[][] {
-  const table = html.split('<table').find((t) => t.includes(`<th>${firstColumn}</th>`))!;
+/** The rows of the section's table whose header row holds `firstColumn`. */
+function rows(html: string, firstColumn: string, section?: string): string[][] {
+  const scope = section ? html.slice(html.indexOf(`<section class="experiment" id="exp-${section}">`)) : html;
+  const table = scope.split('<table').find((t) => t.includes(`<th>${firstColumn}</th>`))!;
   return [...table.matchAll(/<tr>(.*?)<\/tr>/g)].slice(1).map((m) => [...m[1].matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]));
 }
 
-test('the published table: each entry with ours, whether it agrees and whether the published value is in our interval, the rule beside it', () => {
+test('one table per experiment: every published figure and claim with ours, whether it agrees and the verdict, then the counts', () => {
   const html = page();
-  const table = rows(html, 'entry');
-  expect(table.find((r) => r[0] === 'redis A T(0.2)/T(1.0)')).toEqual(['redis A T(0.2)/T(1.0)', '5–5.8', '5.00 [5.00, 5.00]', 'yes', 'yes']);
-  expect(table.find((r) => r[0] === 'redis A T(0.2)/T(0.4)')).toEqual(['redis A T(0.2)/T(0.4)', '1.84', '2.00 [2.00, 2.00]', 'yes', 'no']);
-  expect(table.find((r) => r[0] === 'cassandra A T(0.2)/T(0.4)')?.[3]).toBe('no');
-  expect(table.find((r) => r[0] === 'redis B T(0.2)/T(1.0)')?.[2]).toMatch(/^not run here: workload B/);
-  expect(table.map((r) => r[0])).toEqual(expect.arrayContaining(['MongoDB, every workload', 'MySQL Cluster, every workload']));
+  const table = rows(html, 'agrees', 'latency');
+  expect(table.map((r) => r[1])).toEqual(publishedIds('latency'));
+  const row = (id: string) => table.find((r) => r[1] === id)!;
+  expect(row('lat-redis-a-x-2x')).toEqual([
+    'latency',
+    'lat-redis-a-x-2x',
+    '1.84 ratio (times)',
+    'Redis A T(0.2)/T(0.4) on 8 nodes, one sample per repetition: 2.00 [2.00, 2.00] (n = 2) from r1, r2',
+    'agree: our interval meets 1.84 ± 20 %',
+    'ok',
+  ]);
+  expect(html).toContain('<td class="agree">agree: our interval meets 1.84 ± 20 %</td>');
+  // Cassandra's A at 0.4 was host-bound in repetition 1: one sample, so undecided; never used.
+  expect(row('lat-cassandra-a-x-2x')[4]).toBe('undecided: 1 sample: the rule needs an interval (2 or more)');
+  expect(row('lat-mysql-e').slice(3)).toEqual([
+    '–',
+    expect.stringMatching(/^not comparable here: database not runnable here: MongoDB and MySQL Cluster/),
+    '–',
+  ]);
   expect(html).toMatch(
-    /<div class="beside"><table class="comparison">.*<\/table><p class="rule">Rule: a ratio agrees when our median is inside its published range, or within 20 %/s,
+    /<p class="counts">Counts: agree \d+, disagree \d+, undecided \d+, not comparable here 7 \(database not runnable here: 4; judged under another id: 2; not run here \(time budget\): 1\)\.<\/p>/,
   );
-  expect(html).toContain('8 data nodes (one per site), client at Singapore');
-  expect(html).toContain('Cassandra on 2 (singapore, pune');
+  expect(html).toContain('<p class="beside">Beside lat-cassandra-a-x-2x: Cassandra A T(0.2)/T(0.4) by node count, per repetition: 8 nodes: ');
+  expect(html).toMatch(/<p class="rule">Rules: A value agrees when our 95 % interval/);
 });
 
-test('the re-planned cell: its plan in the re-plan list and beside each of its figures; its host-bound first attempt is not counted', () => {
+test('the published set-up beside each deviation of ours', () => {
   const html = page();
-  const note = `re-planned: ${PLAN_STEP}, ${PLAN_BECAUSE}`;
-  expect(html).toContain(`<li>r1 cassandra latencyScale=0.2: ${note.replace(/'/g, '&#39;')}</li>`);
-  const figures = rows(html, 'figure');
-  const cassandraA = figures.find((r) => r[0] === 'cassandra · latencyScale=0.2 · a-lsf0p2 · throughput')!;
-  expect(cassandraA.slice(2)).toEqual(['2 of 2 ok', '40 %, 40 %', `r1 ${note}`]);
-  expect(figures.find((r) => r[0] === 'redis · latencyScale=0.2 · a-lsf0p2 · throughput')![4]).toBe('as planned');
-  expect(html).toContain('verdicts: 48 of 48 measured figures ok');
+  expect(html).toContain('<li>dataNodes: 8 VMs in a private cloud, each emulating one Azure datacenter (2 vCPU, 4 GB RAM, 40 GB disk)</li>');
+  const deviations = rows(html, 'why', 'latency');
+  expect(deviations.find((r) => r[0] === 'client threads')).toEqual([
+    'client threads',
+    'not stated',
+    '1 for both databases (YCSB’s default threadcount)',
+    expect.any(String),
+  ]);
+});
+
+test('traffic is judged on the latency runs, and says so', () => {
+  const html = page();
+  const table = rows(html, 'agrees', 'traffic');
+  expect(table.map((r) => r[1])).toEqual(publishedIds('traffic'));
+  // Bytes per operation rise with the latency scale in the model: 1.0 over 0.2.
+  expect(table.find((r) => r[1] === 'trf-x-pattern')![4]).toBe('agree: held in every one of 16');
+  const md = readFileSync(path.join(dir, 'comparison.md'), 'utf8');
+  expect(md).toContain("Parts read from another experiment's runs: redis (latency's runs), cassandra (latency's runs).");
+  expect(md).toMatch(/^\| traffic \| trf-pair-redis-a \| 500–600 KB \| – \| not comparable here: ambiguous in the paper: /m);
+});
+
+test('the suite table: every row of every experiment, then the counts per experiment and in all', () => {
+  const suite = readFileSync(path.join(dir, 'suite.md'), 'utf8');
+  expect(suite).toMatch(/^# Reproducing the published results: the suite$/m);
+  expect(suite).toContain('Filled from `');
+  expect(suite).toMatch(/^\| experiment \| figure \| published \| ours \| agrees \| verdict \|$/m);
+  for (const id of [...publishedIds('latency'), ...publishedIds('traffic')]) expect(suite).toContain(` | ${id} | `);
+  expect(suite).toMatch(/^\| experiment \| repetitions \| agree \| disagree \| undecided \| not comparable here \(why\) \|$/m);
+  expect(suite).toMatch(
+    /^\| latency \| 2 \| \d+ \| \d+ \| \d+ \| 7 \(database not runnable here: 4; judged under another id: 2; not run here \(time budget\): 1\) \|$/m,
+  );
+  expect(suite).toMatch(/^\| all \| {2}\| \d+ \| \d+ \| \d+ \| \d+ \(/m);
 });
 
 test('the figures are drawn inline and the page loads nothing from elsewhere', () => {
   const html = page();
   expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
-  const svgs = html.match(/<svg/g) ?? [];
-  // Normalized throughput, the intervals, and one run-report figure per run of repetition 1.
-  expect(svgs.length).toBeGreaterThanOrEqual(4);
+  expect((html.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(4);
   expect(html).toContain('Normalized throughput T(s)/T(5X) against the latency scale');
   expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?\s*(https?:)?\/\//i);
   expect(html).not.toMatch(/url\(\s*["']?(https?:)?\/\//i);
   expect(html).not.toMatch(/<(script|link|img|iframe)\b[^>]*\bsrc=/i);
 });
 
-test('`fragbench reproduce --resume <dir> --report-only` writes the page again, running nothing', () => {
+test('`fragbench reproduce --resume <dir> --report-only --suite-table <file>` writes the page and the table again, running nothing', () => {
   rmSync(path.join(dir, 'comparison.html'));
+  rmSync(path.join(dir, 'suite.md'));
   const cli = path.join(__dirname, '../../bin/fragbench.js');
-  const result = spawnSync(process.execPath, [cli, 'reproduce', '--resume', dir, '--report-only'], {
+  const result = spawnSync(process.execPath, [cli, 'reproduce', '--resume', dir, '--report-only', '--suite-table', path.join(dir, 'suite.md')], {
     cwd: path.join(__dirname, '../..'),
     encoding: 'utf8',
     timeout: 60_000,
+    env: { ...process.env, FRAGBENCH_RESULTS_DIR: results },
   });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
-  expect(result.stdout).toContain(`comparison: ${path.join(dir, 'comparison.md')} (and comparison.json, comparison.html)`);
-  expect(rows(page(), 'entry').find((r) => r[0] === 'redis A T(0.2)/T(1.0)')?.[2]).toBe('5.00 [5.00, 5.00]');
+  expect(result.stdout).toContain(
+    `comparison: ${path.join(dir, 'comparison.md')} (and comparison.json, comparison.html); suite table: ${path.join(dir, 'suite.md')}`,
+  );
+  expect(rows(page(), 'agrees', 'latency').find((r) => r[1] === 'lat-redis-a-x-2x')?.[4]).toMatch(/^agree/);
+  expect(readFileSync(path.join(dir, 'suite.md'), 'utf8')).toContain(' | lat-redis-a-x-2x | ');
 });

@@ -1,32 +1,90 @@
 /**
- * The reproduction catalogue plans within its budgets on this host's planner (each experiment
- * under 30 minutes with its repetitions, the suite under 3 hours), and `reproduce --plan` prints
- * every experiment's scale and estimate without touching the host; `--durations` reads the ledgers.
+ * The reproduction catalogue: one reproduction per experiment of published-results.json, each
+ * naming every one of its published figures and claims as compared or not compared (with why),
+ * each stating its deviations from the published set-up, parts that share another's runs running
+ * the same scenario, all planned within the budgets on this host's planner (each experiment under
+ * 30 minutes with its repetitions, the suite under 3 hours); `reproduce --plan` (and `--json`)
+ * print it without touching the host; `--durations` reads the ledgers.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { planReproduction, type PlannedReproduction } from '../../cli/reproduce-plan';
+import { planReproduction, planSuite, type PlannedReproduction, type SuitePlanJson } from '../../cli/reproduce-plan';
 import { REPRODUCTIONS, selectReproductions } from '../../core/reproduce/catalogue';
+import { coverageProblems } from '../../core/reproduce/comparison';
 import { BUDGET } from '../../core/reproduce/experiment';
+import { publishedEntry, publishedExperimentIds, publishedIds } from '../../core/reproduce/published';
 
 jest.setTimeout(60_000);
 
 let planned: PlannedReproduction[];
 beforeAll(async () => {
-  planned = [];
-  for (const r of REPRODUCTIONS) planned.push(await planReproduction(r));
+  planned = await planSuite(REPRODUCTIONS);
 });
 
-test('every experiment of SPEC.md §4 has a reproduction, each with its scaling stated', () => {
+test('one reproduction per experiment of published-results.json, in its order, every SPEC.md §4 section among their sources', () => {
+  expect(REPRODUCTIONS.map((r) => r.id)).toEqual(publishedExperimentIds());
   const sources = REPRODUCTIONS.map((r) => r.source).join(' ');
   for (const section of ['§4.1', '§4.2', '§4.3', '§4.4', '§4.5', '§4.6', '§4.7', '§4.8', '§4.9', '§4.10', 'timed events'])
     expect(sources).toContain(section);
+});
+
+test('every published figure and claim of every experiment is compared or listed as not compared, once, with a reason', () => {
+  expect(REPRODUCTIONS.flatMap(coverageProblems)).toEqual([]);
   for (const r of REPRODUCTIONS) {
-    for (const field of ['sites', 'records', 'durations', 'threads', 'why'] as const) expect(r.scaling[field].length).toBeGreaterThan(10);
-    expect(r.publishedSetup.length).toBeGreaterThan(20);
+    for (const n of r.notCompared) expect(n.reason.length).toBeGreaterThan(20);
+    for (const c of r.compares) expect(c.ours.length).toBeGreaterThan(20);
   }
+  // A reproduction naming an id of another experiment, or one twice, or leaving one out, is caught.
+  const [latency] = selectReproductions('latency');
+  expect(coverageProblems({ ...latency, notCompared: latency.notCompared.slice(1) })).toEqual([
+    `latency: ${latency.notCompared[0].id} is neither compared nor listed as not compared`,
+  ]);
+  expect(
+    coverageProblems({ ...latency, notCompared: [...latency.notCompared, { id: 'trf-d-order', group: 'not a measured result', reason: 'x' }] }),
+  ).toEqual(['latency: trf-d-order is not in its entry of published-results.json']);
+});
+
+test('an id listed as not runnable here is about a database this host cannot run', () => {
+  for (const r of REPRODUCTIONS) {
+    for (const n of r.notCompared.filter((x) => x.group === 'database not runnable here')) {
+      const entry = publishedEntry(r.id, n.id);
+      const about = 'figure' in entry ? `${entry.figure.database} ${entry.figure.id}` : `${entry.claim.claim} ${entry.claim.id}`;
+      expect({ id: n.id, about: /mongodb|mysql|riak|couchdb/i.test(about) }).toEqual({ id: n.id, about: true });
+    }
+  }
+});
+
+test('every experiment states its deviations from the published set-up, and those the issue names are there', () => {
+  for (const r of REPRODUCTIONS) {
+    expect(r.deviations.length).toBeGreaterThan(0);
+    for (const d of r.deviations)
+      for (const field of ['what', 'published', 'ours', 'why'] as const) expect(d[field].trim().length).toBeGreaterThan(0);
+  }
+  const deviation = (id: string, what: string) => selectReproductions(id)[0].deviations.find((d) => d.what === what);
+  expect(deviation('link-removal', 'failover')?.ours).toMatch(/^tinc-defaults .*and fast beside it as a second curve/);
+  expect(deviation('overlay-paths', 'failover timers')?.ours).toMatch(/^tinc-defaults .*fast/);
+  expect(deviation('latency', 'Cassandra data nodes')?.ours).toMatch(/^8, one per site/);
+  expect(deviation('resize-on-the-fly', 'load')?.ours).toMatch(/closed-loop/);
+  expect(deviation('timed-events', 'where the overload is')).toBeDefined();
+  expect(deviation('traffic', 'what is counted')?.ours).toMatch(/per pair/);
+});
+
+test('a part that reads another reproduction’s runs runs the same scenario, and its reproduction the same repetitions', () => {
+  for (const r of REPRODUCTIONS) {
+    for (const part of r.parts.filter((p) => p.sameRunsAs)) {
+      const owner = selectReproductions(part.sameRunsAs!.experiment)[0].parts.find((p) => p.id === part.sameRunsAs!.part)!;
+      expect(part.scenario).toEqual(owner.scenario);
+      expect(r.defaultRepeat).toBe(selectReproductions(part.sameRunsAs!.experiment)[0].defaultRepeat);
+    }
+  }
+  const traffic = planned.find((p) => p.reproduction.id === 'traffic')!;
+  expect(traffic.parts.map((p) => p.runsUnder)).toEqual([
+    { experiment: 'latency', part: 'redis' },
+    { experiment: 'latency', part: 'cassandra' },
+  ]);
+  expect(traffic.estimate.totalS).toBe(0);
 });
 
 test('each experiment plans under 30 minutes with its repetitions, the suite under 3 hours', () => {
@@ -37,14 +95,19 @@ test('each experiment plans under 30 minutes with its repetitions, the suite und
   expect(planned.reduce((s, p) => s + p.estimate.totalS, 0)).toBeLessThan(BUDGET.suiteS);
 });
 
-test('the latency reproduction runs each workload at each scale for both databases, under a ceiling the host carries', () => {
+test('the latency reproduction: both databases on the 8 sites with one thread, A at three scales and B, E, F at two, then Cassandra shrunk for the trend', () => {
   const latency = planned.find((p) => p.reproduction.id === 'latency')!;
+  const epochs = ['a-lsf0p2', 'a-lsf0p4', 'a-lsf1', 'b-lsf0p2', 'b-lsf1', 'e-lsf0p2', 'e-lsf1', 'f-lsf0p2', 'f-lsf1'];
   for (const part of latency.parts) {
-    const phases = part.plan.cells[0].phases.filter((p) => p.kind === 'run' && !p.warmup).map((p) => p.name);
-    expect(phases).toEqual(['a', 'c', 'f', 'e'].flatMap((w) => [`${w}-lsf0p2`, `${w}-lsf0p4`, `${w}-lsf1`]));
-    for (const phase of part.plan.cells[0].phases) if (phase.kind === 'run') expect(phase.ycsb.target).toBeGreaterThan(0);
+    const cell = part.plan.cells[0];
+    expect(cell.nodes).toHaveLength(8);
+    const runs = cell.phases.filter((p) => p.kind === 'run' && !p.warmup);
+    expect(runs.map((p) => p.name)).toEqual(
+      part.id === 'redis' ? epochs : [...epochs, 'a-lsf0p2-nodes4', 'a-lsf0p4-nodes4', 'a-lsf0p2-nodes2', 'a-lsf0p4-nodes2'],
+    );
+    for (const phase of runs)
+      if (phase.kind === 'run') expect(phase.ycsb).toMatchObject({ threads: 1, recordCount: 10_000, target: expect.any(Number) as unknown });
   }
-  expect(latency.parts.find((p) => p.id === 'cassandra')!.plan.cells[0].nodes.length).toBeLessThanOrEqual(3);
 });
 
 test('an unknown experiment is refused with the ids listed', () => {
@@ -64,7 +127,7 @@ test('asking more repetitions than the budget allows is planned, and flagged', a
   expect(over.estimate.overBudget).toMatch(/over the 30.0 min budget per experiment/);
 });
 
-test('`fragbench reproduce all --plan` lists every experiment with its scale and estimate, and the suite total', () => {
+test('`fragbench reproduce all --plan` lists every experiment with its deviations, what it compares and not, its estimate, and the suite total', () => {
   const cli = path.join(__dirname, '../../bin/fragbench.js');
   const result = spawnSync(process.execPath, [cli, 'reproduce', 'all', '--plan'], {
     cwd: path.join(__dirname, '../..'),
@@ -73,12 +136,59 @@ test('`fragbench reproduce all --plan` lists every experiment with its scale and
   });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
-  for (const r of REPRODUCTIONS) expect(result.stdout).toMatch(new RegExp(`^${r.id}: .*\\n  scale: sites `, 'm'));
+  for (const r of REPRODUCTIONS) expect(result.stdout).toMatch(new RegExp(`^${r.id}: .*\\n  deviations from the published set-up:\\n {4}- `, 'm'));
   expect(result.stdout).toMatch(/estimate: [\d.]+ min per repetition x \d+ = [\d.]+ min/);
-  expect(result.stdout).toMatch(/^all 11 reproductions: ~[\d.]+ min \(budget 180.0 min\)$/m);
+  expect(result.stdout).toMatch(/^all 13 reproductions: ~[\d.]+ min \(budget 180.0 min\)$/m);
   // The re-plan policy, and each part's steps if a cell is host-bound.
   expect(result.stdout).toMatch(/^re-plan policy: A cell whose verdict is host-bound or network-off runs again with one Cassandra data node fewer/m);
-  expect(result.stdout).toContain('re-plan if host-bound: 3 → 2 Cassandra nodes (seoul left out), then client load halved');
+  expect(result.stdout).toContain('re-plan if host-bound: 3 → 2 Cassandra nodes (seoul left out) (floor 2 data nodes');
+  expect(result.stdout).toContain("  part redis: the runs of latency's part redis (the same scenario), run once");
+  expect(result.stdout).toMatch(/^ {4}- failover: published tinc with unstated settings; re-routes took 30-40 s; ours tinc-defaults/m);
+  expect(result.stdout).toMatch(/^ {4}- lat-mysql-e: database not runnable here: /m);
+});
+
+describe('`fragbench reproduce all --plan --json`', () => {
+  const cli = path.join(__dirname, '../../bin/fragbench.js');
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [cli, 'reproduce', ...args], { cwd: path.join(__dirname, '../..'), encoding: 'utf8', timeout: 60_000 });
+
+  test('13 experiments, every figure and claim id of published-results.json compared or not compared, deviations each, at most 180 minutes', () => {
+    const result = run('all', '--plan', '--json');
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const plan = JSON.parse(result.stdout) as SuitePlanJson;
+    expect(plan.experiments.map((e) => e.id)).toEqual(publishedExperimentIds());
+    for (const e of plan.experiments) {
+      const named = [...e.compares, ...e.notCompared.map((n) => n.id)];
+      expect({ id: e.id, named: [...named].sort() }).toEqual({ id: e.id, named: [...publishedIds(e.id)].sort() });
+      expect(new Set(named).size).toBe(named.length);
+      expect(e.notCompared.every((n) => n.reason.length > 0)).toBe(true);
+      expect(e.deviations.length).toBeGreaterThan(0);
+      for (const d of e.deviations) expect(Object.keys(d).sort()).toEqual(['ours', 'published', 'what', 'why']);
+      expect(e.estimatedMinutes).toBeGreaterThanOrEqual(0);
+    }
+    expect(plan.totalMinutes).toBeLessThanOrEqual(180);
+    expect(plan.totalMinutes).toBeCloseTo(
+      plan.experiments.reduce((s, e) => s + e.estimatedMinutes, 0),
+      0,
+    );
+    // Traffic reads the latency runs: it adds nothing to the suite, but costs its own minutes when run alone.
+    expect(plan.experiments.find((e) => e.id === 'traffic')).toMatchObject({
+      estimatedMinutes: 0,
+      sharesRunsWith: [
+        { part: 'redis', experiment: 'latency' },
+        { part: 'cassandra', experiment: 'latency' },
+      ],
+    });
+    const alone = JSON.parse(run('traffic', '--plan', '--json').stdout) as SuitePlanJson;
+    expect(alone.experiments[0].estimatedMinutes).toBeGreaterThan(10);
+  });
+
+  test('--json without --plan is refused, naming the option', () => {
+    const result = run('latency', '--json');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/--json: prints the plan only: give it with --plan/);
+  });
 });
 
 describe('`fragbench reproduce --durations`', () => {

@@ -5,6 +5,8 @@
  * all-pairs RTT around its link cuts gives throughput and average ping before and after each.
  */
 import { namingFleets, runFigures } from '../../core/reproduce/figures';
+import { allClientsPerSecond, eventWindowFigures, linkEventFigures, pairTrafficFigures } from '../../core/reproduce/event-figures';
+import type { RecordedEvent } from '../../core/events';
 import type { CellRecord, PhaseRecord } from '../../core/run-record';
 import type { Sample } from '../../core/samples';
 import type { PhaseFigures, PhaseVerdict } from '../../core/verdict';
@@ -78,7 +80,8 @@ test('around each link cut: throughput from the previous cut to it and from it t
   expect(of('cut b-c/0', 'average ping before')).toBe(90);
   expect(of('cut b-c/0', 'average ping after')).toBe(95);
   // A phase with a cut but no ping around it gives none of these.
-  expect(runFigures([cell([{ ...removals, rtt: [] }])]).filter((f) => f.measure !== 'throughput')).toEqual([]);
+  const removalMeasures = ['throughput before', 'throughput after', 'average ping before', 'average ping after'];
+  expect(runFigures([cell([{ ...removals, rtt: [] }])]).filter((f) => removalMeasures.includes(f.measure))).toEqual([]);
 });
 
 test("the all-pairs pings' own cost: throughput in the seconds they ran against the seconds between them", () => {
@@ -109,4 +112,102 @@ test("an experiment whose parts run on different fleets names each figure's flee
   expect(namingFleets(regions, { local: 'hybrid-mumbai' }, [figure])[0].cell).toBe(`fleet=hybrid-mumbai ${figure.cell}`.trim());
   // One fleet for every part: the figure is left as it is.
   expect(namingFleets([regions[0], regions[0]], { local: 'hybrid-sydney' }, [figure])).toEqual([figure]);
+});
+
+const event = (kind: RecordedEvent['kind'], label: string, atS: number, completedAfterS?: number): RecordedEvent => ({
+  kind,
+  label,
+  scheduledOffsetS: atS,
+  requestedAt: atS * 1000,
+  detail: {},
+  ...(completedAfterS !== undefined ? { completedAt: (atS + completedAfterS) * 1000 } : {}),
+});
+const perSecond = (ok: (t: number) => number, n: number) => Array.from({ length: n }, (_, i) => ({ time: (i + 1) * 1000, ok: ok(i + 1) }));
+
+test("after a link cut: seconds until the load recovers, the longest outage, and each step's path as the overlay settled on it", () => {
+  // 20 ops/s, nothing from 31 s to 50 s after the cut at 30 s; the restore at 90 s costs nothing.
+  const seconds = perSecond((t) => (t > 30 && t <= 50 ? 0 : 20), 120);
+  const steps: PhaseRecord = {
+    ...phase('steps', 0),
+    events: [event('link-cut', 'cut a-b/1', 30), event('link-restore', 'restore a-b/1', 90)],
+    paths: [
+      { time: 0, from: 'a', to: 'b', hops: ['a', 'b'], links: ['a-b/1'] },
+      { time: 40_000, from: 'a', to: 'b', hops: [], links: [] },
+      { time: 49_000, from: 'a', to: 'b', hops: ['a', 'b'], links: ['a-b/0'], overTcp: [true] },
+      { time: 91_000, from: 'a', to: 'b', hops: ['a', 'b'], links: ['a-b/1'] },
+      { time: 0, from: 'a', to: 'c', hops: ['a', 'c'], links: ['a-c/0'] },
+    ],
+  };
+  const figures = linkEventFigures(steps, seconds, [['a', 'b']]);
+  const of = (p: string, measure: string) => figures.find((f) => f.phase === `steps · ${p}` && f.measure === measure);
+  expect(of('cut a-b/1', 'outage after')?.value).toBe(20);
+  expect(of('cut a-b/1', 'recovery after')?.value).toBe(21);
+  expect(of('restore a-b/1', 'outage after')?.value).toBe(0);
+  expect(of('restore a-b/1', 'recovery after')?.value).toBe(1);
+  expect(of('before cut a-b/1', 'path')).toMatchObject({ text: 'a-b/1', value: 1, pair: 'a-b' });
+  expect(of('after cut a-b/1', 'path')).toMatchObject({ text: 'a-b/0', value: 1 });
+  expect(of('after restore a-b/1', 'path')).toMatchObject({ text: 'a-b/1' });
+  // Settled on the step's last path: 19 s after the cut (through a moment with no path), 1 s after the restore.
+  expect(of('cut a-b/1', 'path settled after')?.value).toBe(19);
+  expect(of('restore a-b/1', 'path settled after')?.value).toBe(1);
+  // Only the pairs asked for: a-c is another pair's path.
+  expect(figures.filter((f) => f.pair === 'a-c')).toEqual([]);
+  // One empty second is a slow operation, not an outage.
+  expect(
+    linkEventFigures(
+      { ...steps, paths: [] },
+      perSecond((t) => (t === 40 ? 0 : 20), 120),
+      [],
+    ).find((f) => f.measure === 'outage after')?.value,
+  ).toBe(0);
+});
+
+test('around resizes and clients: the load after each event from its completion, before the first, and the lowest second after a join', () => {
+  const all = allClientsPerSecond(
+    Array.from({ length: 120 }, (_, i) => ({ time: (i + 1) * 1000, elapsedS: i + 1, ops: {}, okPerS: 10, failedPerS: 0 })),
+    [
+      Array.from({ length: 90 }, (_, i) => ({
+        time: (i + 31) * 1000,
+        elapsedS: i + 1,
+        ops: {},
+        okPerS: i + 31 > 65 && i + 31 <= 68 ? 0 : 20,
+        failedPerS: 0,
+      })),
+    ],
+  );
+  const ramp: PhaseRecord = { ...phase('ramp', 0), events: [event('client-start', 'start client c2', 30), event('resize-add', 'add pune', 60, 10)] };
+  const figures = eventWindowFigures(ramp, all);
+  const of = (p: string, measure: string) => figures.find((f) => f.phase === `ramp · ${p}` && f.measure === measure)?.value;
+  expect(of('start client c2', 'throughput before')).toBe(10);
+  expect(of('start client c2', 'throughput after')).toBe(30);
+  // From the join's completion (70 s) on: both clients at full rate again.
+  expect(of('add pune', 'throughput after')).toBe(30);
+  expect(of('add pune', 'lowest second after')).toBe(10);
+});
+
+test("per node pair: bytes per operation between the phase's first and last counter reading", () => {
+  const measured: PhaseRecord = {
+    ...phase('a-lsf1', 0),
+    traffic: [
+      {
+        time: 0,
+        pairs: [
+          { a: 'pune', b: 'seoul', bytes: 1000 },
+          { a: 'client', b: 'pune', bytes: 0 },
+        ],
+      },
+      {
+        time: 20_000,
+        pairs: [
+          { a: 'pune', b: 'seoul', bytes: 21_000 },
+          { a: 'client', b: 'pune', bytes: 50_000 },
+        ],
+      },
+    ],
+  };
+  expect(pairTrafficFigures(measured, 100).map((f) => [f.pair, f.value])).toEqual([
+    ['pune-seoul', 200],
+    ['client-pune', 500],
+  ]);
+  expect(pairTrafficFigures({ ...measured, traffic: measured.traffic.slice(0, 1) }, 100)).toEqual([]);
 });

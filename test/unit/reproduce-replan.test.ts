@@ -6,7 +6,7 @@
 import { planReproduction, type PlannedReproduction } from '../../cli/reproduce-plan';
 import { aggregate } from '../../core/reproduce/aggregate';
 import { REPRODUCTIONS } from '../../core/reproduce/catalogue';
-import { figuresTable } from '../../core/reproduce/comparison-text';
+import { figureTable, markdownTable } from '../../core/reproduce/comparison-text';
 import type { Figure } from '../../core/reproduce/figures';
 import { emptyLedger, withRun, type CellSize, type Coordinates, type Ledger, type LedgerRun } from '../../core/reproduce/ledger';
 import {
@@ -40,11 +40,11 @@ const cellsOf = (experiment: string, part: string) => {
 
 const HOST = 'host CPU ≥ 90 % in 30 % of seconds (threshold 10 %)';
 
-describe('each verdict kind on the link-removal reproduction’s Cassandra cell (3 nodes, 2 threads at 60 ops/s)', () => {
+describe('each verdict kind on the link-removal reproduction’s Cassandra cell (3 nodes, 1 thread at 60 ops/s)', () => {
   let ctx: ReplanContext;
   let base: CellSize;
   beforeAll(() => {
-    [{ context: ctx, base }] = cellsOf('link-removal', 'cassandra');
+    [{ context: ctx, base }] = cellsOf('link-removal', 'cassandra-tinc-defaults');
   });
 
   test('ok is kept', () => {
@@ -58,16 +58,22 @@ describe('each verdict kind on the link-removal reproduction’s Cassandra cell 
         kind: 'replan',
         size: { nodes: ['singapore', 'pune'], loadHalvings: 0 },
         step: '3 → 2 Cassandra nodes (seoul left out)',
-        because: `${verdict} at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})`,
+        because: `${verdict} at 3 Cassandra nodes, 1 thread at 60 ops/s (${HOST})`,
       });
     }
   });
 
-  test('client-bound: the client is the cause, so the load is halved and the nodes stay', () => {
+  test('client-bound: the client is the cause, so only the load could shrink, and one thread is the least', () => {
     expect(replanDecision(ctx, base, 'client-bound', 'ycsb ≥ 95 % of one core in 40 % of seconds (threshold 10 %)', 0)).toMatchObject({
+      kind: 'not-reproducible',
+      reason: expect.stringMatching(/one client thread is the least load/) as unknown,
+    });
+    // With threads to spare (overlay-paths: 4 at 200 ops/s) the load is halved and the nodes stay.
+    const [{ context, base: four }] = cellsOf('overlay-paths', 'tinc-defaults');
+    expect(replanDecision(context, four, 'client-bound', 'ycsb ≥ 95 % of one core', 0)).toMatchObject({
       kind: 'replan',
-      size: { nodes: base.nodes, loadHalvings: 1 },
-      step: 'client load halved: 2 threads at 60 ops/s → 1 thread at 30 ops/s',
+      size: { nodes: four.nodes, loadHalvings: 1 },
+      step: 'client load halved: 4 threads at 200 ops/s → 2 threads at 100 ops/s',
     });
   });
 
@@ -78,19 +84,18 @@ describe('each verdict kind on the link-removal reproduction’s Cassandra cell 
     });
   });
 
-  test('at the floor the load is halved; once no step is left, or the re-plans are spent, it is not reproducible here', () => {
+  test('at the floor with one thread no step is left; once the re-plans are spent it is not reproducible here either', () => {
     const atFloor = { nodes: ['singapore', 'pune'], loadHalvings: 0 };
-    expect(replanDecision(ctx, atFloor, 'host-bound', HOST, 1)).toMatchObject({ kind: 'replan', size: { nodes: atFloor.nodes, loadHalvings: 1 } });
-    const spent = replanDecision(ctx, { ...atFloor, loadHalvings: 1 }, 'host-bound', HOST, REPLAN_POLICY.maxReplans);
-    expect(spent).toEqual({
-      kind: 'not-reproducible',
-      reason: `still host-bound at 2 Cassandra nodes, 1 thread at 30 ops/s (${HOST}) after 2 re-plans (at most 2)`,
-    });
-    const smallest = replanDecision(ctx, { ...atFloor, loadHalvings: 1 }, 'host-bound', undefined, 0);
+    const smallest = replanDecision(ctx, atFloor, 'host-bound', undefined, 1);
     expect(smallest.kind).toBe('not-reproducible');
     expect((smallest as { reason: string }).reason).toMatch(
-      /the smallest plan ran \(2 Cassandra nodes, 1 thread at 30 ops\/s: 2 Cassandra nodes is the floor \(with one node beside the client/,
+      /the smallest plan ran \(2 Cassandra nodes, 1 thread at 60 ops\/s: 2 Cassandra nodes is the floor \(with one node beside the client/,
     );
+    const spent = replanDecision(ctx, base, 'host-bound', HOST, REPLAN_POLICY.maxReplans);
+    expect(spent).toEqual({
+      kind: 'not-reproducible',
+      reason: `still host-bound at 3 Cassandra nodes, 1 thread at 60 ops/s (${HOST}) after 2 re-plans (at most 2)`,
+    });
   });
 });
 
@@ -104,33 +109,32 @@ test('each experiment’s host-bound ladder: JVM nodes down to the stated floor,
     ),
   );
   const halved = (from: string, to: string) => `client load halved: ${from} → ${to}`;
-  // 2 nodes (its floor) and 1 thread from the start: no smaller plan is left.
-  expect(ladders['latency/cassandra']).toEqual(['']);
-  expect(ladders['traffic/cassandra']).toEqual(ladders['latency/cassandra']);
-  expect(ladders['latency/redis']).toEqual([
-    `${halved('8 threads at 1200 ops/s', '4 threads at 600 ops/s')} | ${halved('4 threads at 600 ops/s', '2 threads at 300 ops/s')}`,
+  const fromFive = `${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')} | ${halved('3 threads at 300 ops/s', '2 threads at 150 ops/s')}`;
+  // One client thread from the start (YCSB's default), and the node count is the figure: no smaller plan.
+  for (const part of [
+    'latency/redis',
+    'latency/cassandra',
+    'traffic/cassandra',
+    'resize-on-the-fly/cassandra',
+    'single-resize/cassandra',
+    'offline-sizing/redis-sizes',
+    'link-removal/redis-tinc-defaults',
+    'timed-events/cassandra',
+    'bursting/cassandra-virginia',
+  ])
+    expect({ part, ladder: ladders[part] }).toEqual({ part, ladder: [''] });
+  // Cassandra on the link-removal mesh: one node fewer (seoul, not named by an event), then no load left to halve.
+  expect(ladders['link-removal/cassandra-tinc-defaults']).toEqual(['3 → 2 Cassandra nodes (seoul left out)']);
+  // A background load of several threads is halved.
+  expect(ladders['single-resize/redis-lsf0p02']).toEqual([
+    `${halved('4 threads at 200 ops/s', '2 threads at 100 ops/s')} | ${halved('2 threads at 100 ops/s', '1 thread at 50 ops/s')}`,
   ]);
-  // A resize that adds a node keeps both at rest; seoul, which the events add, is never dropped.
-  expect(ladders['single-resize/cassandra-lsf0p2']).toEqual([halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')]);
-  // seoul leaves and returns in the events: pune goes instead.
-  expect(ladders['resize-on-the-fly/cassandra']).toEqual([
-    `3 → 2 Cassandra nodes (pune left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`,
+  expect(ladders['overlay-paths/tinc-defaults']).toEqual([
+    `${halved('4 threads at 200 ops/s', '2 threads at 100 ops/s')} | ${halved('2 threads at 100 ops/s', '1 thread at 50 ops/s')}`,
   ]);
-  expect(ladders['link-removal/cassandra']).toEqual([
-    `3 → 2 Cassandra nodes (seoul left out) | ${halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')}`,
-  ]);
-  expect(ladders['timed-events/cassandra']).toEqual([halved('2 threads at 60 ops/s', '1 thread at 30 ops/s')]);
-  // A layout's node count is the figure: only the load shrinks.
-  // Hybrid Cassandra starts at 1 thread, where the real runs re-planned to: nothing smaller is left.
-  expect(ladders['bursting/cassandra']).toEqual(['']);
-  expect(ladders['vm-packing/cassandra']).toEqual(['']);
-  // Bursting's Redis starts at half the others' load, where both its real runs re-planned to.
-  expect(ladders['bursting/redis']).toEqual([
-    `${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')} | ${halved('3 threads at 300 ops/s', '2 threads at 150 ops/s')}`,
-  ]);
-  expect(ladders['horizontal/redis']).toEqual([
-    `${halved('10 threads at 1200 ops/s', '5 threads at 600 ops/s')} | ${halved('5 threads at 600 ops/s', '3 threads at 300 ops/s')}`,
-  ]);
+  // A layout's node count is the figure: only the load shrinks, from 5 Redis threads.
+  for (const part of ['bursting/redis-virginia', 'horizontal/redis-virginia', 'distance/redis-sydney'])
+    expect({ part, ladder: ladders[part] }).toEqual({ part, ladder: [fromFive] });
 });
 
 test('every Cassandra part listing its own nodes states a floor, and every re-planned scenario of the catalogue still plans, at its size', async () => {
@@ -163,11 +167,12 @@ test('a re-plan halves ramped clients too and leaves the reproduction as it was'
   const before = JSON.stringify(reproductionPart.scenario);
   const base = { nodes: ['singapore'], loadHalvings: 0 };
   const smaller = scenarioAtSize(reproductionPart.scenario, base, { ...base, loadHalvings: 1 });
-  expect(smaller.ycsb).toMatchObject({ threads: 1, target: 30 });
+  expect(smaller.ycsb).toMatchObject({ threads: 1 });
   const ramp = smaller.phases.find((p) => p.phase === 'run' && p.label === 'ramp');
-  expect(ramp?.phase === 'run' && ramp.events?.[0].clientStart).toEqual([
-    { name: 'c2', threads: 1, target: 60 },
-    { name: 'c3', threads: 1, target: 90 },
+  expect(ramp?.phase === 'run' && ramp.events?.filter((e) => e.clientStart).map((e) => e.clientStart)).toEqual([
+    { name: 'c2', threads: 1 },
+    { name: 'c3', threads: 2 },
+    { name: 'c4', threads: 4 },
   ]);
   expect(JSON.stringify(reproductionPart.scenario)).toBe(before);
   // A run phase's own client settings are halved too; a phase without them keeps the scenario's.
@@ -180,20 +185,20 @@ test('a re-plan halves ramped clients too and leaves the reproduction as it was'
     reproductionPart.scenario.phases.find((p) => p.phase === 'run' && p.label === 'warm-up'),
   );
   // Fewer nodes where they live in the matrix (a layout) would change the figure: refused.
-  const { reproductionPart: layouts } = partOf('bursting', 'cassandra');
+  const { reproductionPart: layouts } = partOf('bursting', 'cassandra-virginia');
   expect(() =>
     scenarioAtSize(layouts.scenario, { nodes: ['prv1', 'prv2', 'prv3'], loadHalvings: 0 }, { nodes: ['prv1', 'prv2'], loadHalvings: 0 }),
   ).toThrow(/needs the nodes listed in database.nodes/);
 });
 
 describe('the ledger across attempts: a resume runs only what is due', () => {
-  const at = { experiment: 'link-removal', part: 'cassandra', repetition: 1 };
+  const at = { experiment: 'link-removal', part: 'cassandra-tinc-defaults', repetition: 1 };
   const cell: Coordinates = {};
   const run = (over: Partial<LedgerRun>): LedgerRun => ({ ...at, runId: 'r1', status: 'completed', finishedCells: [cell], startedAt: 1, ...over });
   const hostBound = { cell, verdict: 'host-bound' as const, why: HOST };
   let cells: ReturnType<typeof replanCells>;
   beforeAll(() => {
-    cells = cellsOf('link-removal', 'cassandra');
+    cells = cellsOf('link-removal', 'cassandra-tinc-defaults');
   });
   const progress = (ledger: Ledger) => cellProgress(ledger, at, cells)[0];
 
@@ -222,7 +227,7 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
         runId: 'r2',
         attempt: 2,
         size: due.size,
-        replan: { step: due.replan.step, because: `host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})` },
+        replan: { step: due.replan.step, because: `host-bound at 3 Cassandra nodes, 1 thread at 60 ops/s (${HOST})` },
         verdicts: [{ cell, verdict: 'ok' }],
       }),
     );
@@ -233,7 +238,7 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
       [2, 'r2'],
     ]);
     expect(planNote(done)).toBe(
-      `re-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes, 2 threads at 60 ops/s (${HOST})`,
+      `re-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes, 1 thread at 60 ops/s (${HOST})`,
     );
   });
 
@@ -249,22 +254,11 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
         verdicts: [hostBound],
       }),
     );
-    expect(progress(ledger).next).toMatchObject({ attempt: 3, size: { nodes: ['singapore', 'pune'], loadHalvings: 1 } });
-    ledger = withRun(
-      ledger,
-      run({
-        runId: 'r3',
-        attempt: 3,
-        size: { nodes: ['singapore', 'pune'], loadHalvings: 1 },
-        replan: { step: 'halved', because: 'host-bound at 2' },
-        verdicts: [hostBound],
-      }),
-    );
     const p = progress(ledger);
     expect(p.next).toBeUndefined();
     expect(p.decision?.kind).toBe('not-reproducible');
     expect(planNote(p)).toMatch(
-      /^re-planned: 3 → 2, host-bound at 3; then halved, host-bound at 2; not reproducible here: still host-bound at 2 Cassandra nodes, 1 thread at 30 ops\/s .* after 2 re-plans/,
+      /^re-planned: 3 → 2, host-bound at 3; not reproducible here: still host-bound at 2 Cassandra nodes, 1 thread at 60 ops\/s .*the smallest plan ran/,
     );
   });
 
@@ -280,30 +274,30 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
       attempt: 1,
       size: smaller,
       replan: {
-        step: 'started at 2 Cassandra nodes, 2 threads at 60 ops/s, where repetition 1 ended',
+        step: 'started at 2 Cassandra nodes, 1 thread at 60 ops/s, where repetition 1 ended',
         because: 'every repetition runs the same plan',
       },
     });
-    // Its own re-plans go on from there: host-bound at 2 nodes, the load is halved next.
+    // Host-bound there too: nothing smaller is left, so nothing more is due.
     ledger = withRun(ledger, run({ ...second, runId: 'r3', size: smaller, verdicts: [hostBound] }));
-    expect(cellProgress(ledger, second, cells)[0].next).toMatchObject({ attempt: 2, size: { nodes: smaller.nodes, loadHalvings: 1 } });
+    expect(cellProgress(ledger, second, cells)[0].next).toBeUndefined();
     // A third repetition after one that ran as planned starts as planned.
     const asPlanned = withRun(emptyLedger(0), run({ verdicts: [{ cell, verdict: 'ok' }] }));
     expect(cellProgress(asPlanned, { ...at, repetition: 3 }, cells)[0].next).toEqual({ attempt: 1, size: cells[0].base });
   });
 
   test('a ledger from before re-planning (no verdicts) keeps its finished cells as final; unfinished cells stay due', () => {
-    const layouts = cellsOf('bursting', 'redis');
+    const layouts = cellsOf('bursting', 'redis-virginia');
     const ledger = withRun(emptyLedger(0), {
       experiment: 'bursting',
-      part: 'redis',
+      part: 'redis-virginia',
       repetition: 1,
       runId: 'old',
       status: 'cancelled',
       finishedCells: [{ layout: '8_0' }],
       startedAt: 1,
     });
-    const p = cellProgress(ledger, { experiment: 'bursting', part: 'redis', repetition: 1 }, layouts);
+    const p = cellProgress(ledger, { experiment: 'bursting', part: 'redis-virginia', repetition: 1 }, layouts);
     expect(p.map((x) => [x.cell.layout, x.next?.attempt])).toEqual([
       ['8_0', undefined],
       ['4_4', 1],
@@ -324,7 +318,8 @@ test('the figures table says which plan produced each figure', () => {
     plan,
   });
   const note = 're-planned: 3 → 2 Cassandra nodes (seoul left out), host-bound at 3 Cassandra nodes';
-  expect(figuresTable(aggregate([[figure(100, note)], [figure(104, note)]]))).toContain(`| 2 of 2 ok | – | ${note} |`);
-  expect(figuresTable(aggregate([[figure(100, 'as planned')], [figure(104, note)]]))).toContain(`| r2 ${note} |`);
-  expect(figuresTable(aggregate([[figure(100, 'as planned')]]))).toContain('| as planned |');
+  const table = (figures: Figure[][]) => markdownTable(figureTable(aggregate(figures)));
+  expect(table([[figure(100, note)], [figure(104, note)]])).toContain(`| 2 of 2 ok | – | ${note} |`);
+  expect(table([[figure(100, 'as planned')], [figure(104, note)]])).toContain(`| r2 ${note} |`);
+  expect(table([[figure(100, 'as planned')]])).toContain('| as planned |');
 });

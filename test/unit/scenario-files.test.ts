@@ -25,6 +25,9 @@ import {
   TOPOLOGY_FILE,
   REMOVALS,
   MESH_LINKS,
+  REPRODUCTION_FAILOVERS,
+  reproductionTopology,
+  reproductionTopologyFile,
 } from '../../scenarios/link-removal';
 import { stackSettings } from '../infra/harness';
 
@@ -146,5 +149,19 @@ describe('shipped scenarios', () => {
     // A ping matrix 20 s before and 40 s after every cut.
     const pings = run.events.filter((e) => e.action.kind === 'measure-rtt').map((e) => e.atS);
     expect(cuts.every((c) => pings.includes(c.atS - 20) && pings.includes(c.atS + 40))).toBe(true);
+  });
+
+  test('the reproduction’s meshes: the same 64 links, the client on Singapore alone, one per failover profile, as generated', () => {
+    const mesh = meshTopology();
+    for (const failover of REPRODUCTION_FAILOVERS) {
+      const topology = reproductionTopology(failover);
+      expect(readFileSync(reproductionTopologyFile(failover), 'utf8')).toBe(renderTopology(topology));
+      expect(topology).toMatchObject({ name: `fhc-8dc-mesh64-${failover}`, failover });
+      const client = topology.links.filter((l) => l.a === topology.client || l.b === topology.client);
+      expect(client.map((l) => [l.a, l.b].sort().join('-'))).toEqual(['client-singapore']);
+      expect(topology.links.filter((l) => !client.includes(l))).toEqual(mesh.links.filter((l) => l.a !== mesh.client && l.b !== mesh.client));
+      // The same removals apply: the order is drawn over the mesh's links alone.
+      expect(removalOrder(topology)).toEqual(removalOrder(mesh));
+    }
   });
 });
