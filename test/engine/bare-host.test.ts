@@ -7,7 +7,7 @@
  * - while it runs, a second run is refused at once, naming the run that holds the fleet;
  * - a run cancelled mid-phase also leaves the host clean.
  */
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -100,25 +100,45 @@ function userScenario(runSeconds: number): Record<string, unknown> {
   };
 }
 
+/** Every namespace the topology's fleet uses: none may exist before a run or after it. */
+const FLEET_NAMESPACES = ['fb-north', 'fb-east', 'fb-south', 'fb-desk', 'fb-wan'];
+
+/**
+ * Namespaces of fleets other than the local fleet (bridged LANs `fb-tl…`, VM-shaped nodes `fb-vm-…`):
+ * the tests of other lanes run beside this file (scripts/run-tests.sh), and what they start is theirs.
+ */
+const OTHER_FLEETS = /^fb-(tl|vm-)/;
+
 async function fbNamespaces(): Promise<string[]> {
   const { stdout } = await runHost(['ip', 'netns', 'list']);
   return stdout
     .split('\n')
     .map((l) => l.split(' ')[0])
-    .filter((n) => n.startsWith('fb-'));
+    .filter((n) => n.startsWith('fb-') && !OTHER_FLEETS.test(n));
 }
 
-/** Every namespace the topology's fleet uses: none may exist before a run or after it. */
-const FLEET_NAMESPACES = ['fb-north', 'fb-east', 'fb-south', 'fb-desk', 'fb-wan'];
+/** The network namespace of each of the other fleets' namespaces, as /proc/<pid>/ns/net names it. */
+function otherFleetsNetworks(): Set<string> {
+  const names = existsSync('/run/netns') ? readdirSync('/run/netns').filter((n) => OTHER_FLEETS.test(n)) : [];
+  return new Set(names.map((n) => `net:[${statSync(`/run/netns/${n}`).ino}]`));
+}
 
-/** PIDs of processes running one of RUN_PROGRAMS (read from /proc; nothing is signalled). */
+/** PIDs of processes running one of RUN_PROGRAMS outside the other fleets (read from /proc; nothing is signalled). */
 async function runProgramPids(): Promise<number[]> {
+  const others = otherFleetsNetworks();
   const pids: number[] = [];
   for (const program of RUN_PROGRAMS) {
     const { stdout } = await runHost(['pgrep', '-x', program], { allowFailure: true });
     pids.push(...stdout.split('\n').filter(Boolean).map(Number));
   }
-  return pids;
+  const networkOf = (pid: number) => {
+    try {
+      return readlinkSync(`/proc/${pid}/ns/net`);
+    } catch {
+      return undefined; // gone meanwhile
+    }
+  };
+  return pids.filter((pid) => !others.has(networkOf(pid) ?? ''));
 }
 
 async function expectCleanHost(): Promise<void> {

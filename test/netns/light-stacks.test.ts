@@ -1,0 +1,121 @@
+/**
+ * The light network stacks for real (core/stack.ts), each brought up on a small full mesh: without
+ * tinc (static routes), without WireGuard (VXLAN links), and without both. Each must carry every
+ * pair at its configured round trip and carry TCP, run none of the daemons it leaves out, say in
+ * its inventory which stack it is, and leave nothing behind. Without an overlay a cut link cuts its
+ * pair off (nothing routes around it) until it is restored.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { findNode } from '../../core/inventory';
+import type { StackChoice } from '../../core/stack';
+import type { Topology } from '../../core/topology';
+import { fleetDown, fleetUp } from '../../infra/local/fleet';
+import { listNamespaces } from '../../infra/local/namespaces';
+import { readState } from '../../infra/local/state';
+import { cutLink, measureBandwidth, restoreLink } from '../../operations/network/network-operations';
+import { NetnsExec } from '../../services/exec/transports';
+import { loadInventory } from '../../services/inventory/inventory-loader';
+import { ping } from '../../services/probes/ping';
+import { median } from '../../services/probes/quantile';
+import { pingReplies } from '../support/ping';
+
+jest.setTimeout(120_000);
+
+const fleet = { kind: 'local' } as const;
+const dir = mkdtempSync(join(tmpdir(), 'fb-light-stacks-test-'));
+const TOPOLOGY: Topology = {
+  name: 'light',
+  client: 'lsc',
+  nodes: [
+    { name: 'lsa', site: 'a' },
+    { name: 'lsb', site: 'b' },
+    { name: 'lsd', site: 'd' },
+    { name: 'lsc', site: 'a' },
+  ],
+  links: [
+    { a: 'lsa', b: 'lsb', latencyMs: 20, bandwidthMbps: 50 },
+    { a: 'lsa', b: 'lsb', type: 1, latencyMs: 12, bandwidthMbps: 50 },
+    { a: 'lsb', b: 'lsd', latencyMs: 30, bandwidthMbps: 50 },
+    { a: 'lsa', b: 'lsd', latencyMs: 40, bandwidthMbps: 50 },
+    { a: 'lsc', b: 'lsa', latencyMs: 2, bandwidthMbps: 200 },
+    { a: 'lsc', b: 'lsb', latencyMs: 22, bandwidthMbps: 200 },
+    { a: 'lsc', b: 'lsd', latencyMs: 42, bandwidthMbps: 200 },
+  ],
+};
+/** Each pair's fastest link's round trip: the one a static route takes. */
+const FASTEST: [string, string, number][] = [
+  ['lsa', 'lsb', 12],
+  ['lsb', 'lsd', 30],
+  ['lsa', 'lsd', 40],
+  ['lsc', 'lsa', 2],
+  ['lsc', 'lsb', 22],
+  ['lsc', 'lsd', 42],
+];
+const file = join(dir, 'light.yaml');
+writeFileSync(file, stringify(TOPOLOGY));
+
+afterAll(async () => {
+  await fleetDown();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function rttMs(from: string, to: string): Promise<number | undefined> {
+  const inventory = await loadInventory(fleet);
+  const { samplesMs } = await ping(new NetnsExec(`fb-${from}`), findNode(inventory, to).overlayAddress, 10, 0.05);
+  return samplesMs.length > 0 ? median(samplesMs) : undefined;
+}
+
+const STACKS: [string, StackChoice, string[]][] = [
+  ['overlay none (static routes over WireGuard)', { overlay: 'none' }, ['emulator', 'wireguard']],
+  ['encryption off (tinc over VXLAN)', { encryption: 'off' }, ['emulator', 'tinc']],
+  ['overlay none and encryption off (static routes over VXLAN)', { overlay: 'none', encryption: 'off' }, ['emulator']],
+];
+
+describe.each(STACKS)('%s', (_label, stack, daemons) => {
+  beforeAll(async () => {
+    await fleetUp(file, () => undefined, { stack });
+  });
+  afterAll(async () => {
+    await fleetDown();
+  });
+
+  test('says which stack it is, and runs only its own daemons', async () => {
+    const inventory = await loadInventory(fleet);
+    expect(inventory.stack).toEqual({ overlay: 'tinc', encryption: 'wireguard', ...stack });
+    expect([...new Set(readState()!.processes.map((p) => p.kind))].sort()).toEqual(daemons);
+    if (stack.encryption === 'off') expect(inventory.nodes.every((n) => n.wireguard.every((w) => w.publicKey === undefined))).toBe(true);
+  });
+
+  test('every pair at its fastest link round trip, within max(1 ms, 2 %), and TCP carried', async () => {
+    for (const [a, b, configured] of FASTEST) {
+      const measured = await rttMs(a, b);
+      expect({ pair: `${a}-${b}`, off: Math.abs((measured ?? Infinity) - configured) <= Math.max(1, 0.02 * configured) }).toEqual({
+        pair: `${a}-${b}`,
+        off: true,
+      });
+    }
+    const { mbps } = await measureBandwidth({ fleet, from: 'lsc', to: 'lsb', seconds: 2 });
+    expect(mbps).toBeGreaterThan(10);
+  });
+
+  if (stack.overlay === 'none') {
+    test('a cut link cuts its pair off, nothing routes around it, and a restore brings it back', async () => {
+      const inventory = await loadInventory(fleet);
+      const exec = new NetnsExec('fb-lsb');
+      const address = findNode(inventory, 'lsd').overlayAddress;
+      await cutLink({ fleet, link: 'lsb-lsd/0' });
+      expect(await pingReplies(exec, address, 3)).toBe(0);
+      await restoreLink({ fleet, link: 'lsb-lsd/0' });
+      expect(await pingReplies(exec, address, 3)).toBe(3);
+    });
+  }
+});
+
+test('nothing of the light fleets is left', async () => {
+  await fleetDown();
+  const left = (await listNamespaces()).filter((ns) => /^fb-(ls[abcd]|wan)$/.test(ns));
+  expect(left).toEqual([]);
+});
