@@ -7,8 +7,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { runIsLiveVia } from '../operations/fleet/fleet-lease';
 import { loadScenario, readScenarioFile } from '../operations/scenario/scenario-loader';
 import { fleetBusyMessage } from '../core/fleet-lease';
@@ -17,13 +16,13 @@ import { liveLeaseOfAnother } from '../infra/local/lease';
 import { PROJECT_ROOT } from '../operations/scenario/scenario-fleet';
 import { InputError } from '../core/errors';
 import type { PlanOptions } from '../core/scenario-plan';
-import { connectClient, LOCAL_ADDRESS, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
+import { connectClient, LOCAL_ADDRESS, describeTarget, temporalSettings, workflowUiLink, type TemporalSettings } from '../worker/connection';
 import { stopDevServer, UI_ADDRESS } from '../worker/dev-server';
 import { DevServerKeeper, DevSupervisor } from '../worker/dev-supervisor';
 import { statePaths } from '../platform/paths';
-import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
+import { abortSignal, type ScenarioInput } from '../workflows/definitions';
 import { positiveNumber } from './options';
-import { follow, summaryTable } from './run-follow';
+import { followRun } from './run-follow';
 
 const QUICKSTART_SCENARIO = 'scenarios/quickstart.yaml';
 
@@ -107,61 +106,13 @@ export async function startRun(client: Client, settings: TemporalSettings, scena
     args: [input],
   });
   console.log(formatPlanView(view));
-  console.log(`started run ${handle.workflowId}: ${UI_ADDRESS}/namespaces/${settings.namespace}/workflows/${handle.workflowId}`);
+  console.log(`started run ${handle.workflowId}: ${workflowUiLink(settings, handle.workflowId)}`);
   return handle;
 }
 
-/** A failed run still has a summary: the workflow puts it in its failure's details. */
-function summaryOfFailure(err: unknown): RunSummary | undefined {
-  const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-  return cause instanceof ApplicationFailure ? (cause.details?.[0] as RunSummary | undefined) : undefined;
-}
-
-function printSummary(summary: RunSummary): void {
-  console.log(`\n${summaryTable(summary.cells)}`);
-  if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
-}
-
-/**
- * Follows a run to its end, printing the summary. The first Ctrl-C cancels the run (its cleanup
- * restores links and stops the cluster) and keeps following until it closes. Returns an exit code.
- */
+/** Follows a run this command started; Ctrl-C cancels it (and so cleans up). Returns an exit code. */
 async function followToEnd(client: Client, handle: WorkflowHandle): Promise<number> {
-  return (await followRun(client, handle)).code;
-}
-
-/** What a followed run ended with: its exit code, and its summary where it left one (a cancelled run does not). */
-export interface FollowedRun {
-  code: number;
-  summary?: RunSummary;
-}
-
-/** followToEnd, keeping the summary for a caller that reads its cells (`fragbench reproduce`). */
-export async function followRun(client: Client, handle: WorkflowHandle): Promise<FollowedRun> {
-  let interrupted = false;
-  const onInterrupt = () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    console.log('\ncancelling the run: restoring links and stopping the cluster (Ctrl-C again to leave it to itself)');
-    handle.cancel().catch((err: Error) => console.error(`cancel failed: ${err.message}`));
-  };
-  process.on('SIGINT', onInterrupt);
-  try {
-    const summary = await follow(client, handle);
-    printSummary(summary);
-    return { code: summary.status === 'completed' ? 0 : 1, summary };
-  } catch (err) {
-    if (interrupted) {
-      console.log('run cancelled; the fleet was cleaned up');
-      return { code: 130 };
-    }
-    const summary = summaryOfFailure(err);
-    if (!summary) throw err;
-    printSummary(summary);
-    return { code: 1, summary };
-  } finally {
-    process.off('SIGINT', onInterrupt);
-  }
+  return (await followRun(client, handle, 'cancel')).code;
 }
 
 /**
@@ -200,7 +151,7 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   const handle = await startRun(client, settings, file, options, opts);
   if (!opts.follow) {
     console.log(
-      `follow it with the UI, or stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`,
+      `follow it with: fragbench follow ${handle.workflowId} (or in the UI); stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`,
     );
     return;
   }
@@ -219,7 +170,7 @@ async function runWithLocalWorker(scenarioFile: string, options: PlanOptions, fl
     // The run brings its fleet up first and takes it down last (workflows/scenario.ts).
     const handle = await startRun(client, settings, scenarioFile, options, fleet);
     process.exitCode = await followToEnd(client, handle);
-    console.log(`Temporal UI: ${UI_ADDRESS} (stop the dev server with \`fragbench dev --stop\`)`);
+    console.log(`Temporal UI: ${workflowUiLink(settings, handle.workflowId)} (stop the dev server with \`fragbench dev --stop\`)`);
   });
 }
 

@@ -83,6 +83,43 @@ export function connectionOptions(settings: TemporalSettings): ConnectOptions {
   return options;
 }
 
+/** Hosts that are this machine: a dev server there has its UI where `temporal server start-dev` puts it. */
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/;
+/** Temporal Cloud's endpoints (namespace and regional API keys); its UI is one site for every namespace. */
+const TEMPORAL_CLOUD = /\.(tmprl\.cloud|api\.temporal\.io)$/;
+
+/** `host:port` (or `[v6]:port`) split; the port is absent when the address has none. */
+export function hostAndPort(address: string): { host: string; port?: number } {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(address.trim());
+  return m ? { host: m[1], port: m[2] === undefined ? undefined : Number(m[2]) } : { host: address };
+}
+
+/**
+ * The Temporal UI that shows the server these settings reach: TEMPORAL_UI_URL when set, else what
+ * the address tells: a server on this host is a dev server, whose UI `temporal server start-dev`
+ * puts 1000 above its port (8233 for 7233); Temporal Cloud's is cloud.temporal.io. Undefined
+ * when the address says nothing (a self-hosted cluster's UI can be anywhere).
+ */
+export function temporalUiUrl(settings: Pick<TemporalSettings, 'address'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.TEMPORAL_UI_URL) return env.TEMPORAL_UI_URL.replace(/\/+$/, '');
+  const { host, port } = hostAndPort(settings.address);
+  if (LOOPBACK.test(host) && port !== undefined && port + 1000 <= 65535) return `http://${host}:${port + 1000}`;
+  if (TEMPORAL_CLOUD.test(host)) return 'https://cloud.temporal.io';
+  return undefined;
+}
+
+/** A workflow's page in the UI, or a sentence saying the UI's address is unknown and how to give it. */
+export function workflowUiLink(
+  settings: Pick<TemporalSettings, 'address' | 'namespace'>,
+  workflowId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const ui = temporalUiUrl(settings, env);
+  if (!ui)
+    return `the Temporal UI's address is unknown for ${settings.address}: set TEMPORAL_UI_URL (e.g. https://temporal.example.com) to print a link`;
+  return `${ui}/namespaces/${encodeURIComponent(settings.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
 /** For messages: where we connect, never how we authenticate. */
 export function describeTarget(settings: TemporalSettings): string {
   return `${settings.address} namespace ${settings.namespace}, task queue ${settings.taskQueue}`;

@@ -152,7 +152,7 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
   const { runId, progress } = live;
   progress.status = 'preparing';
   const { plan, record } = await scenario.prepareRun({ runId, scenario: input.scenario, scenarioFile: input.scenarioFile, options: input.options });
-  await results.recordRunStart({ record });
+  await results.recordRunStart({ record: { ...record, workflowId: workflowInfo().workflowId } });
   Object.assign(progress, { scenario: plan.scenario, status: 'running', cellCount: plan.cells.length });
 
   const summaries = new Map<string, CellSummary>();
