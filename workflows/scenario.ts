@@ -87,6 +87,20 @@ function storageStop(failure: ApplicationFailure, summary?: RunSummary): Applica
   });
 }
 
+/**
+ * Every update a cell passes on is a signal in the run's history, which Temporal caps (51,200
+ * events; it warns from 10,240). Updates that bring only new live seconds stop being passed on
+ * once the run's history reaches this; the cell's own progress query still has them.
+ */
+const LIVE_SAMPLES_HISTORY_BUDGET = 20_000;
+/** A signal and the workflow task it wakes (scheduled, started, completed). */
+const EVENTS_PER_UPDATE = 4;
+
+/** How many live-seconds updates the next cell may pass on: what is left of the budget. */
+function liveSampleForwards(): number {
+  return Math.max(0, Math.floor((LIVE_SAMPLES_HISTORY_BUDGET - workflowInfo().historyLength) / EVENTS_PER_UPDATE));
+}
+
 /** How often a run that waits for the fleet asks again. */
 export const FLEET_WAIT_INTERVAL = '5 seconds';
 
@@ -163,7 +177,7 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
     try {
       live.current = await startChild(cellWorkflow, {
         workflowId: `${runId}.${cell.cellId}`,
-        args: [{ runId, cell, reference }],
+        args: [{ runId, cell, reference, liveSampleForwards: liveSampleForwards() }],
         staticSummary: `cell ${cell.cellId}`,
       });
       if (progress.aborted) await live.current.signal(abortSignal);
