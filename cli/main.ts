@@ -15,6 +15,8 @@ const program = new Command('fragbench')
   .version(version, '-V, --version', 'print the version of fragbench and exit')
   .description('Build hybrid and fragmented clouds (or emulate them on this host) and measure distributed databases on them')
   .showHelpAfterError()
+  // An option belongs to the command it follows (`runs --json` and `runs show <run> --json` are two).
+  .enablePositionalOptions()
   // commander throws instead of exiting, so a bad option value exits 2 like any other bad input
   // (set before the commands are added: they inherit it)
   .exitOverride();

@@ -52,11 +52,14 @@ export async function follow(client: Client, handle: WorkflowHandle, print: (lin
     () => (closed = true),
     () => (closed = true),
   );
+  // A query of a workflow that has ended waits for a worker to replay it, and none may be left:
+  // every query gives way to the run's end.
+  const unlessEnded = <T>(query: Promise<T>) => Promise.race([query.catch(() => undefined), result.then(noValue, noValue)]);
   let last = '';
   while (!closed) {
-    const progress = (await handle.query(progressQuery).catch(() => undefined)) as RunProgress | undefined;
+    const progress = (await unlessEnded(handle.query(progressQuery))) as RunProgress | undefined;
     if (progress) {
-      const own = progress.cellWorkflowId ? await liveSample(client, progress.cellWorkflowId).catch(() => undefined) : undefined;
+      const own = progress.cellWorkflowId ? await unlessEnded(liveSample(client, progress.cellWorkflowId)) : undefined;
       const line = statusLine(progress, own ?? newestSample(progress.cell?.latestSamples));
       if (line !== last) print(line);
       last = line;
@@ -65,6 +68,8 @@ export async function follow(client: Client, handle: WorkflowHandle, print: (lin
   }
   return result;
 }
+
+const noValue = () => undefined;
 
 const fixed = (n: number | undefined, digits: number) => (n === undefined ? '-' : n.toFixed(digits));
 
@@ -159,7 +164,13 @@ export type OnInterrupt = 'cancel' | 'detach';
  * Follows a run to its end (or prints at once how it ended, if it has), printing the live lines
  * and the summary. Returns the exit code: 0 completed, 1 otherwise, 130 after a Ctrl-C.
  */
-export async function followRun(client: Client, handle: WorkflowHandle, onInterrupt: OnInterrupt = 'cancel'): Promise<FollowedRun> {
+export async function followRun(
+  client: Client,
+  handle: WorkflowHandle,
+  onInterrupt: OnInterrupt = 'cancel',
+  /** Known to have ended already: nothing to follow, and no query (it would wait for a worker to replay the run). */
+  ended = false,
+): Promise<FollowedRun> {
   let interrupted = false;
   const interrupt = () => {
     if (onInterrupt === 'detach') {
@@ -173,7 +184,7 @@ export async function followRun(client: Client, handle: WorkflowHandle, onInterr
   };
   process.on('SIGINT', interrupt);
   try {
-    const summary = await follow(client, handle);
+    const summary = ended ? ((await handle.result()) as RunSummary) : await follow(client, handle);
     printSummary(summary);
     return { code: summary.status === 'completed' ? 0 : 1, summary };
   } catch (err) {

@@ -163,7 +163,7 @@ async function followCommand(arg: string): Promise<void> {
     throw new InputError('run', `no workflow "${workflowId}" on ${describeTarget(settings)}; list the recorded runs with \`fragbench runs\``);
   }
   say(`following ${workflowId} (${state.kind === 'running' ? 'running' : `ended: ${state.status}`}): ${workflowUiLink(settings, workflowId)}`);
-  process.exitCode = (await followRun(client, client.workflow.getHandle(workflowId), 'detach')).code;
+  process.exitCode = (await followRun(client, client.workflow.getHandle(workflowId), 'detach', state.kind === 'ended')).code;
 }
 
 export function registerRunsCommands(program: Command): void {
@@ -173,6 +173,8 @@ export function registerRunsCommands(program: Command): void {
       'list the recorded runs, newest first; a run is completed once its workflow has ended (asked of the Temporal server when one answers)',
     )
     .option('--json', 'the runs as JSON: ids, scenario, status (recorded and the workflow’s), times, cells, report path')
+    // `runs show <run> --json` is show's option, not the listing's (main.ts enables the same above).
+    .enablePositionalOptions()
     .action(listRuns);
 
   runs
