@@ -5,6 +5,7 @@ import { registerFleetCommands } from './fleet';
 import { registerRunCommands } from './run';
 import { registerReportCommands } from './report';
 import { registerRunsCommands } from './runs';
+import { registerCompareCommand } from './compare';
 import { registerReproduceCommands } from './reproduce';
 import { reportCliError } from './errors';
 
@@ -25,6 +26,7 @@ registerFleetCommands(program);
 registerRunCommands(program);
 registerReportCommands(program);
 registerRunsCommands(program);
+registerCompareCommand(program);
 registerReproduceCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

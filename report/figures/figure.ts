@@ -17,6 +17,9 @@ export interface Figure {
 /** Ok and failed operations, everywhere. */
 export const OUTCOME_COLORS = { successful: '#2166ac', failed: '#d6301d' } as const;
 
+/** The sides of a comparison (databases, topologies, runs), in order: dark, and apart from the event kinds' colours. */
+export const SIDE_COLORS = ['#2166ac', '#c51b7d', '#1a1a1a', '#4d9221', '#542788', '#b35806', '#35978f', '#8c6d31'] as const;
+
 export interface EventStyle {
   name: string;
   color: string;
