@@ -14,4 +14,5 @@ export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase } from './load';
 export const { recordRunStart, recordSamples, recordCell, finishRun } = resultsActivities;
 export { prepareRun, readClock } from './scenario';
 export { acquireFleet, releaseFleet } from './fleet-lease';
+export { registeredSearchAttributes } from './visibility';
 export const injectEvent = eventInjector({ ...networkActivities, ...database });

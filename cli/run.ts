@@ -232,7 +232,9 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('worker')
-    .description('run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_CERT/_KEY or TEMPORAL_API_KEY, FRAGBENCH_TASK_QUEUE)')
+    .description(
+      'run a worker on the server the Temporal settings name (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_CLIENT_CERT_PATH/_KEY_PATH, a temporal.toml profile) and FRAGBENCH_TASK_QUEUE',
+    )
     .action(async () => {
       await loadWorker().runWorker();
     });

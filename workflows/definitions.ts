@@ -4,6 +4,7 @@
  * `abort` signal. Clients (the CLI, tests) import this module; it holds no workflow logic.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { CellSummary } from '../core/run-record';
 import type { Sample } from '../core/samples';
 import type { FleetMode } from '../core/fleet-lease';
@@ -11,6 +12,20 @@ import type { CellPlan } from '../core/scenario';
 import { LIVE_SAMPLES_SIGNAL, type LiveSamples } from '../core/live-samples';
 
 export const TASK_QUEUE_DEFAULT = 'fragbench';
+
+/**
+ * What the Temporal UI's list of runs filters by (e.g. `FragbenchDatabase = 'redis'`): set by
+ * the scenario workflow where the namespace has them (`fragbench dev` registers them on the dev
+ * server it starts; on a cluster, `temporal operator search-attribute create`). A run may cover
+ * several databases or fleets, so those two are keyword lists (a filter on one value finds every
+ * run that has it).
+ */
+export const SEARCH_ATTRIBUTES = {
+  scenario: defineSearchAttributeKey('FragbenchScenario', SearchAttributeType.KEYWORD),
+  database: defineSearchAttributeKey('FragbenchDatabase', SearchAttributeType.KEYWORD_LIST),
+  topology: defineSearchAttributeKey('FragbenchTopology', SearchAttributeType.KEYWORD_LIST),
+  verdict: defineSearchAttributeKey('FragbenchVerdict', SearchAttributeType.KEYWORD),
+};
 
 export interface ScenarioInput {
   /** The scenario file's content as JSON. Either this or `scenarioFile`. */

@@ -3,19 +3,22 @@
  * way to test workflow logic): each records what it was asked and takes the time a real one
  * would, with no fleet and no database. A client runs until its stop time (or until cancelled),
  * sending its seconds to its workflow through the real live-samples reporter; a resize takes
- * `resizeMs`. Also a one-cell run plan to feed them.
+ * `resizeMs`. Which search attributes the server has is asked of the server itself (the real
+ * activity). Also a one-cell run plan to feed them.
  */
 /* eslint-disable @typescript-eslint/require-await -- activities are async functions by contract; these mocks answer at once */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { liveSamplesReporter } from '../../activities/live-samples';
 import type { InjectEventInput, InjectedEvent } from '../../activities/scenario';
+import { registeredSearchAttributes } from '../../activities/visibility';
 import { StorageError } from '../../core/errors';
 import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
 import type { RunSeries, Sample } from '../../core/samples';
 import { YCSB_DEFAULTS, type CellPlan, type PlannedPhase } from '../../core/scenario';
 import type { PreparedRun } from '../../operations/scenario/scenario-loader';
 import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
+import type { Verdict } from '../../core/verdict';
 
 type RunPhase = Extract<PlannedPhase, { kind: 'run' }>;
 
@@ -99,6 +102,8 @@ export interface MockOptions {
   /** Each client second's ok count (the load phase returns 4 seconds of `loadOk`). */
   clientOk?: number;
   loadOk?: number;
+  /** The verdict every recorded cell's summary carries (none: unjudged). */
+  verdict?: Verdict;
 }
 
 export function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
@@ -137,10 +142,12 @@ export function mockActivities(prepared: PreparedRun, options: MockOptions = {})
     },
     recordSamples: async () => undefined,
     readClock: async () => Date.now(),
-    recordCell: async ({ cell }: { cell: Omit<CellRecord, 'summary'> }) => {
+    recordCell: async ({ cell }: { cell: Omit<CellRecord, 'summary'> }): Promise<CellSummary> => {
       recorded.cells.push(cell);
-      return SUMMARY;
+      if (!options.verdict) return SUMMARY;
+      return { ...SUMMARY, verdict: { verdict: options.verdict, reasons: [], unchecked: [], measuredPhases: 1 } };
     },
+    registeredSearchAttributes,
     finishRun: async () => ({ reportPath: '/nonexistent/index.html' }),
     async ycsbRun(input: PhaseClientInput): Promise<PhaseClientResult> {
       const ctx = Context.current();
