@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { runIsLiveVia } from '../operations/fleet/fleet-lease';
 import { loadScenario, readScenarioFile } from '../operations/scenario/scenario-loader';
@@ -48,30 +48,39 @@ function workflowIdFor(scenario: string): string {
   return `${scenario}-${stamp}`;
 }
 
+/** A fleet given on the command line instead of the scenario's: a local topology (`--topology`), or a Pulumi stack of this project (`--stack`). */
+type FleetOverride = { local: string } | { pulumiStack: string; cwd: string };
+
+function fleetOverride(opts: { topology?: string; stack?: string }): FleetOverride | undefined {
+  if (opts.stack !== undefined) return { pulumiStack: opts.stack, cwd: '.' };
+  return opts.topology === undefined ? undefined : { local: opts.topology };
+}
+
 /**
- * A scenario written for cloud stacks, planned on a local topology of the same shape instead: its
- * fleet, and every matrix value's own fleet, become that topology.
+ * The scenario on another fleet without editing its file: its fleet, and every matrix value's
+ * own fleet, become the one given (a cloud scenario planned on a local topology of its shape, or
+ * any scenario run on a stack's inventory).
  */
-function planOnTopology(scenario: unknown, topology: string): void {
+function onFleet(scenario: unknown, fleet: FleetOverride): void {
   if (!scenario || typeof scenario !== 'object') return;
   const value = scenario as { fleet?: unknown; matrix?: Record<string, unknown> };
-  value.fleet = { local: topology };
+  value.fleet = { ...fleet };
   for (const axis of Object.values(value.matrix ?? {})) {
     if (!Array.isArray(axis)) continue;
-    for (const entry of axis) if (entry && typeof entry === 'object' && 'fleet' in entry) (entry as { fleet: unknown }).fleet = { local: topology };
+    for (const entry of axis) if (entry && typeof entry === 'object' && 'fleet' in entry) (entry as { fleet: unknown }).fleet = { ...fleet };
   }
 }
 
-/** The plan without touching the host: what `validate` prints, and what `run` prints first. */
-async function scenarioPlan(scenarioFile: string, options: PlanOptions, topology?: string) {
+/** The plan without touching the host (a stack's inventory is read): what `validate` prints, and what `run` prints first. */
+async function scenarioPlan(scenarioFile: string, options: PlanOptions, fleet?: FleetOverride) {
   const value = readScenarioFile(scenarioFile);
-  if (topology !== undefined) planOnTopology(value, topology);
+  if (fleet !== undefined) onFleet(value, fleet);
   const { plan, fleets } = await loadScenario(value, 'offline', options);
   return { value, plan, view: planView(plan, fleets[0].view, availableParallelism()) };
 }
 
-async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean; topology?: string }) {
-  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts), opts.topology);
+async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean; topology?: string; stack?: string }) {
+  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts), fleetOverride(opts));
   console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlanView(view));
 }
 
@@ -82,6 +91,8 @@ interface FleetChoice {
   existingFleet?: boolean;
   /** Wait for a run that holds the fleet instead of being refused. */
   wait?: boolean;
+  /** Run on this Pulumi stack's inventory instead of the scenario's fleet. */
+  stack?: string;
 }
 
 /**
@@ -89,7 +100,7 @@ interface FleetChoice {
  * while another live run holds the fleet, then starts the scenario workflow.
  */
 export async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
-  const { value, plan, view } = await scenarioPlan(scenarioFile, options);
+  const { value, plan, view } = await scenarioPlan(scenarioFile, options, fleetOverride(fleet));
   const holder = await liveLeaseOfAnother('', runIsLiveVia(client));
   if (holder && !fleet.wait) throw new Error(`${fleetBusyMessage(holder)}; or queue behind it with --wait`);
   if (holder) console.log(`${fleetBusyMessage(holder)}: this run waits for it`);
@@ -139,7 +150,7 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   const file = scenarioPath(scenarioArg);
   const options = planOptions(opts);
   if (opts.dryRun) {
-    console.log(formatPlanView((await scenarioPlan(file, options)).view));
+    console.log(formatPlanView((await scenarioPlan(file, options, fleetOverride(opts))).view));
     return;
   }
   const settings = temporalSettings();
@@ -249,6 +260,10 @@ export function registerRunCommands(program: Command): void {
     .option('--existing-fleet', 'run on the local fleet already up (fragbench fleet up); do not bring one up')
     .option('--wait', 'if another run holds the fleet, wait for it instead of being refused')
     .option(
+      '--stack <name>',
+      "run on this Pulumi stack's inventory (its `pulumi up` output) instead of the scenario's fleet; the file is not changed",
+    )
+    .option(
       '--local',
       'start the local Temporal dev server if none answers and run a worker in this process for the run (as the quickstart does); implies --follow',
     )
@@ -261,7 +276,13 @@ export function registerRunCommands(program: Command): void {
     )
     .option('--time-scale <factor>', 'the plan with every interval shrunk, as `run --time-scale` would', positiveNumber)
     .option('--json', 'the same plan as JSON')
-    .option('--topology <name|file>', "plan on this local topology instead of the scenario's fleet (e.g. a cloud scenario on hybrid-virginia)")
+    .addOption(
+      new Option(
+        '--topology <name|file>',
+        "plan on this local topology instead of the scenario's fleet (e.g. a cloud scenario on hybrid-virginia)",
+      ).conflicts('stack'),
+    )
+    .option('--stack <name>', "plan on this Pulumi stack's inventory instead of the scenario's fleet")
     .action(validateCommand);
 
   program
