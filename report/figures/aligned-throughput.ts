@@ -10,10 +10,7 @@ import { cellTimeline } from '../../core/cell-timeline';
 import { median } from '../../core/reproduce/statistics';
 import type { ComparedLine } from '../compare-runs/model';
 import { scenarioEvents, type Side } from '../compare-runs/line-up';
-import { BASE_CONFIG, SIDE_COLORS, eventStyle, figureId, formatNumber, type Figure } from './figure';
-
-/** Above this many events a figure shows colours only: labels would overprint each other. */
-const MAX_LABELLED_EVENTS = 16;
+import { BASE_CONFIG, SIDE_COLORS, eventLayers, eventStyle, figureId, formatNumber, labelsEvents, type Figure } from './figure';
 
 /** Where second `t` of a run lands on the first run's axis: shifted by the last event at or before it. */
 export function alignedSeconds(own: number[], anchors: number[], t: number): number {
@@ -49,7 +46,7 @@ export function alignedThroughput(line: ComparedLine, by: Side): Figure[] {
     title: `Seconds, aligned at each event of the first run`,
     scale: { domainMin: 0, nice: false },
   };
-  const labelled = anchors.length > 0 && anchors.length <= MAX_LABELLED_EVENTS;
+  const labelled = labelsEvents(anchors.length);
   const top = Math.max(1, ...series.map((r) => r.opsPerS)) * (labelled ? 1.3 : 1.05);
   const kinds = [...new Set(anchors.map((a) => a.kind))];
   const layers: unknown[] = [
@@ -69,29 +66,13 @@ export function alignedThroughput(line: ComparedLine, by: Side): Figure[] {
       },
     },
   ];
-  if (anchors.length > 0) {
-    const rows = anchors.map((a) => ({ t: a.t, kind: eventStyle(a.kind).name, label: a.label }));
-    layers.push({
-      data: { values: rows },
-      mark: { type: 'rule', strokeDash: [4, 3], strokeWidth: 1.5 },
-      encoding: {
-        x,
-        stroke: {
-          field: 'kind',
-          type: 'nominal',
-          title: 'Events',
-          scale: { domain: kinds.map((k) => eventStyle(k).name), range: kinds.map((k) => eventStyle(k).color) },
-        },
-      },
-    });
-    if (labelled) {
-      layers.push({
-        data: { values: rows },
-        mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -2, fontSize: 9, fill: '#333333' },
-        encoding: { x, y: { value: 0 }, text: { field: 'label' } },
-      });
-    }
-  }
+  layers.push(
+    ...eventLayers(
+      anchors.map((a) => ({ t: a.t, kind: eventStyle(a.kind).name, label: a.label })),
+      kinds,
+      x,
+    ),
+  );
   const question =
     anchors.length > 0 ? `How did throughput respond to ${anchors.length === 1 ? 'the event' : 'each event'}` : 'How did throughput compare';
   return [
