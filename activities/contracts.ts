@@ -89,7 +89,7 @@ export interface DatabaseActivities {
 export interface LoadActivities {
   /** Empties the database (YCSB flush phase); tables are re-made for the record shape's field count. */
   flushDatabase(input: { fleet: FleetRef; database: DatabaseName; fieldCount?: number }): Promise<void>;
-  ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries>;
+  ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; phaseIndex?: number }): Promise<RunSeries>;
   /**
    * One client for a whole run phase: stores each second as it arrives, heartbeats the latest,
    * resumes from the stored seconds when retried; returns the totals, not the samples.

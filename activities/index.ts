@@ -13,3 +13,4 @@ export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase } from './load';
 export { recordRunStart, recordSamples, recordCell, finishRun } from './results';
 export { prepareRun, readClock, injectEvent } from './scenario';
 export { acquireFleet, releaseFleet } from './fleet-lease';
+export { registeredSearchAttributes } from './visibility';

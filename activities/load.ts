@@ -16,13 +16,15 @@ import { monitorPhase } from './monitor';
 export { flushDatabase, monitorPhase };
 export type { LoadProgress } from './ycsb-reporting';
 
-export function ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings }): Promise<RunSeries> {
-  return runYcsbOnce('load', input, (options) => runYcsbReporting(options));
+/** `phaseIndex`: the load's phase record, which its live seconds are sent for (absent from older workflows). */
+export function ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; settings: YcsbSettings; phaseIndex?: number }): Promise<RunSeries> {
+  return runYcsbOnce('load', input, (options) => runYcsbReporting(options, undefined, input.phaseIndex));
 }
 
 /**
  * One client for a whole run phase (see services/ycsb/phase-client.ts): heartbeats every second
- * with the latest sample, stores every second as it arrives, starts a client that died again for
+ * with the latest sample, sends the latest seconds to its workflow every few seconds, stores
+ * every second as it arrives, starts a client that died again for
  * what is left of the phase, and resumes from the store when retried.
  */
 export async function ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & PhaseClientInput): Promise<PhaseClientResult> {
@@ -30,7 +32,8 @@ export async function ycsbRun(input: { fleet: FleetRef; database: DatabaseName }
   return runPhaseClient(input, {
     store: new ResultsStore(),
     attempt: activityAttempt(),
-    run: ({ settings, onSample, signal }) => runYcsbReporting({ target, phase: 'run', settings, binding, onSample, signal }, input.label),
+    run: ({ settings, onSample, signal }) =>
+      runYcsbReporting({ target, phase: 'run', settings, binding, onSample, signal }, input.label, input.sink.phaseIndex),
   });
 }
 

@@ -1,13 +1,23 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
 import { registerFleetCommands } from './fleet';
 import { registerRunCommands } from './run';
 import { registerReportCommands } from './report';
+import { registerRunsCommands } from './runs';
+import { registerCompareCommand } from './compare';
 import { registerReproduceCommands } from './reproduce';
 import { reportCliError } from './errors';
 
+/** The version a user reports a problem with: package.json's, the one place it is kept. */
+const { version } = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+
 const program = new Command('fragbench')
+  .version(version, '-V, --version', 'print the version of fragbench and exit')
   .description('Build hybrid and fragmented clouds (or emulate them on this host) and measure distributed databases on them')
   .showHelpAfterError()
+  // An option belongs to the command it follows (`runs --json` and `runs show <run> --json` are two).
+  .enablePositionalOptions()
   // commander throws instead of exiting, so a bad option value exits 2 like any other bad input
   // (set before the commands are added: they inherit it)
   .exitOverride();
@@ -15,6 +25,8 @@ const program = new Command('fragbench')
 registerFleetCommands(program);
 registerRunCommands(program);
 registerReportCommands(program);
+registerRunsCommands(program);
+registerCompareCommand(program);
 registerReproduceCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -1,39 +1,17 @@
-/** `fragbench report | export | runs`: look at recorded runs. */
-import { existsSync } from 'node:fs';
+/** `fragbench report | export | results verify`: look at recorded runs. */
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { formatVerification, verifyStoredRun } from '../report/verify';
 import type { CellRecord, RunRecord } from '../core/run-record';
-import { ResultsStore, writeFileAtomic } from '../services/results/results-store';
+import { writeFileAtomic } from '../services/results/results-store';
 import { eventsCsv, runJson, samplesCsv } from '../report/export';
 import { writeReport } from '../report/write-report';
+import { locateRun } from './run-location';
 
 const say = (line: string) => console.log(line);
 
 const EXPORT_FORMATS = ['csv', 'json'] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** A run id in the results directory, or the path of a run's directory. */
-function locateRun(run: string): { store: ResultsStore; runId: string } {
-  const dir = path.resolve(run);
-  if (/[\\/]/.test(run) && existsSync(path.join(dir, 'run.json'))) {
-    return { store: new ResultsStore(path.dirname(dir)), runId: path.basename(dir) };
-  }
-  return { store: new ResultsStore(), runId: run };
-}
-
-/** A column-aligned text table. */
-function columns(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
 
 /** `name.csv` -> `name-events.csv`, beside it. */
 function eventsFileBeside(samplesFile: string): string {
@@ -97,27 +75,5 @@ export function registerReportCommands(program: Command): void {
       const verification = await verifyStoredRun(store, runId);
       say(formatVerification(verification));
       if (verification.problems.length > 0) process.exitCode = 1;
-    });
-
-  program
-    .command('runs')
-    .description('list the recorded runs, newest first')
-    .action(async () => {
-      const store = new ResultsStore();
-      const runs = await store.listRuns();
-      if (runs.length === 0) {
-        say(`no runs under ${store.root}`);
-        return;
-      }
-      const header = ['RUN', 'SCENARIO', 'STATUS', 'STARTED (UTC)', 'CELLS', 'LOSS SEED'];
-      const rows = runs.map((r) => [
-        r.runId,
-        r.scenario,
-        r.status,
-        new Date(r.startedAt).toISOString().slice(0, 19).replace('T', ' '),
-        String(r.cellIds.length),
-        r.lossSeed === undefined ? '-' : String(r.lossSeed),
-      ]);
-      say(columns([header, ...rows]));
     });
 }

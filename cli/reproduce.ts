@@ -24,7 +24,8 @@ import { ensureDevServer, stopDevServer } from '../worker/dev-server';
 import { runIdFor } from '../workflows/definitions';
 import { formatSuitePlan, planReproduction, planSuite, suitePlanJson, type PlannedPart, type PlannedReproduction } from './reproduce-plan';
 import { writeComparison } from './reproduce-report';
-import { followRun, startRun, withLocalWorker } from './run';
+import { startRun, withLocalWorker } from './run';
+import { followRun } from './run-follow';
 
 interface ReproduceOptions {
   plan?: boolean;

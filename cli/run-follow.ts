@@ -1,36 +1,26 @@
 /**
- * Following a run from the terminal: one line per second from the run's `progress` query and the
- * running load window's latest heartbeat (the per-second sample ycsbRun reports), then the
- * summary table. Reads only; stopping a run is the caller's business.
+ * Following a run from the terminal: one line per second from the run's `progress` query (and
+ * the running cell's own, which holds its latest seconds even where the run's view of them is
+ * rationed), then the summary table. `run --follow`, `quickstart`, `reproduce` and `follow <run>`
+ * all follow through `followRun`.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
-import type { LoadProgress } from '../activities/load';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, TerminatedFailure } from '@temporalio/common';
 import type { ResizeSummary } from '../core/run-record';
 import { sleep } from '../platform/wait';
 import { verdictText } from '../report/validity';
 import type { Sample } from '../core/samples';
 import { progressQuery, type CellProgress, type CellResult, type RunProgress, type RunSummary } from '../workflows/definitions';
+import { textTable } from './text-table';
 
-function isSample(value: unknown): value is Sample {
-  return typeof value === 'object' && value !== null && 'okPerS' in value && 'time' in value;
-}
-
-/** ycsbRun heartbeats its progress with the latest sample (activities/load.ts LoadProgress). */
-function latestOf(details: unknown): Sample | undefined {
-  const latest = (details as Partial<LoadProgress> | undefined)?.latest;
-  return isSample(latest) ? latest : undefined;
-}
-
-/** The newest sample a running ycsbRun has heartbeated, if the cell is in a load window. */
+/** The newest of a cell's latest seconds as its own `progress` query shows them (workflows/cell.ts). */
 export async function liveSample(client: Client, cellWorkflowId: string): Promise<Sample | undefined> {
-  const { raw } = await client.workflow.getHandle(cellWorkflowId).describe();
-  const samples = (raw.pendingActivities ?? [])
-    .filter((a) => a.activityType?.name === 'ycsbRun')
-    .flatMap((a) => a.heartbeatDetails?.payloads ?? [])
-    .map((p) => latestOf(defaultPayloadConverter.fromPayload(p)))
-    .filter((s): s is Sample => s !== undefined);
-  return samples.sort((a, b) => b.time - a.time)[0];
+  const progress = (await client.workflow.getHandle(cellWorkflowId).query(progressQuery)) as CellProgress;
+  return newestSample(progress.latestSamples);
+}
+
+function newestSample(samples: Sample[] | undefined): Sample | undefined {
+  return [...(samples ?? [])].sort((a, b) => b.time - a.time)[0];
 }
 
 function latency(sample: Sample): string {
@@ -62,12 +52,15 @@ export async function follow(client: Client, handle: WorkflowHandle, print: (lin
     () => (closed = true),
     () => (closed = true),
   );
+  // A query of a workflow that has ended waits for a worker to replay it, and none may be left:
+  // every query gives way to the run's end.
+  const unlessEnded = <T>(query: Promise<T>) => Promise.race([query.catch(() => undefined), result.then(noValue, noValue)]);
   let last = '';
   while (!closed) {
-    const progress = (await handle.query(progressQuery).catch(() => undefined)) as RunProgress | undefined;
+    const progress = (await unlessEnded(handle.query(progressQuery))) as RunProgress | undefined;
     if (progress) {
-      const sample = progress.cellWorkflowId ? await liveSample(client, progress.cellWorkflowId).catch(() => undefined) : undefined;
-      const line = statusLine(progress, sample ?? progress.cell?.latestSamples.at(-1));
+      const own = progress.cellWorkflowId ? await unlessEnded(liveSample(client, progress.cellWorkflowId)) : undefined;
+      const line = statusLine(progress, own ?? newestSample(progress.cell?.latestSamples));
       if (line !== last) print(line);
       last = line;
     }
@@ -75,6 +68,8 @@ export async function follow(client: Client, handle: WorkflowHandle, print: (lin
   }
   return result;
 }
+
+const noValue = () => undefined;
 
 const fixed = (n: number | undefined, digits: number) => (n === undefined ? '-' : n.toFixed(digits));
 
@@ -85,11 +80,14 @@ export function describeResize(r: ResizeSummary): string {
   return `${r.label}: accepted ${at(r.acceptedAfterS)}, completed ${at(r.completedAfterS)}${still}`;
 }
 
+/** A row of the summary: a cell as the run returned it, or as the results store holds it (`runs show`). */
+export type SummaryRow = Pick<CellResult, 'cellId' | 'summary' | 'error'> & { status: string };
+
 /**
  * The cells as a table: throughput, normalized throughput, failures, zero seconds, then each
  * resize's acceptance and completion and, separately, when throughput settled after it.
  */
-export function summaryTable(cells: CellResult[]): string {
+export function summaryTable(cells: SummaryRow[]): string {
   const header = [
     'cell',
     'status',
@@ -126,11 +124,84 @@ export function summaryTable(cells: CellResult[]): string {
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) =>
-    r
-      .map((v, i) => v.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
   const failures = cells.filter((c) => c.error).map((c) => `${c.cellId}: ${c.error}`);
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ...failures].join('\n');
+  return [textTable([header, widths.map((w) => '-'.repeat(w)), ...rows]), ...failures].join('\n');
+}
+
+/** A failed run still has a summary: the workflow puts it in its failure's details. */
+export function summaryOfFailure(err: unknown): RunSummary | undefined {
+  const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+  return cause instanceof ApplicationFailure ? (cause.details?.[0] as RunSummary | undefined) : undefined;
+}
+
+/** How a run that left no summary ended: cancelled or terminated (its workflow's failure says). */
+function endedWithoutSummary(err: unknown): string | undefined {
+  const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
+  if (cause instanceof CancelledFailure) return 'cancelled';
+  if (cause instanceof TerminatedFailure) return 'terminated';
+  return undefined;
+}
+
+function printSummary(summary: RunSummary): void {
+  console.log(`\n${summaryTable(summary.cells)}`);
+  if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
+}
+
+/** What a followed run ended with: its exit code, and its summary where it left one (a cancelled run does not). */
+export interface FollowedRun {
+  code: number;
+  summary?: RunSummary;
+}
+
+/**
+ * What Ctrl-C does while following: `cancel` the run (the one the command started: its cleanup
+ * restores links and stops the cluster, and following goes on until it closes), or `detach`
+ * (a run followed again: it goes on without the terminal).
+ */
+export type OnInterrupt = 'cancel' | 'detach';
+
+/**
+ * Follows a run to its end (or prints at once how it ended, if it has), printing the live lines
+ * and the summary. Returns the exit code: 0 completed, 1 otherwise, 130 after a Ctrl-C.
+ */
+export async function followRun(
+  client: Client,
+  handle: WorkflowHandle,
+  onInterrupt: OnInterrupt = 'cancel',
+  /** Known to have ended already: nothing to follow, and no query (it would wait for a worker to replay the run). */
+  ended = false,
+): Promise<FollowedRun> {
+  let interrupted = false;
+  const interrupt = () => {
+    if (onInterrupt === 'detach') {
+      console.log(`\ndetached; the run goes on (follow it again with: fragbench follow ${handle.workflowId})`);
+      process.exit(130);
+    }
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    console.log('\ncancelling the run: restoring links and stopping the cluster (Ctrl-C again to leave it to itself)');
+    handle.cancel().catch((err: Error) => console.error(`cancel failed: ${err.message}`));
+  };
+  process.on('SIGINT', interrupt);
+  try {
+    const summary = ended ? ((await handle.result()) as RunSummary) : await follow(client, handle);
+    printSummary(summary);
+    return { code: summary.status === 'completed' ? 0 : 1, summary };
+  } catch (err) {
+    if (interrupted) {
+      console.log('run cancelled; the fleet was cleaned up');
+      return { code: 130 };
+    }
+    const summary = summaryOfFailure(err);
+    if (summary) {
+      printSummary(summary);
+      return { code: 1, summary };
+    }
+    const ended = endedWithoutSummary(err);
+    if (!ended) throw err;
+    console.log(`run ${handle.workflowId} was ${ended}: it left no summary (what it recorded: fragbench runs show ${handle.workflowId})`);
+    return { code: 1 };
+  } finally {
+    process.off('SIGINT', interrupt);
+  }
 }

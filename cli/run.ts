@@ -6,9 +6,8 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import type { Command } from 'commander';
-import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { Option, type Command } from 'commander';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { runIsLiveVia } from '../operations/fleet/fleet-lease';
 import { loadScenario, readScenarioFile } from '../operations/scenario/scenario-loader';
 import { fleetBusyMessage } from '../core/fleet-lease';
@@ -17,13 +16,13 @@ import { liveLeaseOfAnother } from '../infra/local/lease';
 import { PROJECT_ROOT } from '../operations/scenario/scenario-fleet';
 import { InputError } from '../core/errors';
 import type { PlanOptions } from '../core/scenario-plan';
-import { connectClient, LOCAL_ADDRESS, describeTarget, temporalSettings, type TemporalSettings } from '../worker/connection';
+import { connectClient, LOCAL_ADDRESS, describeTarget, temporalSettings, workflowUiLink, type TemporalSettings } from '../worker/connection';
 import { stopDevServer, UI_ADDRESS } from '../worker/dev-server';
 import { DevServerKeeper, DevSupervisor } from '../worker/dev-supervisor';
 import { statePaths } from '../platform/paths';
-import { abortSignal, type RunSummary, type ScenarioInput } from '../workflows/definitions';
+import { abortSignal, type ScenarioInput } from '../workflows/definitions';
 import { positiveNumber } from './options';
-import { follow, summaryTable } from './run-follow';
+import { followRun } from './run-follow';
 
 const QUICKSTART_SCENARIO = 'scenarios/quickstart.yaml';
 
@@ -50,30 +49,39 @@ function workflowIdFor(scenario: string): string {
   return `${scenario}-${stamp}`;
 }
 
+/** A fleet given on the command line instead of the scenario's: a local topology (`--topology`), or a Pulumi stack of this project (`--stack`). */
+type FleetOverride = { local: string } | { pulumiStack: string; cwd: string };
+
+function fleetOverride(opts: { topology?: string; stack?: string }): FleetOverride | undefined {
+  if (opts.stack !== undefined) return { pulumiStack: opts.stack, cwd: '.' };
+  return opts.topology === undefined ? undefined : { local: opts.topology };
+}
+
 /**
- * A scenario written for cloud stacks, planned on a local topology of the same shape instead: its
- * fleet, and every matrix value's own fleet, become that topology.
+ * The scenario on another fleet without editing its file: its fleet, and every matrix value's
+ * own fleet, become the one given (a cloud scenario planned on a local topology of its shape, or
+ * any scenario run on a stack's inventory).
  */
-function planOnTopology(scenario: unknown, topology: string): void {
+function onFleet(scenario: unknown, fleet: FleetOverride): void {
   if (!scenario || typeof scenario !== 'object') return;
   const value = scenario as { fleet?: unknown; matrix?: Record<string, unknown> };
-  value.fleet = { local: topology };
+  value.fleet = { ...fleet };
   for (const axis of Object.values(value.matrix ?? {})) {
     if (!Array.isArray(axis)) continue;
-    for (const entry of axis) if (entry && typeof entry === 'object' && 'fleet' in entry) (entry as { fleet: unknown }).fleet = { local: topology };
+    for (const entry of axis) if (entry && typeof entry === 'object' && 'fleet' in entry) (entry as { fleet: unknown }).fleet = { ...fleet };
   }
 }
 
-/** The plan without touching the host: what `validate` prints, and what `run` prints first. */
-async function scenarioPlan(scenarioFile: string, options: PlanOptions, topology?: string) {
+/** The plan without touching the host (a stack's inventory is read): what `validate` prints, and what `run` prints first. */
+async function scenarioPlan(scenarioFile: string, options: PlanOptions, fleet?: FleetOverride) {
   const value = readScenarioFile(scenarioFile);
-  if (topology !== undefined) planOnTopology(value, topology);
+  if (fleet !== undefined) onFleet(value, fleet);
   const { plan, fleets } = await loadScenario(value, 'offline', options);
   return { value, plan, view: planView(plan, fleets[0].view, availableParallelism()) };
 }
 
-async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean; topology?: string }) {
-  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts), opts.topology);
+async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean; topology?: string; stack?: string }) {
+  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts), fleetOverride(opts));
   console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlanView(view));
 }
 
@@ -84,6 +92,8 @@ interface FleetChoice {
   existingFleet?: boolean;
   /** Wait for a run that holds the fleet instead of being refused. */
   wait?: boolean;
+  /** Run on this Pulumi stack's inventory instead of the scenario's fleet. */
+  stack?: string;
 }
 
 /**
@@ -91,7 +101,7 @@ interface FleetChoice {
  * while another live run holds the fleet, then starts the scenario workflow.
  */
 export async function startRun(client: Client, settings: TemporalSettings, scenarioFile: string, options: PlanOptions, fleet: FleetChoice = {}) {
-  const { value, plan, view } = await scenarioPlan(scenarioFile, options);
+  const { value, plan, view } = await scenarioPlan(scenarioFile, options, fleetOverride(fleet));
   const holder = await liveLeaseOfAnother('', runIsLiveVia(client));
   if (holder && !fleet.wait) throw new Error(`${fleetBusyMessage(holder)}; or queue behind it with --wait`);
   if (holder) console.log(`${fleetBusyMessage(holder)}: this run waits for it`);
@@ -108,61 +118,13 @@ export async function startRun(client: Client, settings: TemporalSettings, scena
     args: [input],
   });
   console.log(formatPlanView(view));
-  console.log(`started run ${handle.workflowId}: ${UI_ADDRESS}/namespaces/${settings.namespace}/workflows/${handle.workflowId}`);
+  console.log(`started run ${handle.workflowId}: ${workflowUiLink(settings, handle.workflowId)}`);
   return handle;
 }
 
-/** A failed run still has a summary: the workflow puts it in its failure's details. */
-function summaryOfFailure(err: unknown): RunSummary | undefined {
-  const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-  return cause instanceof ApplicationFailure ? (cause.details?.[0] as RunSummary | undefined) : undefined;
-}
-
-function printSummary(summary: RunSummary): void {
-  console.log(`\n${summaryTable(summary.cells)}`);
-  if (summary.reportPath) console.log(`report: ${summary.reportPath}`);
-}
-
-/**
- * Follows a run to its end, printing the summary. The first Ctrl-C cancels the run (its cleanup
- * restores links and stops the cluster) and keeps following until it closes. Returns an exit code.
- */
+/** Follows a run this command started; Ctrl-C cancels it (and so cleans up). Returns an exit code. */
 async function followToEnd(client: Client, handle: WorkflowHandle): Promise<number> {
-  return (await followRun(client, handle)).code;
-}
-
-/** What a followed run ended with: its exit code, and its summary where it left one (a cancelled run does not). */
-export interface FollowedRun {
-  code: number;
-  summary?: RunSummary;
-}
-
-/** followToEnd, keeping the summary for a caller that reads its cells (`fragbench reproduce`). */
-export async function followRun(client: Client, handle: WorkflowHandle): Promise<FollowedRun> {
-  let interrupted = false;
-  const onInterrupt = () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    console.log('\ncancelling the run: restoring links and stopping the cluster (Ctrl-C again to leave it to itself)');
-    handle.cancel().catch((err: Error) => console.error(`cancel failed: ${err.message}`));
-  };
-  process.on('SIGINT', onInterrupt);
-  try {
-    const summary = await follow(client, handle);
-    printSummary(summary);
-    return { code: summary.status === 'completed' ? 0 : 1, summary };
-  } catch (err) {
-    if (interrupted) {
-      console.log('run cancelled; the fleet was cleaned up');
-      return { code: 130 };
-    }
-    const summary = summaryOfFailure(err);
-    if (!summary) throw err;
-    printSummary(summary);
-    return { code: 1, summary };
-  } finally {
-    process.off('SIGINT', onInterrupt);
-  }
+  return (await followRun(client, handle, 'cancel')).code;
 }
 
 /**
@@ -189,7 +151,7 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   const file = scenarioPath(scenarioArg);
   const options = planOptions(opts);
   if (opts.dryRun) {
-    console.log(formatPlanView((await scenarioPlan(file, options)).view));
+    console.log(formatPlanView((await scenarioPlan(file, options, fleetOverride(opts))).view));
     return;
   }
   const settings = temporalSettings();
@@ -201,7 +163,7 @@ async function runCommand(scenarioArg: string, opts: { follow?: boolean; dryRun?
   const handle = await startRun(client, settings, file, options, opts);
   if (!opts.follow) {
     console.log(
-      `follow it with the UI, or stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`,
+      `follow it with: fragbench follow ${handle.workflowId} (or in the UI); stop it with: fragbench abort ${handle.workflowId} (keeps results) / fragbench cancel ${handle.workflowId}`,
     );
     return;
   }
@@ -220,7 +182,7 @@ async function runWithLocalWorker(scenarioFile: string, options: PlanOptions, fl
     // The run brings its fleet up first and takes it down last (workflows/scenario.ts).
     const handle = await startRun(client, settings, scenarioFile, options, fleet);
     process.exitCode = await followToEnd(client, handle);
-    console.log(`Temporal UI: ${UI_ADDRESS} (stop the dev server with \`fragbench dev --stop\`)`);
+    console.log(`Temporal UI: ${workflowUiLink(settings, handle.workflowId)} (stop the dev server with \`fragbench dev --stop\`)`);
   });
 }
 
@@ -283,7 +245,9 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('worker')
-    .description('run a worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_CERT/_KEY or TEMPORAL_API_KEY, FRAGBENCH_TASK_QUEUE)')
+    .description(
+      'run a worker on the server the Temporal settings name (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_CLIENT_CERT_PATH/_KEY_PATH, a temporal.toml profile) and FRAGBENCH_TASK_QUEUE',
+    )
     .action(async () => {
       await loadWorker().runWorker();
     });
@@ -298,6 +262,10 @@ export function registerRunCommands(program: Command): void {
     .option('--existing-fleet', 'run on the local fleet already up (fragbench fleet up); do not bring one up')
     .option('--wait', 'if another run holds the fleet, wait for it instead of being refused')
     .option(
+      '--stack <name>',
+      "run on this Pulumi stack's inventory (its `pulumi up` output) instead of the scenario's fleet; the file is not changed",
+    )
+    .option(
       '--local',
       'start the local Temporal dev server if none answers and run a worker in this process for the run (as the quickstart does); implies --follow',
     )
@@ -310,7 +278,13 @@ export function registerRunCommands(program: Command): void {
     )
     .option('--time-scale <factor>', 'the plan with every interval shrunk, as `run --time-scale` would', positiveNumber)
     .option('--json', 'the same plan as JSON')
-    .option('--topology <name|file>', "plan on this local topology instead of the scenario's fleet (e.g. a cloud scenario on hybrid-virginia)")
+    .addOption(
+      new Option(
+        '--topology <name|file>',
+        "plan on this local topology instead of the scenario's fleet (e.g. a cloud scenario on hybrid-virginia)",
+      ).conflicts('stack'),
+    )
+    .option('--stack <name>', "plan on this Pulumi stack's inventory instead of the scenario's fleet")
     .action(validateCommand);
 
   program

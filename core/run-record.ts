@@ -19,6 +19,12 @@ import type { PathChange } from './overlay-path';
 
 export interface RunRecord {
   runId: string;
+  /**
+   * The scenario workflow's id (the run id is made from it, see workflows/definitions.ts
+   * `runIdFor`): how `fragbench runs`, `runs show` and `follow` find the workflow. Absent in
+   * older runs and runs recorded without a workflow; the run id stands in for it there.
+   */
+  workflowId?: string;
   /** Scenario name, e.g. `latency-epochs`. */
   scenario: string;
   /**

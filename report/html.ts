@@ -7,6 +7,7 @@ import type { RunRecord } from '../core/run-record';
 import { formatPath, pairName } from '../core/overlay-path';
 import type { ReportModel } from './build-report';
 import type { Table } from './tables';
+import type { Figure } from './figures/figure';
 import type { RenderedFigure } from './vega';
 
 /** Inline styles, scripts and data: images only: the page can load nothing from anywhere. */
@@ -28,7 +29,7 @@ export function scopeSvgIds(svg: string, prefix: string): string {
 
 // Draws a figure's inline SVG onto a canvas at `scale` and returns a PNG data URL. The PNG
 // buttons use it, and so does the CLI (through headless Chromium) to write <figure>.png files.
-const PNG_SCRIPT = `
+export const PNG_SCRIPT = `
 (function () {
   function figurePng(id, scale) {
     var svg = document.querySelector('#fig-' + id + ' svg');
@@ -66,7 +67,8 @@ const PNG_SCRIPT = `
 })();
 `;
 
-const STYLE = `
+/** The report's look (the compare page shares it). */
+export const REPORT_STYLE = `
   :root { color-scheme: light; }
   body { font: 14px/1.45 'DejaVu Sans', Helvetica, Arial, sans-serif; color: #1a1a1a; margin: 0; background: #fafafa; }
   header { padding: 18px 28px 10px; background: #fff; border-bottom: 1px solid #ddd; }
@@ -172,31 +174,34 @@ function aside(run: RunRecord): string {
 </aside>`;
 }
 
-function tableHtml(table: Table): string {
+/** A report table as a section: heading, then the table (numbers right-aligned). */
+export function tableHtml(table: Table): string {
   const cls = (i: number) => (table.numeric[i] ? ' class="num"' : '');
   const head = table.columns.map((c, i) => `<th${cls(i)}>${escapeHtml(c)}</th>`).join('');
   const body = table.rows.map((row) => `<tr>${row.map((v, i) => `<td${cls(i)}>${escapeHtml(v)}</td>`).join('')}</tr>`).join('\n');
   return `<section id="table-${table.id}"><h2>${escapeHtml(table.heading)}</h2><div class="table"><table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div></section>`;
 }
 
+/** A drawn figure as the report shows it: its heading, the SVG, any warning, and its PNG button (`saved` says where else the PNG is). */
+export function figureSection(figure: Figure, rendered: RenderedFigure | undefined, saved?: string): string {
+  const title = `Download this figure as a PNG${saved ? ` (${saved})` : ''}`;
+  return `<section class="figure" id="fig-${figure.id}">
+  <h2>${escapeHtml(figure.heading)}</h2>
+  <div class="chart">${scopeSvgIds(rendered?.svg ?? '', figure.id)}</div>
+  ${(rendered?.warnings ?? []).map((w) => `<p class="figure-warning">Drawing this figure: ${escapeHtml(w)}</p>`).join('')}
+  <button type="button" data-png="${figure.id}" title="${escapeHtml(title)}">PNG</button>
+</section>`;
+}
+
 /** rendered: figure id -> its SVG and any warnings, which are shown under the figure. */
 export function renderHtml(model: ReportModel, rendered: Map<string, RenderedFigure>): string {
   const { run } = model;
-  const figures = model.figures
-    .map(
-      (f) => `<section class="figure" id="fig-${f.id}">
-  <h2>${escapeHtml(f.heading)}</h2>
-  <div class="chart">${scopeSvgIds(rendered.get(f.id)?.svg ?? '', f.id)}</div>
-  ${(rendered.get(f.id)?.warnings ?? []).map((w) => `<p class="figure-warning">Drawing this figure: ${escapeHtml(w)}</p>`).join('')}
-  <button type="button" data-png="${f.id}" title="Download this figure as a PNG (also saved beside this page as ${f.id}.png)">PNG</button>
-</section>`,
-    )
-    .join('\n');
+  const figures = model.figures.map((f) => figureSection(f, rendered.get(f.id), `also saved beside this page as ${f.id}.png`)).join('\n');
   const validity = model.validity
     ? `<section class="validity ${model.validity.flagged ? 'flagged' : 'ok'}">${model.validity.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}</section>`
     : '';
   const notes = model.notes.length > 0 ? `<section class="notes">${model.notes.map((n) => `<p>${escapeHtml(n)}</p>`).join('')}</section>` : '';
-  return `${pageHead(`${run.scenario} · ${run.runId} · fragbench`, STYLE)}
+  return `${pageHead(`${run.scenario} · ${run.runId} · fragbench`, REPORT_STYLE)}
 <body>
 <header>
   <h1>${escapeHtml(run.experiment)}${run.experiment === run.scenario ? '' : ` <small>(scenario ${escapeHtml(run.scenario)})</small>`}</h1>

@@ -62,7 +62,7 @@ export async function writeReport(store: ResultsStore, runId: string, options: {
   for (const entry of await fs.readdir(dir)) {
     if (entry.endsWith('.png') && !wanted.has(entry)) await fs.rm(path.join(dir, entry));
   }
-  const reportPath = path.join(dir, 'index.html');
+  const reportPath = store.reportFile(runId);
   await writeFileAtomic(reportPath, renderHtml(model, rendered));
 
   const png = options.png ?? 'auto';

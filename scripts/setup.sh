@@ -11,6 +11,12 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
+# Node, cargo (or boringtun), pip (or the Temporal CLI), Java (or apt), Go (or the means to fetch
+# it): all checked before anything is installed, each missing one named with how to install it.
+# shellcheck source=scripts/prerequisites.sh
+source scripts/prerequisites.sh
+check_prerequisites "$PWD" || exit 1
+
 # openssh-server: the SSH transport's test starts its own sshd on loopback (never the system's).
 # debootstrap, dpkg-dev: the VM-shaped local nodes' image and apt repository (scripts/build.d/vm-rootfs.sh).
 # ethtool: the VXLAN links of the light stack (encryption off) need their checksum offload off.

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { runHost } from '../platform/command';
 import { statePaths } from '../platform/paths';
 import { ManagedProcess, readPidFile, writePidFile } from '../platform/process';
+import { SEARCH_ATTRIBUTES } from '../workflows/definitions';
 import { localDevPort } from './connection';
 
 export const DEV_SERVER = {
@@ -44,6 +45,14 @@ export async function temporalBinary(): Promise<string> {
   return stdout.trim();
 }
 
+/** A search attribute type as the `temporal` CLI names it (`--search-attribute Name=Keyword`, `--type KeywordList`). */
+const CLI_TYPE = { KEYWORD: 'Keyword', KEYWORD_LIST: 'KeywordList' } as const;
+
+/** The run's search attributes as the `temporal` CLI takes them: `FragbenchScenario=Keyword`, ... */
+export function searchAttributeArgs(): { name: string; type: string }[] {
+  return Object.values(SEARCH_ATTRIBUTES).map((key) => ({ name: key.name, type: CLI_TYPE[key.type] }));
+}
+
 /** Our server's history file is in its command line: a recycled PID's is not. */
 const MARKER = DEV_SERVER.dbFile;
 
@@ -73,6 +82,8 @@ export async function ensureDevServer(log: (line: string) => void = console.log)
     '--db-filename',
     DEV_SERVER.dbFile,
     '--ui-disable-news-fetch',
+    // Registered on every start (a no-op once its history file has them), so the UI's list filters runs by them.
+    ...searchAttributeArgs().flatMap(({ name, type }) => ['--search-attribute', `${name}=${type}`]),
     '--log-level',
     'warn',
   ];

@@ -9,6 +9,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { DatabaseActivities, LoadActivities, NetworkActivities, ResultsActivities } from '../activities/contracts';
 import type { ScenarioActivities } from '../activities/scenario';
+import type { VisibilityActivities } from '../activities/visibility';
 import type { FleetLeaseActivities } from '../core/fleet-lease';
 import type { EventDuration } from '../core/event-kinds/event-kind';
 import { eventKindOf } from '../core/event-kinds/registry';
@@ -114,3 +115,9 @@ export function eventOptions(action: EventAction, summary: string): ActivityOpti
   const startToCloseTimeout = Math.max(spanMs, msToNumber(timing.startToCloseTimeout!));
   return { summary, ...abandonOnCancel, ...timing, startToCloseTimeout };
 }
+
+/** Asked once a run: a server that cannot say (or will not) leaves the run unlabelled, never failed. */
+export const visibility = proxyActivities<VisibilityActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumAttempts: 3 },
+});

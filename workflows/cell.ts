@@ -1,16 +1,19 @@
 /**
  * One matrix cell, as a child workflow: set the network to the cell's epoch, form the cluster,
  * run the phases, and always clean up (links restored, shaping cleared, the cluster this cell
- * formed stopped) in a scope that cancellation cannot interrupt; then record the cell.
+ * formed stopped) in a scope that cancellation cannot interrupt; then record the cell. Its
+ * progress (passed on to the run) holds the running phase's latest seconds, which its clients
+ * send as they go.
  */
 import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CellRecord, CellSummary, PhaseRecord } from '../core/run-record';
 import type { Sample } from '../core/samples';
 import { cluster, load, loadOptions, network, results } from './activities';
+import { LATEST_SAMPLES } from '../core/live-samples';
 import {
   abortSignal,
   cellProgressSignal,
-  LATEST_SAMPLES,
+  liveSamplesSignal,
   progressQuery,
   type CellInput,
   type CellProgress,
@@ -26,26 +29,42 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
   const progress: CellProgress = { cellId: cell.cellId, seq: 0, step: 'starting', latestSamples: [] };
   const parent = workflowInfo().parent;
   const phases: PhaseRecord[] = [];
+  // Updates that bring only new seconds, passed on to the run so far (input.liveSampleForwards caps them).
+  let samplesForwarded = 0;
+  const update = (change: Partial<CellProgress>, onlySamples: boolean) => {
+    Object.assign(progress, change, { seq: progress.seq + 1 });
+    if (!parent) return;
+    if (onlySamples && samplesForwarded >= (input.liveSampleForwards ?? Infinity)) return;
+    if (onlySamples) samplesForwarded++;
+    // Best effort: the run's progress query shows the cell's; losing one update is harmless,
+    // and the run keeps only updates newer than the one it has (signals may overtake).
+    getExternalWorkflowHandle(parent.workflowId, parent.runId)
+      .signal(cellProgressSignal, { ...progress })
+      .catch(() => undefined);
+  };
   const ctx: CellContext = {
     runId,
     cell,
     progress,
     phases,
     aborted: () => aborted,
-    report(update) {
-      Object.assign(progress, update, { seq: progress.seq + 1 });
-      // Best effort: the run's progress query shows the cell's; losing one update is harmless,
-      // and the run keeps only updates newer than the one it has (signals may overtake).
-      if (parent)
-        getExternalWorkflowHandle(parent.workflowId, parent.runId)
-          .signal(cellProgressSignal, { ...progress })
-          .catch(() => undefined);
-    },
+    report: (change) => update(change, false),
     showSamples(samples: Sample[]) {
-      ctx.report({ latestSamples: [...progress.latestSamples, ...samples].slice(-LATEST_SAMPLES) });
+      update({ latestSamples: newestSeconds(progress.latestSamples, samples) }, true);
     },
   };
   setHandler(progressQuery, () => progress);
+
+  // The phase whose seconds the progress shows: its record's index (a ramped client's own record
+  // comes after it). A client of an earlier phase may still have an update on its way.
+  let livePhase = 0;
+  const startPhase = (step: string) => {
+    livePhase = ctx.phases.length;
+    ctx.report({ step, latestSamples: [], phaseStartedAt: undefined, phaseDurationS: undefined });
+  };
+  setHandler(liveSamplesSignal, ({ phaseIndex, samples }) => {
+    if (phaseIndex >= livePhase) ctx.showSamples(samples);
+  });
 
   let aborted = false;
   setHandler(abortSignal, () => {
@@ -71,17 +90,18 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
     clusterFacts = { database, version: info.version, nonDefaultSettings: info.nonDefaultSettings };
     for (const phase of cell.phases) {
       if (aborted) break;
-      ctx.report({ step: phase.name });
+      startPhase(phase.name);
       if (phase.kind === 'flush') {
         ctx.phases.push(emptyPhase(phase.name));
         await load.flushDatabase({ fleet, database, fieldCount: phase.fieldCount });
       } else if (phase.kind === 'load') {
         const record = emptyPhase(phase.name);
         ctx.phases.push(record);
-        const series = await load.ycsbLoad.executeWithOptions(loadOptions, [{ fleet, database, settings: phase.ycsb }]);
+        const phaseIndex = ctx.phases.indexOf(record);
+        const series = await load.ycsbLoad.executeWithOptions(loadOptions, [{ fleet, database, settings: phase.ycsb, phaseIndex }]);
         record.totals = series.totals;
         // Stored, not kept: the workflow's history and recordCell's input stay small.
-        await results.recordSamples({ runId, cellId: cell.cellId, phaseIndex: ctx.phases.indexOf(record), samples: series.samples });
+        await results.recordSamples({ runId, cellId: cell.cellId, phaseIndex, samples: series.samples });
         ctx.showSamples(series.samples);
       } else {
         await runPhase(ctx, phase);
@@ -117,4 +137,10 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
   // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrown as it was caught (the check narrows unknown to {})
   if (failure !== undefined) throw failure;
   return { cellId: cell.cellId, coordinates: cell.coordinates, status, summary };
+}
+
+/** The newest seconds of both lists, once each (an update may repeat a second the result brings again), newest last. */
+function newestSeconds(shown: Sample[], arrived: Sample[]): Sample[] {
+  const byTime = new Map([...shown, ...arrived].map((s) => [s.time, s]));
+  return [...byTime.values()].sort((a, b) => a.time - b.time).slice(-LATEST_SAMPLES);
 }

@@ -4,12 +4,28 @@
  * `abort` signal. Clients (the CLI, tests) import this module; it holds no workflow logic.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { CellSummary } from '../core/run-record';
 import type { Sample } from '../core/samples';
 import type { FleetMode } from '../core/fleet-lease';
 import type { CellPlan } from '../core/scenario';
+import { LIVE_SAMPLES_SIGNAL, type LiveSamples } from '../core/live-samples';
 
 export const TASK_QUEUE_DEFAULT = 'fragbench';
+
+/**
+ * What the Temporal UI's list of runs filters by (e.g. `FragbenchDatabase = 'redis'`): set by
+ * the scenario workflow where the namespace has them (`fragbench dev` registers them on the dev
+ * server it starts; on a cluster, `temporal operator search-attribute create`). A run may cover
+ * several databases or fleets, so those two are keyword lists (a filter on one value finds every
+ * run that has it).
+ */
+export const SEARCH_ATTRIBUTES = {
+  scenario: defineSearchAttributeKey('FragbenchScenario', SearchAttributeType.KEYWORD),
+  database: defineSearchAttributeKey('FragbenchDatabase', SearchAttributeType.KEYWORD_LIST),
+  topology: defineSearchAttributeKey('FragbenchTopology', SearchAttributeType.KEYWORD_LIST),
+  verdict: defineSearchAttributeKey('FragbenchVerdict', SearchAttributeType.KEYWORD),
+};
 
 export interface ScenarioInput {
   /** The scenario file's content as JSON. Either this or `scenarioFile`. */
@@ -37,6 +53,12 @@ export interface CellInput {
   cell: CellPlan;
   /** The reference cell's summary, when it ran before this one. */
   reference?: Pick<CellSummary, 'throughputOpsPerS' | 'bytesTransferred'>;
+  /**
+   * How many updates that only bring new live seconds the cell may pass on to its run (each is
+   * a signal in the run's history, which Temporal caps); the cell's own progress always has
+   * them. Absent: no limit.
+   */
+  liveSampleForwards?: number;
 }
 
 export type CellStatus = 'completed' | 'aborted' | 'failed' | 'cancelled';
@@ -73,7 +95,11 @@ export interface CellProgress {
   /** Host-clock start of the current run phase (the origin of its samples' elapsedS). */
   phaseStartedAt?: number;
   phaseDurationS?: number;
-  /** The most recent per-second samples a finished client returned (running ones heartbeat theirs). */
+  /**
+   * The newest seconds of the phase that runs now (never an earlier phase's), newest last: sent
+   * by its running clients every few seconds (core/live-samples.ts) and returned by them at
+   * their end.
+   */
   latestSamples: Sample[];
 }
 
@@ -97,9 +123,8 @@ export const progressQuery = defineQuery<RunProgress | CellProgress>('progress')
 export const abortSignal = defineSignal<[reason?: string]>('abort');
 /** A cell tells its run what it is doing, so the run's `progress` query shows it. */
 export const cellProgressSignal = defineSignal<[CellProgress]>('cellProgress');
-
-/** Samples kept in progress: enough for a live line and a glance, small enough for a query. */
-export const LATEST_SAMPLES = 5;
+/** A running load client's latest seconds, to its cell (activities/live-samples.ts sends it). */
+export const liveSamplesSignal = defineSignal<[LiveSamples]>(LIVE_SAMPLES_SIGNAL);
 
 /** A workflow id made into a run id (a directory name): letters, digits, `.`, `-`, `_`. */
 export function runIdFor(workflowId: string): string {

@@ -14,18 +14,23 @@ import {
   sleep,
   setHandler,
   startChild,
+  upsertMemo,
+  upsertSearchAttributes,
   workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import { runLabels, runVerdictLabel, type RunEnd } from '../core/run-labels';
 import type { CellSummary } from '../core/run-record';
 import type { CellPlan, RunPlan } from '../core/scenario';
-import { cluster, fleetLease, network, results, scenario } from './activities';
+import { cluster, fleetLease, network, results, scenario, visibility } from './activities';
 import { cellWorkflow } from './cell';
 import {
   abortSignal,
   cellProgressSignal,
   progressQuery,
   runIdFor,
+  SEARCH_ATTRIBUTES,
   type CellResult,
   type RunProgress,
   type RunSummary,
@@ -87,6 +92,20 @@ function storageStop(failure: ApplicationFailure, summary?: RunSummary): Applica
   });
 }
 
+/**
+ * Every update a cell passes on is a signal in the run's history, which Temporal caps (51,200
+ * events; it warns from 10,240). Updates that bring only new live seconds stop being passed on
+ * once the run's history reaches this; the cell's own progress query still has them.
+ */
+const LIVE_SAMPLES_HISTORY_BUDGET = 20_000;
+/** A signal and the workflow task it wakes (scheduled, started, completed). */
+const EVENTS_PER_UPDATE = 4;
+
+/** How many live-seconds updates the next cell may pass on: what is left of the budget. */
+function liveSampleForwards(): number {
+  return Math.max(0, Math.floor((LIVE_SAMPLES_HISTORY_BUDGET - workflowInfo().historyLength) / EVENTS_PER_UPDATE));
+}
+
 /** How often a run that waits for the fleet asks again. */
 export const FLEET_WAIT_INTERVAL = '5 seconds';
 
@@ -122,11 +141,25 @@ interface LiveRun {
   progress: RunProgress;
   current?: ChildWorkflowHandle<typeof cellWorkflow>;
   currentCellId?: string;
+  /** Sets those of the run's search attributes the namespace has (the others would fail the workflow task). */
+  label(pairs: SearchAttributeUpdatePair[]): void;
 }
+
+/** The search attributes of SEARCH_ATTRIBUTES the namespace has; none when it cannot say. */
+async function registeredLabels(): Promise<(pairs: SearchAttributeUpdatePair[]) => void> {
+  const registered = await visibility.registeredSearchAttributes(Object.values(SEARCH_ATTRIBUTES)).catch(() => [] as string[]);
+  return (pairs) => {
+    const known = pairs.filter((p) => registered.includes(p.key.name));
+    if (known.length > 0) upsertSearchAttributes(known);
+  };
+}
+
+/** How a run that threw ended: cancelled, or failed (with or without the summary its failure carries). */
+const endOf = (err: unknown): RunEnd => (isCancellation(err) ? 'cancelled' : 'failed');
 
 export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary> {
   const runId = runIdFor(workflowInfo().workflowId);
-  const live: LiveRun = { runId, progress: { runId, status: 'bringing the fleet up', cellsDone: [], aborted: false } };
+  const live: LiveRun = { runId, progress: { runId, status: 'bringing the fleet up', cellsDone: [], aborted: false }, label: () => undefined };
   setHandler(progressQuery, () => live.progress);
   setHandler(cellProgressSignal, (cell) => {
     // A late update from a finished cell must not overwrite the running one's, nor an older
@@ -138,10 +171,26 @@ export async function scenarioWorkflow(input: ScenarioInput): Promise<RunSummary
     live.current?.signal(abortSignal).catch(() => undefined);
   });
 
+  live.label = await registeredLabels();
+  let end: RunEnd = 'failed';
   try {
     await holdFleet(input, live);
-    return await runOnFleet(input, live);
+    const summary = await runOnFleet(input, live);
+    end = summary.status;
+    return summary;
+  } catch (err) {
+    end = endOf(err);
+    throw err;
   } finally {
+    live.label([
+      {
+        key: SEARCH_ATTRIBUTES.verdict,
+        value: runVerdictLabel(
+          end,
+          live.progress.cellsDone.map((c) => c.summary?.verdict),
+        ),
+      },
+    ]);
     // Also after a cancel that came while the fleet was coming up: the lease says what this run brought up.
     await CancellationScope.nonCancellable(() => fleetLease.releaseFleet({ runId, tearDown: !input.keepFleet }));
   }
@@ -152,7 +201,14 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
   const { runId, progress } = live;
   progress.status = 'preparing';
   const { plan, record } = await scenario.prepareRun({ runId, scenario: input.scenario, scenarioFile: input.scenarioFile, options: input.options });
-  await results.recordRunStart({ record });
+  const labels = runLabels(plan, record);
+  live.label([
+    { key: SEARCH_ATTRIBUTES.scenario, value: labels.scenario },
+    { key: SEARCH_ATTRIBUTES.database, value: labels.databases },
+    { key: SEARCH_ATTRIBUTES.topology, value: labels.topologies },
+  ]);
+  if (labels.description) upsertMemo({ description: labels.description });
+  await results.recordRunStart({ record: { ...record, workflowId: workflowInfo().workflowId } });
   Object.assign(progress, { scenario: plan.scenario, status: 'running', cellCount: plan.cells.length });
 
   const summaries = new Map<string, CellSummary>();
@@ -163,7 +219,7 @@ async function runOnFleet(input: ScenarioInput, live: LiveRun): Promise<RunSumma
     try {
       live.current = await startChild(cellWorkflow, {
         workflowId: `${runId}.${cell.cellId}`,
-        args: [{ runId, cell, reference }],
+        args: [{ runId, cell, reference, liveSampleForwards: liveSampleForwards() }],
         staticSummary: `cell ${cell.cellId}`,
       });
       if (progress.aborted) await live.current.signal(abortSignal);

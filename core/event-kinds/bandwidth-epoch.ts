@@ -9,4 +9,5 @@ export const bandwidthEpoch = scaleEpoch({
   factor: 'BSF',
   marker: { name: 'bandwidth epoch', color: '#9e9ac8' },
   phrase: 'bandwidth epochs',
+  doc: { does: "every link's bandwidth set to this factor times its reference (a bandwidth epoch)", example: '{ at: 60, bandwidth: 0.2 }' },
 });

@@ -37,4 +37,8 @@ export const clientStart = defineEventKind({
   label: (a) => `start client ${a.client.name}`,
   marker: { name: 'client start', color: '#17becf' },
   phrase: 'clients starting',
+  doc: {
+    does: "another YCSB client starts (its own threads and target) until its clientStop or the phase's end",
+    example: '{ at: 20, clientStart: { name: extra, threads: 2 } }',
+  },
 });

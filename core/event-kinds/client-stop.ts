@@ -21,4 +21,5 @@ export const clientStop = defineEventKind({
   label: (a) => `stop client ${a.name}`,
   marker: { name: 'client stop', color: '#9edae5' },
   phrase: 'clients stopping',
+  doc: { does: 'a client clientStart started stops', example: '{ at: 40, clientStop: extra }' },
 });

@@ -151,6 +151,11 @@ export interface EventKindModule<Key extends string = string, Item = unknown, Ac
   marker: { name: string; color: string };
   /** The plural a sentence lists it by, e.g. `link cuts` in the report's question. */
   phrase: string;
+  /**
+   * For the reader of the event language (the README's table, scripts/event-table.ts): what it
+   * does, in a line, and one event written with it (checked against the scenario schema).
+   */
+  doc: { does: string; example: string };
 }
 
 /** Keeps a module's literal key and types while checking it against the interface. */

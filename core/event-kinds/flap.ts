@@ -51,4 +51,8 @@ export const flap = defineEventKind({
   label: (a) => `flap ${a.link}`,
   marker: { name: 'flap', color: '#17becf' },
   phrase: 'flapping links',
+  doc: {
+    does: 'the link goes down and up every half period for a while, and is left up',
+    example: '{ at: 95, flap: { link: sydney-seoul/0, period: 4, for: 20 } }',
+  },
 });

@@ -9,4 +9,5 @@ export const latencyEpoch = scaleEpoch({
   factor: 'LSF',
   marker: { name: 'latency epoch', color: '#6a3d9a' },
   phrase: 'latency epochs',
+  doc: { does: "every link's latency set to this factor times its reference (a latency epoch)", example: '{ at: 60, latency: 0.4 }' },
 });

@@ -8,4 +8,5 @@ export const linkCut = linkChange({
   effect: 'cut (both ways)',
   marker: { name: 'link cut', color: '#8c2d04' },
   phrase: 'link cuts',
+  doc: { does: 'the link drops every packet, both ways, until restored', example: '{ at: 30, cut: sydney-pune/0 }' },
 });

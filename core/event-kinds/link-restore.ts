@@ -8,4 +8,5 @@ export const linkRestore = linkChange({
   effect: 'restored',
   marker: { name: 'link restore', color: '#01665e' },
   phrase: 'links restored',
+  doc: { does: 'a cut link carries packets again', example: '{ at: 50, restore: sydney-pune/0 }' },
 });

@@ -12,6 +12,7 @@ interface LinkChangeSpec<Key extends string, Kind extends string> {
   effect: string;
   marker: { name: string; color: string };
   phrase: string;
+  doc: { does: string; example: string };
 }
 
 export function linkChange<const Key extends string, const Kind extends string>(spec: LinkChangeSpec<Key, Kind>) {
@@ -30,6 +31,7 @@ export function linkChange<const Key extends string, const Kind extends string>(
     label: (a) => `${spec.key} ${a.link}`,
     marker: spec.marker,
     phrase: spec.phrase,
+    doc: spec.doc,
   });
 }
 

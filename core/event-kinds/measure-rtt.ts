@@ -47,4 +47,5 @@ export const measureRtt = defineEventKind({
   label: () => 'ping matrix',
   marker: { name: 'RTT measurement', color: '#999999' },
   phrase: 'RTT measurements',
+  doc: { does: 'ping matrix between the nodes (all by default), stored with the phase', example: '{ at: 30, measureRtt: { count: 10 } }' },
 });

@@ -20,4 +20,5 @@ export const measureTraffic = defineEventKind({
   label: () => 'traffic counters',
   marker: { name: 'traffic reading', color: '#bbbbbb' },
   phrase: 'traffic readings',
+  doc: { does: "bytes each node pair exchanged so far, from the fleet's counters", example: '{ at: 60, measureTraffic: {} }' },
 });

@@ -170,4 +170,8 @@ export const moveSite = defineEventKind({
   label: (a) => `move ${a.node}`,
   marker: { name: 'site move', color: '#d95f02' },
   phrase: 'moving sites',
+  doc: {
+    does: "a node with a position moves along great circles; its links' RTT follows the distance",
+    example: '{ at: 15, move: { node: ship, to: { lat: 38.7, lon: -9.6 }, over: 60 } }',
+  },
 });

@@ -180,6 +180,10 @@ export const networkConditions = defineEventKind({
   label: (a) => `${describeTarget(a.target)} ${describeChange(a.change)}`,
   marker: { name: 'link conditions', color: '#8c564b' },
   phrase: 'link condition changes',
+  doc: {
+    does: "a link's, node's, tag's or every link's latency, delay, bandwidth, loss or jitter set, scaled, cut, restored or reset, per direction if asked",
+    example: '{ at: 30, network: { node: sydney, direction: out, set: { bandwidthMbps: 5, lossPercent: 2 } } }',
+  },
 });
 
 export const rampConditions = defineEventKind({
@@ -230,4 +234,8 @@ export const rampConditions = defineEventKind({
   label: (a) => `ramp ${describeTarget(a.target)} over ${a.overS} s`,
   marker: { name: 'link ramp', color: '#bcbd22' },
   phrase: 'link ramps',
+  doc: {
+    does: 'conditions moved to a target linearly (or a step a second) over a span',
+    example: '{ at: 60, ramp: { link: pune-seoul/0, to: { latencyMs: 200 }, over: 60 } }',
+  },
 });

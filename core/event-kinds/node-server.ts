@@ -15,6 +15,7 @@ interface NodeServerSpec<Key extends string, Kind extends string> {
   duration: EventDuration;
   marker: { name: string; color: string };
   phrase: string;
+  doc: { does: string; example: string };
 }
 
 function nodeServerChange<const Key extends string, const Kind extends string>(spec: NodeServerSpec<Key, Kind>) {
@@ -33,6 +34,7 @@ function nodeServerChange<const Key extends string, const Kind extends string>(s
     label: (a) => `${spec.key} ${a.node}`,
     marker: spec.marker,
     phrase: spec.phrase,
+    doc: spec.doc,
   });
 }
 
@@ -53,6 +55,7 @@ export const nodeKill = nodeServerChange({
   duration: 'quick',
   marker: { name: 'node killed', color: '#b10026' },
   phrase: 'nodes crashing',
+  doc: { does: "a member's database server is SIGKILLed; it stays a member, down", example: '{ at: 40, kill: pune }' },
 });
 
 export const nodeRevive = nodeServerChange({
@@ -64,4 +67,5 @@ export const nodeRevive = nodeServerChange({
   duration: 'resize',
   marker: { name: 'node revived', color: '#238b45' },
   phrase: 'nodes coming back',
+  doc: { does: 'a killed member starts again in place and rejoins as itself', example: '{ at: 70, revive: pune }' },
 });

@@ -26,6 +26,7 @@ export const partition = defineEventKind({
   label: (a) => `partition ${a.groups.map((g) => g.join('+')).join(' | ')}`,
   marker: { name: 'partition', color: '#e377c2' },
   phrase: 'partitions',
+  doc: { does: 'every link between the groups is cut', example: '{ at: 70, partition: [[sydney, pune], [singapore, seoul]] }' },
 });
 
 export const heal = defineEventKind({
@@ -42,4 +43,5 @@ export const heal = defineEventKind({
   label: () => 'heal partition',
   marker: { name: 'heal', color: '#7f7f7f' },
   phrase: 'partition heals',
+  doc: { does: 'exactly the links partitions cut are restored', example: '{ at: 90, heal: true }' },
 });

@@ -23,4 +23,5 @@ export const resizeAdd = defineEventKind({
   label: (a) => `add ${a.node}`,
   marker: { name: 'resize: add node', color: '#33a02c' },
   phrase: 'nodes joining',
+  doc: { does: 'a node joins the database cluster; requested, accepted and completed are timed', example: '{ at: 30, add: seoul }' },
 });

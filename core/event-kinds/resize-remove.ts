@@ -23,4 +23,5 @@ export const resizeRemove = defineEventKind({
   label: (a) => `remove ${a.node}`,
   marker: { name: 'resize: remove node', color: '#ff7f00' },
   phrase: 'nodes leaving',
+  doc: { does: 'a node leaves the cluster, its data moved off first; timed like an add', example: '{ at: 90, remove: seoul }' },
 });

@@ -14,6 +14,7 @@ interface ScaleEpochSpec<Key extends string, Kind extends string> {
   factor: string;
   marker: { name: string; color: string };
   phrase: string;
+  doc: { does: string; example: string };
 }
 
 export function scaleEpoch<const Key extends string, const Kind extends string>(spec: ScaleEpochSpec<Key, Kind>) {
@@ -31,5 +32,6 @@ export function scaleEpoch<const Key extends string, const Kind extends string>(
     label: (a) => `${spec.factor} ${a.scale}`,
     marker: spec.marker,
     phrase: spec.phrase,
+    doc: spec.doc,
   });
 }

@@ -105,4 +105,8 @@ export const traceReplay = defineEventKind({
   label: (a) => `replay ${a.file.split('/').at(-1)}`,
   marker: { name: 'trace replay', color: '#fdae6b' },
   phrase: 'trace replays',
+  doc: {
+    does: 'conditions replayed from a CSV trace (t,target,property,value), at a speed, looping if asked',
+    example: '{ at: 10, replay: { file: traces/leo-satellite.csv, speed: 4 } }',
+  },
 });

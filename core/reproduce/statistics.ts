@@ -51,3 +51,19 @@ export interface Estimate extends Interval {
 export function estimate(values: number[]): Estimate {
   return { median: median(values), ...bootstrapMedianInterval(values), n: values.length };
 }
+
+/**
+ * The 95 % percentile-bootstrap interval of median(a) − median(b): each side resampled on its
+ * own (the repetitions of two variants are independent), seeded like the one-sample interval. A
+ * side of one value stays that value, so the interval shows only the other side's spread.
+ */
+export function bootstrapDifferenceInterval(a: number[], b: number[], settings = BOOTSTRAP): Interval {
+  if (a.length === 0 || b.length === 0) throw new Error('interval of a difference with no values on one side');
+  const random = seededRandom(settings.seed);
+  const resample = (values: number[]) => values.map(() => values[Math.floor(random() * values.length)]);
+  const differences: number[] = [];
+  for (let i = 0; i < settings.resamples; i++) differences.push(median(resample(a)) - median(resample(b)));
+  differences.sort((x, y) => x - y);
+  const tail = (1 - settings.level) / 2;
+  return { low: quantileOfSorted(differences, tail), high: quantileOfSorted(differences, 1 - tail) };
+}

@@ -96,7 +96,8 @@ export async function loadFleet(spec: FleetSpec, where: string, mode: FleetMode)
   } else if ('inventoryFile' in spec) {
     inventory = await readInventory(ref, `${where}.inventoryFile`, 'give the path of an inventory JSON file, relative to the project root');
   } else {
-    const fix = `run \`pulumi up -s ${spec.pulumiStack}\`, or export its inventory to a file and use \`inventoryFile\` (to see the plan on a local topology of the same shape: \`fragbench validate <scenario> --topology <topology>\`)`;
+    const up = `pulumi up -s ${spec.pulumiStack}${spec.cwd ? ` --cwd ${projectPath(spec.cwd)}` : ''}`;
+    const fix = `bring it up with \`${up}\` (its inventory is a stack output), or export its inventory to a file and use \`inventoryFile\` (to see the plan on a local topology of the same shape: \`fragbench validate <scenario> --topology <topology>\`)`;
     inventory = await readInventory(ref, `${where}.pulumiStack`, fix);
   }
   return { ref, view: inventory, inventory };

@@ -17,6 +17,9 @@ export interface Figure {
 /** Ok and failed operations, everywhere. */
 export const OUTCOME_COLORS = { successful: '#2166ac', failed: '#d6301d' } as const;
 
+/** The sides of a comparison (databases, topologies, runs), in order: dark, and apart from the event kinds' colours. */
+export const SIDE_COLORS = ['#2166ac', '#c51b7d', '#1a1a1a', '#4d9221', '#542788', '#b35806', '#35978f', '#8c6d31'] as const;
+
 export interface EventStyle {
   name: string;
   color: string;
@@ -44,6 +47,46 @@ export function eventStyle(kind: string): EventStyle {
 export const EVENT_STYLE = Object.fromEntries(
   [...eventKinds().map((k) => k.kind), ...Object.keys(RECORDED_ONLY_STYLE)].map((kind) => [kind, eventStyle(kind)]),
 ) as Record<EventKind, EventStyle>;
+
+/** Above this many events a figure shows colours only: labels would overprint each other. */
+export const MAX_LABELLED_EVENTS = 16;
+
+/** Whether a figure with this many events labels them (and so leaves room above its data for the labels). */
+export const labelsEvents = (events: number) => events > 0 && events <= MAX_LABELLED_EVENTS;
+
+/** An event on a time axis as the figures draw it: its second, its kind's legend name, its label. */
+export interface EventRow {
+  t: number;
+  kind: string;
+  label: string;
+}
+
+/**
+ * The events of a timeline figure: a dotted rule per event in its kind's colour, with a legend of
+ * the kinds, and the events' labels when there are few. `x` is the figure's time encoding.
+ */
+export function eventLayers(rows: EventRow[], kinds: string[], x: object): unknown[] {
+  if (rows.length === 0) return [];
+  const rules = {
+    data: { values: rows },
+    mark: { type: 'rule', strokeDash: [4, 3], strokeWidth: 1.5 },
+    encoding: {
+      x,
+      stroke: {
+        field: 'kind',
+        type: 'nominal',
+        title: 'Events',
+        scale: { domain: kinds.map((k) => eventStyle(k).name), range: kinds.map((k) => eventStyle(k).color) },
+      },
+    },
+  };
+  const labels = {
+    data: { values: rows },
+    mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -2, fontSize: 9, fill: '#333333' },
+    encoding: { x, y: { value: 0 }, text: { field: 'label' } },
+  };
+  return labelsEvents(rows.length) ? [rules, labels] : [rules];
+}
 
 /** Shared Vega-Lite config: readable on screen and in a paper-sized PNG. */
 export const BASE_CONFIG = {

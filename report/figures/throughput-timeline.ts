@@ -9,10 +9,7 @@ import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
 import { settleTimes } from '../../core/cell-summary';
 import { cellTimeline, isDisturbance, isResize } from '../../core/cell-timeline';
-import { BASE_CONFIG, OUTCOME_COLORS, eventStyle, figureId, formatNumber, type Figure } from './figure';
-
-/** Above this many events a figure shows colours only: labels would overprint each other. */
-const MAX_LABELLED_EVENTS = 16;
+import { BASE_CONFIG, OUTCOME_COLORS, eventLayers, eventStyle, figureId, formatNumber, labelsEvents, type Figure } from './figure';
 
 const SETTLE_PERIODS = { 'resize moving data': '#b2abd2', 'throughput settling': '#fdb863', 'throughput not settled': '#f4a582' } as const;
 
@@ -74,7 +71,7 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
   ]
     // A resize requested after the last sample has no period to shade.
     .filter((p) => p.end > p.start);
-  const labelled = eventRows.length > 0 && eventRows.length <= MAX_LABELLED_EVENTS;
+  const labelled = labelsEvents(eventRows.length);
   // Room above the data for the event labels, so they do not sit on the lines.
   const top = Math.max(1, ...series.map((r) => r.opsPerS)) * (labelled ? 1.3 : 1.05);
   const presentPeriods = (Object.keys(SETTLE_PERIODS) as (keyof typeof SETTLE_PERIODS)[]).filter((p) => periods.some((x) => x.period === p));
@@ -110,28 +107,7 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
       },
     },
   });
-  if (eventRows.length > 0) {
-    layers.push({
-      data: { values: eventRows },
-      mark: { type: 'rule', strokeDash: [4, 3], strokeWidth: 1.5 },
-      encoding: {
-        x,
-        stroke: {
-          field: 'kind',
-          type: 'nominal',
-          title: 'Events',
-          scale: { domain: kinds.map((k) => eventStyle(k).name), range: kinds.map((k) => eventStyle(k).color) },
-        },
-      },
-    });
-    if (labelled) {
-      layers.push({
-        data: { values: eventRows },
-        mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -2, fontSize: 9, fill: '#333333' },
-        encoding: { x, y: { value: 0 }, text: { field: 'label' } },
-      });
-    }
-  }
+  layers.push(...eventLayers(eventRows, kinds, x));
   return [
     {
       id: figureId('throughput', cell.cellId),

@@ -50,6 +50,11 @@ async function pulumiInventory(stack: string, cwd?: string): Promise<unknown> {
         'the pulumi CLI is not installed (https://www.pulumi.com/docs/install/); install it, or export the stack output to a file and use {"kind":"file"}',
       );
     }
+    // A stack never brought up (or gone) has no inventory output: bad input, which the caller says how to make.
+    if (err instanceof CommandError) {
+      const said = err.result.stderr.split('\n').find((line) => line.trim() !== '') ?? `exit code ${err.result.code}`;
+      throw new InputError('fleet.stack', `stack ${stack} has no inventory (pulumi said: ${said.trim()})`);
+    }
     throw err;
   }
   try {

@@ -75,6 +75,11 @@ export class ResultsStore {
     return path.join(this.runDir(runId), 'report');
   }
 
+  /** The run's report page (written by report/write-report.ts). */
+  reportFile(runId: string): string {
+    return path.join(this.reportDir(runId), 'index.html');
+  }
+
   private runFile(runId: string): string {
     return path.join(this.runDir(runId), 'run.json');
   }

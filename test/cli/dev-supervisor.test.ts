@@ -1,5 +1,6 @@
 /**
- * `fragbench dev` as a user leaves it running: a worker or dev server that is SIGKILLed is found,
+ * `fragbench dev` as a user leaves it running, its server with the runs' search attributes
+ * registered: a worker or dev server that is SIGKILLed is found,
  * written down with its cause, and started again (the server on its own history, so a workflow it
  * held is still there); Ctrl-C stops the worker and leaves the server; `dev --stop` stops that,
  * and a `dev` that adopted it then stops too, restarting nothing.
@@ -14,6 +15,7 @@ import { readPidFile } from '../../platform/process';
 import { waitFor } from '../../platform/wait';
 import { answers } from '../../worker/dev-server';
 import type { DevFault } from '../../worker/dev-supervisor';
+import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 import { fragbench, printed, scratchEnv, startFragbench } from '../support/cli';
 import { freeLoopbackPort } from '../support/ports';
 
@@ -54,6 +56,9 @@ test('dev restarts a killed worker and a killed server, records each death, and 
     // A workflow the server holds, on a queue no worker polls: it must outlive the server's death.
     const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
     const client = new Client({ connection });
+    // The run's search attributes, registered so the UI's list filters runs by them.
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    expect(Object.keys(customAttributes ?? {})).toEqual(expect.arrayContaining(Object.values(SEARCH_ATTRIBUTES).map((k) => k.name)));
     const held = await client.workflow.start('nobodyRunsThis', { taskQueue: 'fb-nobody', workflowId: `held-${Date.now()}` });
 
     const worker = readPidFile(state('dev-worker.pid'))!;

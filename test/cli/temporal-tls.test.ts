@@ -1,14 +1,16 @@
 /**
- * Joining a Temporal server over TLS, as the README tells a user to (TEMPORAL_ADDRESS,
- * TEMPORAL_TLS_CERT/KEY, TEMPORAL_TLS_CA, TEMPORAL_API_KEY), with the real CLI and worker: the dev
- * server has no TLS, so a proxy of this file's own terminates it in front of the dev server
+ * Joining a Temporal server over TLS with the settings the Temporal CLI and SDKs read
+ * (TEMPORAL_ADDRESS, TEMPORAL_TLS_CLIENT_CERT_PATH/_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+ * TEMPORAL_API_KEY, or a temporal.toml profile), with the real CLI and worker: the dev server has
+ * no TLS, so a proxy of this file's own terminates it in front of the dev server
  * (test/support/tls.ts), with a CA made for the test. With the right CA and client certificate the
  * CLI starts a run and the worker polls; with the wrong CA, or a client certificate of another CA,
  * both give the project's connection error; an API key reaches the server as a bearer header and
- * is never printed; a half-given or unreadable certificate names its variable.
+ * is never printed; a half-given or unreadable certificate names its setting; the names read
+ * before (TEMPORAL_TLS_CERT/_KEY/_CA) still work, with one deprecation line.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -57,9 +59,9 @@ afterAll(async () => {
 const mtlsEnv = (over: Record<string, string> = {}) => ({
   ...base,
   TEMPORAL_ADDRESS: mtls.address,
-  TEMPORAL_TLS_CERT: client.cert,
-  TEMPORAL_TLS_KEY: client.key,
-  TEMPORAL_TLS_CA: ca.cert,
+  TEMPORAL_TLS_CLIENT_CERT_PATH: client.cert,
+  TEMPORAL_TLS_CLIENT_KEY_PATH: client.key,
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: ca.cert,
   ...over,
 });
 
@@ -67,7 +69,7 @@ const mtlsEnv = (over: Record<string, string> = {}) => ({
 function expectConnectionError(result: ExecResult, address: string): void {
   expect(result.code).toBe(1);
   expect(result.stderr).toContain(`no Temporal server answered at ${address} (namespace default)`);
-  expect(result.stderr).toContain('TEMPORAL_TLS_CERT/TEMPORAL_TLS_KEY or TEMPORAL_API_KEY');
+  expect(result.stderr).toContain('TEMPORAL_TLS_CLIENT_CERT_PATH/TEMPORAL_TLS_CLIENT_KEY_PATH or TEMPORAL_API_KEY');
 }
 
 /** Answered by the server: it knows no such run. */
@@ -112,8 +114,8 @@ test('mTLS: the worker (its own TLS stack, in Rust) polls through the proxy, and
 });
 
 test('refused: a CA that did not sign the server, a client certificate of another CA, or an API key over TLS the client cannot verify, give the connection error (CLI and worker)', async () => {
-  const wrongCa = mtlsEnv({ TEMPORAL_TLS_CA: otherCa.cert });
-  const wrongClient = mtlsEnv({ TEMPORAL_TLS_CERT: rogueClient.cert, TEMPORAL_TLS_KEY: rogueClient.key });
+  const wrongCa = mtlsEnv({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: otherCa.cert });
+  const wrongClient = mtlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: rogueClient.cert, TEMPORAL_TLS_CLIENT_KEY_PATH: rogueClient.key });
   // Each waits out the connect timeout: in parallel, the file takes one wait instead of five.
   const [unverified, ...mtlsRefused] = await Promise.all([
     fragbench(['cancel', 'no-such-run'], { ...base, TEMPORAL_ADDRESS: serverTls.address, TEMPORAL_API_KEY: API_KEY }),
@@ -149,15 +151,56 @@ test('an API key travels as a bearer header on every call, beside mTLS or alone 
   for (const result of [withCert, alone]) expect(`${result.stdout}${result.stderr}`).not.toContain(API_KEY);
 });
 
-test('a certificate without its key, or one that cannot be read, is refused naming the variable', async () => {
+test('a certificate without its key, or one that cannot be read, is refused naming the setting', async () => {
   const [halfGiven, unreadable] = await Promise.all([
-    fragbench(['cancel', 'no-such-run'], { ...base, TEMPORAL_ADDRESS: mtls.address, TEMPORAL_TLS_CERT: client.cert }),
-    fragbench(['cancel', 'no-such-run'], mtlsEnv({ TEMPORAL_TLS_CERT: path.join(scratch, 'absent.pem') })),
+    fragbench(['cancel', 'no-such-run'], { ...base, TEMPORAL_ADDRESS: mtls.address, TEMPORAL_TLS_CLIENT_CERT_PATH: client.cert }),
+    fragbench(['cancel', 'no-such-run'], mtlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(scratch, 'absent.pem') })),
   ]);
   expect(halfGiven.code).toBe(2);
-  expect(halfGiven.stderr).toContain('TEMPORAL_TLS_KEY: mTLS needs both TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY');
+  expect(halfGiven.stderr).toContain(
+    'TEMPORAL_TLS_CLIENT_KEY_PATH: mTLS needs both a client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH) and its key (TEMPORAL_TLS_CLIENT_KEY_PATH), as PEM files; only TEMPORAL_TLS_CLIENT_CERT_PATH is given',
+  );
   // Read inside the connection attempt, but bad input all the same: exit 2, not the unreachable-server error.
   expect(unreadable.code).toBe(2);
   expect(unreadable.stderr).not.toContain('no Temporal server answered');
-  expect(unreadable.stderr).toContain(`TEMPORAL_TLS_CERT: cannot read ${path.join(scratch, 'absent.pem')}: ENOENT`);
+  expect(unreadable.stderr).toContain(`TEMPORAL_TLS_CLIENT_CERT_PATH: cannot read ${path.join(scratch, 'absent.pem')}: ENOENT`);
+});
+
+test('the names read before still work, with one deprecation line naming the standard ones', async () => {
+  const old = { ...base, TEMPORAL_ADDRESS: mtls.address, TEMPORAL_TLS_CERT: client.cert, TEMPORAL_TLS_KEY: client.key, TEMPORAL_TLS_CA: ca.cert };
+  const result = await fragbench(['cancel', 'no-such-run'], old);
+  expectAnswered({ ...result, stderr: result.stderr.split('\n').slice(1).join('\n') });
+  expect(result.stderr.split('\n')[0]).toBe(
+    'fragbench: TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY, TEMPORAL_TLS_CA are deprecated: use TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH (the names the Temporal CLI and SDKs read)',
+  );
+});
+
+test('a temporal.toml profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) gives the address and mTLS files; a variable overrides it', async () => {
+  const toml = path.join(scratch, 'temporal.toml');
+  writeFileSync(
+    toml,
+    [
+      '[profile.default]',
+      'address = "127.0.0.1:1"',
+      '',
+      '[profile.proxied]',
+      `address = "${mtls.address}"`,
+      '[profile.proxied.tls]',
+      `client_cert_path = "${client.cert}"`,
+      `client_key_path = "${client.key}"`,
+      `server_ca_cert_path = "${ca.cert}"`,
+      '',
+    ].join('\n'),
+  );
+  const [fromProfile, overridden, missing] = await Promise.all([
+    fragbench(['cancel', 'no-such-run'], { ...base, TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'proxied' }),
+    // The default profile's address is closed; TEMPORAL_ADDRESS wins over it, and a profile without TLS reaches the dev server itself.
+    fragbench(['cancel', 'no-such-run'], { ...base, TEMPORAL_CONFIG_FILE: toml, TEMPORAL_ADDRESS: temporal.address }),
+    fragbench(['cancel', 'no-such-run'], { ...base, TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'absent' }),
+  ]);
+  expectAnswered(fromProfile);
+  expectAnswered(overridden);
+  expect(mtls.calls.some((c) => c.clientCertSubject === 'fb-client' && c.headers[':path']?.endsWith('/RequestCancelWorkflowExecution'))).toBe(true);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain("TEMPORAL_PROFILE: Profile 'absent' not found in config data");
 });

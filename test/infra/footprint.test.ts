@@ -7,6 +7,7 @@ import { join } from 'path';
 import { footprint, footprintTable } from '../../infra/pulumi/footprint';
 import type { HybridSettings } from '../../infra/pulumi/settings';
 import { stackSettings } from './harness';
+import { tableCells } from '../support/markdown';
 
 const ROOT = join(__dirname, '..', '..');
 const STACKS = readdirSync(ROOT)
@@ -21,22 +22,8 @@ function readmeTable(): string {
   return m[1];
 }
 
-/** A markdown table's cells, row by row: the same table whatever padding a formatter gave it. */
-function cells(table: string): string[][] {
-  return table
-    .trim()
-    .split('\n')
-    .map((row) =>
-      row
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    )
-    .filter((row) => !row.every((cell) => /^-+$/.test(cell)));
-}
-
 test("the README's table is footprint() of every stack file", () => {
-  expect(cells(readmeTable())).toEqual(cells(footprintTable(STACKS.map((s) => [s, stackSettings(s)]))));
+  expect(tableCells(readmeTable())).toEqual(tableCells(footprintTable(STACKS.map((s) => [s, stackSettings(s)]))));
 });
 
 test('the donor broker keeps its own size when the public nodes grow', () => {

@@ -21,4 +21,5 @@ export const note = defineEventKind({
   label: (a) => `note: ${a.text}`,
   marker: { name: 'note', color: '#000000' },
   phrase: 'notes',
+  doc: { does: 'a note in the timeline (a kind the tests register)', example: '{ at: 1, note: hello }' },
 });

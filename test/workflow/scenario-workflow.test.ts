@@ -10,207 +10,33 @@
  * - a disk that refuses the run's records stops the run at once, with the disk's own message;
  * - the progress query never goes back: its sequence grows, the last event never moves to an
  *   older one, and "next" lists only events that have not fired;
+ * - the progress query shows the running phase's latest seconds within a few seconds, sent by
+ *   its client as they come, and never an earlier phase's;
  * - the run holds the fleet first and gives it back last, whatever the outcome (completed,
  *   cancelled, failed, refused), taking down what it brought up unless asked to keep it.
  */
 import { randomUUID } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { PhaseClientInput, PhaseClientResult } from '../../services/ycsb/phase-client';
-import type { InjectEventInput, InjectedEvent } from '../../activities/scenario';
 import type { PreparedRun } from '../../operations/scenario/scenario-loader';
-import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
-import type { CellPlan, PlannedEvent, PlannedPhase } from '../../core/scenario';
-import { YCSB_DEFAULTS } from '../../core/scenario';
-import { StorageError } from '../../core/errors';
+import { LIVE_SAMPLES_INTERVAL_MS } from '../../core/live-samples';
 import type { Sample } from '../../core/samples';
-import { temporalBinary } from '../../worker/dev-server';
+import { YCSB_DEFAULTS, type PlannedEvent } from '../../core/scenario';
 import { createWorker } from '../../worker/worker';
 import { abortSignal, progressQuery, type CellProgress, type RunProgress, type RunSummary } from '../../workflows/definitions';
+import { mockActivities, plannedRun as plan, runPhasePlan as runPhase, sleep, type MockOptions, type Recorded } from '../support/mock-activities';
+import { localTemporal } from '../support/temporal';
 
 jest.setTimeout(120_000);
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
+  env = await localTemporal();
 });
 afterAll(async () => {
   await env?.teardown();
 });
-
-type RunPhase = Extract<PlannedPhase, { kind: 'run' }>;
-
-function runPhase(over: Partial<RunPhase>): RunPhase {
-  return {
-    kind: 'run',
-    name: 'run',
-    durationS: 4,
-    ycsb: { ...YCSB_DEFAULTS },
-    warmup: false,
-    waitForResizes: false,
-    measure: [],
-    events: [],
-    ...over,
-  };
-}
-
-function plan(phases: PlannedPhase[]): PreparedRun {
-  const cell: CellPlan = {
-    cellId: 'c1',
-    coordinates: {},
-    fleet: { kind: 'local' },
-    database: 'redis',
-    nodes: ['a', 'b', 'c'],
-    client: 'client',
-    settings: {},
-    phases,
-  };
-  const record = {
-    runId: 'r',
-    scenario: 's',
-    experiment: 'quickstart',
-    startedAt: 0,
-    status: 'running',
-    settings: {},
-    nonDefaultSettings: {},
-    versions: {},
-    cellIds: ['c1'],
-  } as unknown as RunRecord;
-  return { plan: { scenario: 's', experiment: 'quickstart', timeScale: 1, cells: [cell] }, record };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function sample(time: number): Sample {
-  return { time, elapsedS: 1, ops: { READ: { ok: 10, failed: 0, latencyUs: { avg: 100, p95: 200, p99: 300 } } }, okPerS: 10, failedPerS: 0 };
-}
-
-interface Recorded {
-  cells: Omit<CellRecord, 'summary'>[];
-  monitors: number;
-  resets: number[];
-  clients: { input: PhaseClientInput; attempt: number; startedAt: number; endedAt?: number; cancelled: boolean }[];
-  /** acquire, prepare, release, in the order the workflow called them, with what release was told. */
-  steps: string[];
-}
-
-const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} };
-
-/**
- * Activities as the workflows see them, doing nothing but record what they were asked and take
- * the time a real one would: a client runs until its stop time (or until cancelled), a resize
- * takes `resizeMs`.
- */
-interface MockOptions {
-  resizeMs?: number;
-  failFirstClient?: boolean;
-  /** acquireFleet refuses, as it does when another run holds the fleet (`busyTimes`: that many times, then takes it). */
-  fleetBusy?: boolean;
-  busyTimes?: number;
-  /** prepareRun fails with bad input (found only against the running fleet). */
-  badScenario?: boolean;
-  /** The client's store is on a full disk: it throws the StorageError the results store would. */
-  diskFull?: boolean;
-}
-
-function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
-  const recorded: Recorded = { cells: [], clients: [], monitors: 0, resets: [], steps: [] };
-  const noop = () => Promise.resolve({ appliedAt: Date.now() });
-  const activities = {
-    acquireFleet() {
-      recorded.steps.push('acquire');
-      const busy =
-        options.fleetBusy && (options.busyTimes === undefined || recorded.steps.filter((x) => x === 'acquire').length <= options.busyTimes);
-      if (busy) return Promise.reject(ApplicationFailure.nonRetryable('fleet busy: run other on fhc-4 since 2026-11-24T00:00:00.000Z', 'FleetBusy'));
-      return Promise.resolve({ topology: 'fhc-4', broughtUp: true });
-    },
-    releaseFleet({ tearDown }: { tearDown: boolean }) {
-      recorded.steps.push(`release tearDown=${tearDown}`);
-      return Promise.resolve();
-    },
-    prepareRun() {
-      recorded.steps.push('prepare');
-      if (options.badScenario) return Promise.reject(ApplicationFailure.nonRetryable('database.options.x: unknown option', 'InputError'));
-      return Promise.resolve(prepared);
-    },
-    recordRunStart: () => Promise.resolve({ dir: '/nonexistent' }),
-    resetNetwork: () => {
-      recorded.resets.push(Date.now());
-      return Promise.resolve({ appliedAt: Date.now() });
-    },
-    applyLatencyEpoch: noop,
-    applyBandwidthEpoch: noop,
-    stopCluster: () => Promise.resolve(),
-    startCluster: () => Promise.resolve({ database: 'redis', version: '7', members: [], nonDefaultSettings: {}, formedInMs: 1 }),
-    flushDatabase: () => Promise.resolve(),
-    recordSamples: () => Promise.resolve(),
-    readClock: () => Promise.resolve(Date.now()),
-    recordCell: ({ cell }: { cell: Omit<CellRecord, 'summary'> }) => {
-      recorded.cells.push(cell);
-      return Promise.resolve(SUMMARY);
-    },
-    finishRun: () => Promise.resolve({ reportPath: '/nonexistent/index.html' }),
-    async ycsbRun(input: PhaseClientInput): Promise<PhaseClientResult> {
-      const ctx = Context.current();
-      const entry = { input, attempt: ctx.info.attempt, startedAt: Date.now(), cancelled: false } as Recorded['clients'][number];
-      recorded.clients.push(entry);
-      if (options.diskFull) {
-        await sleep(200);
-        throw new StorageError('/results/r/cells/c1.parts/0.samples.jsonl', 'ENOSPC', '/results');
-      }
-      if (options.failFirstClient && ctx.info.attempt === 1) {
-        await sleep(500);
-        throw ApplicationFailure.retryable('the client died', 'ClientDied');
-      }
-      const restarts =
-        ctx.info.attempt > 1
-          ? [
-              {
-                kind: 'client-restart' as const,
-                label: `${input.label} client restarted`,
-                scheduledOffsetS: 0,
-                requestedAt: Date.now(),
-                detail: { attempt: ctx.info.attempt },
-              },
-            ]
-          : [];
-      try {
-        while (input.untilMs === undefined || Date.now() < input.untilMs) {
-          ctx.heartbeat();
-          await Promise.race([sleep(100), ctx.cancelled]);
-        }
-      } catch (err) {
-        entry.cancelled = err instanceof CancelledFailure;
-        entry.endedAt = Date.now();
-        throw err;
-      }
-      entry.endedAt = Date.now();
-      return { totals: { runtimeMs: 1000, throughputOpsPerS: 10, ops: {} }, seconds: 1, restarts, latest: [sample(Date.now())] };
-    },
-    /** Runs until cancelled, as the real monitor does; cancellation arrives with a heartbeat's answer. */
-    async monitorPhase(): Promise<void> {
-      const ctx = Context.current();
-      recorded.monitors++;
-      for (;;) {
-        ctx.heartbeat();
-        await Promise.race([sleep(100), ctx.cancelled]);
-      }
-    },
-    async injectEvent({ event }: InjectEventInput): Promise<InjectedEvent> {
-      const requestedAt = Date.now();
-      const base = { kind: event.action.kind, label: event.label, scheduledOffsetS: event.atS, requestedAt, detail: {} };
-      if (event.action.kind === 'resize-remove' || event.action.kind === 'resize-add') {
-        await sleep(options.resizeMs ?? 0);
-        const resize = { node: event.action.node, requestedAt, acceptedAt: requestedAt + 10, completedAt: Date.now() };
-        return { event: { ...base, acceptedAt: resize.acceptedAt, completedAt: resize.completedAt }, resize };
-      }
-      return { event: { ...base, completedAt: requestedAt } };
-    },
-  };
-  return { activities, recorded };
-}
 
 /** The last run's recordings, for a test whose run ends in an error. */
 let lastRun: { recorded: Recorded } | undefined;
@@ -380,6 +206,37 @@ test('progress never goes back: the sequence grows, the last event never gets ol
   }
   const nexts = seen.map((p) => p.nextEvent?.atS).filter((x): x is number => x !== undefined);
   expect([...nexts].sort((a, b) => a - b)).toEqual(nexts);
+});
+
+test("progress shows the running phase's latest seconds while it runs, never an earlier phase's", async () => {
+  const durationS = 12;
+  const phases = [{ kind: 'load' as const, name: 'load', ycsb: { ...YCSB_DEFAULTS } }, runPhase({ durationS })];
+  const seen: { at: number; cell: CellProgress }[] = [];
+  // The load returns seconds of 7 ops/s at its end; the run phase's client does 42 a second.
+  await run(plan(phases), { loadOk: 7, clientOk: 42 }, async (handle) => {
+    for (;;) {
+      const p = (await handle.query(progressQuery)) as RunProgress;
+      if (p.cell) seen.push({ at: Date.now(), cell: p.cell });
+      if (p.status === 'cleaning up' || p.status === 'finished') break;
+      await sleep(200);
+    }
+  });
+  const startedAt = seen.find((p) => p.cell.step === 'run' && p.cell.phaseStartedAt)?.cell.phaseStartedAt;
+  if (startedAt === undefined) throw new Error('the run phase was never seen in progress');
+  // While the run phase still runs (a second before its end, to leave the client's return out).
+  const during = seen.filter((p) => p.cell.step === 'run' && p.at < startedAt + (durationS - 1) * 1000);
+  const newest = (samples: Sample[]) => Math.max(...samples.map((s) => s.time));
+  expect(during.length).toBeGreaterThan(20);
+  for (const p of during) expect(p.cell.latestSamples.map((s) => s.okPerS)).not.toContain(7);
+  const first = during.find((p) => p.cell.latestSamples.length > 0);
+  expect(first).toBeDefined();
+  expect(first!.at - startedAt).toBeLessThan(5_000);
+  // From then on the newest second shown is never older than one update interval and a bit.
+  const later = during.filter((p) => p.at >= first!.at);
+  for (const p of later) {
+    expect(p.cell.latestSamples.map((s) => s.okPerS)).toContain(42);
+    expect(p.at - newest(p.cell.latestSamples)).toBeLessThan(LIVE_SAMPLES_INTERVAL_MS + 2_000);
+  }
 });
 
 describe('the run holds the fleet for its whole length', () => {
