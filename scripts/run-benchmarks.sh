@@ -7,11 +7,11 @@
 # Usage: run-benchmarks.sh [name...] (default: every one); run-benchmarks.sh --list
 set -uo pipefail
 cd "$(dirname "$0")/.."
-# Every benchmark: a file of bench/ that runs its main() (the others are modules they share).
+# Every benchmark: a file of bench/ that ends in runBenchmark (the others are modules they share).
 all_benchmarks() {
   local file
   for file in bench/*.ts; do
-    grep -q '^main()' "$file" || continue
+    grep -q '^runBenchmark(' "$file" || continue
     file=$(basename "$file" .ts)
     echo "${file%-cpu}"
   done

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `make test` after setup: every runner of the project, in two stages, so that the waits of the
+# fleet tests (JVMs starting, rings settling, tinc timers) overlap instead of adding up, while
+# nothing that measures time shares the host with anything else.
+#
+# Stage 1, lanes side by side, each on fleets of its own (its own namespaces, state directory and
+# Temporal port), none of them judging time:
+#   checks   type check, lint and format, imports, and the jest projects that build no fleet
+#   lan      database adapters on bridged LANs of namespaces (test/db), bench:db
+#   vm       VM-shaped nodes (the cloud code path), bench:vm-nodes
+#   fleet    the local emulated fleet through the engine and the CLI, bench:events
+# Stage 2, alone: what judges time or precision: the Go emulator's timing tests, the jest files
+# that measure RTT, lateness and one-way delay, and the benchmarks with such targets.
+#
+# Every test file of test/netns, test/db and test/engine is in exactly one lane or in stage 2, and
+# every benchmark in exactly one place: the run refuses to start otherwise.
+# Environment (all optional): JEST_JSON_DIR (each jest run's results as jest-<lane>.json),
+# GO_TEST_JSON, BENCH_RESULTS (one line per benchmark), PHASE_TIMES (each step's seconds).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# ---- where each test file and benchmark runs -------------------------------------------------
+LAN_TESTS='test/db/'
+VM_TESTS='test/netns/vm-[^/]*\.test\.ts|test/engine/vm-scenario\.test\.ts'
+FLEET_TESTS='test/engine/(bare-host|cli-run-local)\.test\.ts|test/netns/(fleet|cli-fleet|heal)\.test\.ts'
+QUIET_TESTS='test/netns/(emulator|link-conditions|trace-replay|overlay-paths|loss-seed|moving-site|tcconfig-comparison|light-stacks)\.test\.ts|test/engine/scenario-engine\.test\.ts|test/unit/telemetry-sampler\.test\.ts'
+FLEETLESS_PROJECTS=(unit report infra cli workflow)
+LAN_BENCHES=(db)
+VM_BENCHES=(vm-nodes)
+FLEET_BENCHES=(events)
+QUIET_BENCHES=(network scale dynamics fleets validity telemetry stack faults)
+
+fail() { echo "run-tests: $*" >&2; exit 2; }
+
+# A file matched by no lane would never run; one matched by two would run twice.
+check_assignment() {
+  local file n pattern
+  for file in test/netns/*.test.ts test/db/*.test.ts test/engine/*.test.ts test/unit/telemetry-sampler.test.ts; do
+    n=0
+    for pattern in "$LAN_TESTS" "$VM_TESTS" "$FLEET_TESTS" "$QUIET_TESTS"; do
+      [[ $file =~ $pattern ]] && n=$((n + 1))
+    done
+    [ "$n" = 1 ] || fail "$file is in $n lanes of scripts/run-tests.sh (it must be in exactly one)"
+  done
+  local assigned=" ${LAN_BENCHES[*]} ${VM_BENCHES[*]} ${FLEET_BENCHES[*]} ${QUIET_BENCHES[*]} " name
+  for name in $(bash scripts/run-benchmarks.sh --list); do
+    [[ $assigned == *" $name "* ]] || fail "bench:$name is not in any lane of scripts/run-tests.sh"
+  done
+}
+check_assignment
+
+OUT=$(mktemp -d /tmp/fb-test.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+
+jest_json() { [ -n "${JEST_JSON_DIR:-}" ] && echo "--json --outputFile=$JEST_JSON_DIR/jest-$1.json"; }
+
+# Runs a named step of a lane, timed; a failure is remembered in the lane's status, the lane goes on.
+step() {
+  local lane=$1 name=$2
+  shift 2
+  bash scripts/timed.sh "$name" "$@" || echo "$name" >>"$OUT/$lane.failed"
+}
+
+# Runs a lane in the background, its output prefixed with its name.
+lane() {
+  local name=$1
+  shift
+  ( "$@" 2>&1 | sed -u "s/^/[$name] /" ) &
+}
+
+# ---- stage 1 -----------------------------------------------------------------------------------
+checks_lane() {
+  step checks typecheck npx tsc --noEmit -p tsconfig.json
+  step checks lint make --no-print-directory lint
+  step checks imports npm run --silent check:imports
+  # shellcheck disable=SC2046
+  step checks "jest (fleetless)" npx jest --selectProjects "${FLEETLESS_PROJECTS[@]}" --maxWorkers 1 \
+    --testPathIgnorePatterns "$QUIET_TESTS" $(jest_json fleetless)
+}
+
+# A lane of fleet tests: its jest files one at a time, then its benchmarks.
+fleet_lane() {
+  local name=$1 pattern=$2
+  shift 2
+  # shellcheck disable=SC2046
+  step "$name" "jest ($name)" npx jest --runInBand --selectProjects netns db engine --testPathPatterns "$pattern" $(jest_json "$name")
+  [ $# -gt 0 ] && step "$name" "benchmarks ($name)" bash scripts/run-benchmarks.sh "$@"
+}
+
+# Lanes on fleets of their own: a state root (fleet, lease, databases) and a dev-server port each.
+lan_env() ( export FRAGBENCH_STATE_DIR="$OUT/state-lan"; "$@" )
+vm_env() ( export FRAGBENCH_STATE_DIR="$OUT/state-vm" FRAGBENCH_DEV_PORT=7533; "$@" )
+
+stage1_started=$(date +%s)
+lane checks checks_lane
+lane lan lan_env fleet_lane lan "$LAN_TESTS" "${LAN_BENCHES[@]}"
+lane vm vm_env fleet_lane vm "$VM_TESTS" "${VM_BENCHES[@]}"
+lane fleet fleet_lane fleet "$FLEET_TESTS" "${FLEET_BENCHES[@]}"
+wait
+[ -n "${PHASE_TIMES:-}" ] && echo "stage 1 (lanes side by side): $(($(date +%s) - stage1_started)) s" >>"$PHASE_TIMES"
+
+# ---- stage 2: alone ------------------------------------------------------------------------------
+stage2_started=$(date +%s)
+step quiet go bash scripts/run-test-scripts.sh
+# shellcheck disable=SC2046
+step quiet "jest (timing)" npx jest --runInBand --selectProjects unit netns engine --testPathPatterns "$QUIET_TESTS" $(jest_json timing)
+step quiet "benchmarks (timing)" bash scripts/run-benchmarks.sh "${QUIET_BENCHES[@]}"
+[ -n "${PHASE_TIMES:-}" ] && echo "stage 2 (alone): $(($(date +%s) - stage2_started)) s" >>"$PHASE_TIMES"
+
+failed=$(cat "$OUT"/*.failed 2>/dev/null | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+if [ -n "$failed" ]; then
+  echo "make test: failed: $failed" >&2
+  exit 1
+fi
