@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { findNode } from '../../core/inventory';
 import type { StackChoice } from '../../core/stack';
-import type { Topology } from '../../core/topology';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { listNamespaces } from '../../infra/local/namespaces';
 import { readState } from '../../infra/local/state';
@@ -21,30 +20,12 @@ import { loadInventory } from '../../services/inventory/inventory-loader';
 import { ping } from '../../services/probes/ping';
 import { median } from '../../services/probes/quantile';
 import { pingReplies } from '../support/ping';
+import { meshTopology } from '../support/small-topology';
 
 jest.setTimeout(120_000);
 
 const fleet = { kind: 'local' } as const;
 const dir = mkdtempSync(join(tmpdir(), 'fb-light-stacks-test-'));
-const TOPOLOGY: Topology = {
-  name: 'light',
-  client: 'lsc',
-  nodes: [
-    { name: 'lsa', site: 'a' },
-    { name: 'lsb', site: 'b' },
-    { name: 'lsd', site: 'd' },
-    { name: 'lsc', site: 'a' },
-  ],
-  links: [
-    { a: 'lsa', b: 'lsb', latencyMs: 20, bandwidthMbps: 50 },
-    { a: 'lsa', b: 'lsb', type: 1, latencyMs: 12, bandwidthMbps: 50 },
-    { a: 'lsb', b: 'lsd', latencyMs: 30, bandwidthMbps: 50 },
-    { a: 'lsa', b: 'lsd', latencyMs: 40, bandwidthMbps: 50 },
-    { a: 'lsc', b: 'lsa', latencyMs: 2, bandwidthMbps: 200 },
-    { a: 'lsc', b: 'lsb', latencyMs: 22, bandwidthMbps: 200 },
-    { a: 'lsc', b: 'lsd', latencyMs: 42, bandwidthMbps: 200 },
-  ],
-};
 /** Each pair's fastest link's round trip: the one a static route takes. */
 const FASTEST: [string, string, number][] = [
   ['lsa', 'lsb', 12],
@@ -55,7 +36,7 @@ const FASTEST: [string, string, number][] = [
   ['lsc', 'lsd', 42],
 ];
 const file = join(dir, 'light.yaml');
-writeFileSync(file, stringify(TOPOLOGY));
+writeFileSync(file, stringify(meshTopology));
 
 afterAll(async () => {
   await fleetDown();

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import type { Topology } from '../../core/topology';
 import { validateTopology } from '../../core/validate-topology';
 
 export const smallTopology = validateTopology({
@@ -86,3 +87,27 @@ export function writeThreeSitesScenario(
   writeFileSync(file, stringify(scenario));
   return file;
 }
+
+/**
+ * Three sites every pair linked (one pair twice, its type 1 link the faster) and a client beside
+ * `lsa` linked to each: a fleet a stack without an overlay can run (every pair has a direct link).
+ */
+export const meshTopology: Topology = {
+  name: 'light',
+  client: 'lsc',
+  nodes: [
+    { name: 'lsa', site: 'a' },
+    { name: 'lsb', site: 'b' },
+    { name: 'lsd', site: 'd' },
+    { name: 'lsc', site: 'a' },
+  ],
+  links: [
+    { a: 'lsa', b: 'lsb', latencyMs: 20, bandwidthMbps: 50 },
+    { a: 'lsa', b: 'lsb', type: 1, latencyMs: 12, bandwidthMbps: 50 },
+    { a: 'lsb', b: 'lsd', latencyMs: 30, bandwidthMbps: 50 },
+    { a: 'lsa', b: 'lsd', latencyMs: 40, bandwidthMbps: 50 },
+    { a: 'lsc', b: 'lsa', latencyMs: 2, bandwidthMbps: 200 },
+    { a: 'lsc', b: 'lsb', latencyMs: 22, bandwidthMbps: 200 },
+    { a: 'lsc', b: 'lsd', latencyMs: 42, bandwidthMbps: 200 },
+  ],
+};

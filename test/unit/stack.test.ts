@@ -6,7 +6,6 @@
  */
 import { describeStack, PUBLISHED_STACK, resolveStack, stackProblem } from '../../core/stack';
 import { validateTopology } from '../../core/validate-topology';
-import type { Topology } from '../../core/topology';
 import { planFleet } from '../../infra/local/plan';
 import { relayBytesPerPayloadByte } from '../../infra/local/overlay-cost';
 import { routedLinks, staticPaths, staticRoutes } from '../../infra/local/static-routes';
@@ -14,28 +13,9 @@ import { meshMac, vxlanCommands } from '../../infra/local/vxlan';
 import { wireguardConfig } from '../../infra/local/wireguard';
 import { eventPlanner } from '../support/event-planning';
 import { inputProblems } from '../support/input-problems';
-import { smallTopology } from '../support/small-topology';
+import { meshTopology, smallTopology } from '../support/small-topology';
 
-/** Three sites all linked, one pair twice (its type 1 link the faster), and a client beside `one`. */
-const MESH: Topology = {
-  name: 'mesh',
-  client: 'cl',
-  nodes: [
-    { name: 'one', site: 'a' },
-    { name: 'two', site: 'b' },
-    { name: 'three', site: 'c' },
-    { name: 'cl', site: 'a' },
-  ],
-  links: [
-    { a: 'one', b: 'two', latencyMs: 30, bandwidthMbps: 100 },
-    { a: 'one', b: 'two', type: 1, latencyMs: 10, bandwidthMbps: 100 },
-    { a: 'two', b: 'three', latencyMs: 20, bandwidthMbps: 100 },
-    { a: 'one', b: 'three', latencyMs: 40, bandwidthMbps: 100 },
-    { a: 'cl', b: 'one', latencyMs: 1, bandwidthMbps: 1000 },
-    { a: 'cl', b: 'two', latencyMs: 31, bandwidthMbps: 1000 },
-    { a: 'cl', b: 'three', latencyMs: 41, bandwidthMbps: 1000 },
-  ],
-};
+const MESH = meshTopology;
 const NONE = { overlay: 'none', encryption: 'off' } as const;
 
 test('a run chooses over the topology, which chooses over the published stack', () => {
@@ -59,44 +39,44 @@ test('without an overlay every pair needs a direct link; the topology and the pl
 
 test('static routes: each pair over its fastest link, the same from both ends; none while that link is cut', () => {
   const plan = planFleet(validateTopology(MESH), NONE);
-  expect(routedLinks(plan).get('one-two')?.id).toBe('one-two/1');
-  const one = plan.nodes.find((n) => n.name === 'one')!;
-  const two = plan.nodes.find((n) => n.name === 'two')!;
-  const toTwo = staticRoutes(plan, one).find((r) => r.to === 'two')!;
-  expect(toTwo).toMatchObject({ address: two.overlayAddress, dev: 'fbone-1', via: '198.19.1.2' });
-  expect(staticRoutes(plan, two).find((r) => r.to === 'one')).toMatchObject({ dev: 'fbtwo-1', via: '198.19.1.1' });
+  expect(routedLinks(plan).get('lsa-lsb')?.id).toBe('lsa-lsb/1');
+  const one = plan.nodes.find((n) => n.name === 'lsa')!;
+  const two = plan.nodes.find((n) => n.name === 'lsb')!;
+  const toTwo = staticRoutes(plan, one).find((r) => r.to === 'lsb')!;
+  expect(toTwo).toMatchObject({ address: two.overlayAddress, dev: 'fblsa-1', via: '198.19.1.2' });
+  expect(staticRoutes(plan, two).find((r) => r.to === 'lsa')).toMatchObject({ dev: 'fblsb-1', via: '198.19.1.1' });
   expect(
     staticRoutes(plan, one)
       .map((r) => r.to)
       .sort(),
-  ).toEqual(['cl', 'three', 'two']);
-  const paths = staticPaths(plan, (link) => link === 'one-two/1');
-  expect(paths.find((p) => p.from === 'one' && p.to === 'two')).toEqual({ from: 'one', to: 'two', hops: [], links: [] });
-  expect(paths.find((p) => p.from === 'two' && p.to === 'three')).toEqual({
-    from: 'two',
-    to: 'three',
-    hops: ['two', 'three'],
-    links: ['two-three/0'],
+  ).toEqual(['lsb', 'lsc', 'lsd']);
+  const paths = staticPaths(plan, (link) => link === 'lsa-lsb/1');
+  expect(paths.find((p) => p.from === 'lsa' && p.to === 'lsb')).toEqual({ from: 'lsa', to: 'lsb', hops: [], links: [] });
+  expect(paths.find((p) => p.from === 'lsb' && p.to === 'lsd')).toEqual({
+    from: 'lsb',
+    to: 'lsd',
+    hops: ['lsb', 'lsd'],
+    links: ['lsb-lsd/0'],
   });
 });
 
 test("a VXLAN link sends from its own port, each peer's frames to the emulator's port for that link", () => {
   const plan = planFleet(validateTopology(MESH), NONE);
-  const one = plan.nodes.find((n) => n.name === 'one')!;
+  const one = plan.nodes.find((n) => n.name === 'lsa')!;
   const iface = one.interfaces.find((i) => i.type === 0)!;
   const { ip, bridge } = vxlanCommands(plan, one, iface);
-  expect(ip[0]).toBe(`link add fbone-0 type vxlan id 1 local ${one.underlayAddress} dstport 51820 srcport 51820 51821 nolearning`);
-  const toTwo = plan.links.find((l) => l.id === 'one-two/0')!;
-  const relay = toTwo.ends.find((e) => e.node === 'one')!.relayAddress.split(':');
-  expect(bridge).toContain(`fdb add ${meshMac(2, 0)} dev fbone-0 dst ${relay[0]} port ${relay[1]}`);
-  expect(ip).toContain(`neigh add 198.19.0.2 lladdr ${meshMac(2, 0)} dev fbone-0 nud permanent`);
+  expect(ip[0]).toBe(`link add fblsa-0 type vxlan id 1 local ${one.underlayAddress} dstport 51820 srcport 51820 51821 nolearning`);
+  const toTwo = plan.links.find((l) => l.id === 'lsa-lsb/0')!;
+  const relay = toTwo.ends.find((e) => e.node === 'lsa')!.relayAddress.split(':');
+  expect(bridge).toContain(`fdb add ${meshMac(2, 0)} dev fblsa-0 dst ${relay[0]} port ${relay[1]}`);
+  expect(ip).toContain(`neigh add 198.19.0.2 lladdr ${meshMac(2, 0)} dev fblsa-0 nud permanent`);
   // One peer per link of the interface's type: two, three and the client.
   expect(bridge).toHaveLength(3);
 });
 
 test('WireGuard without tinc: the peer of a routed link also takes the overlay address it routes', () => {
   const plan = planFleet(validateTopology(MESH), { overlay: 'none' });
-  const one = plan.nodes.find((n) => n.name === 'one')!;
+  const one = plan.nodes.find((n) => n.name === 'lsa')!;
   const keys = new Map(plan.nodes.map((n) => [n.name, 'k'.repeat(43) + '=']));
   const slow = wireguardConfig(
     plan,
@@ -133,18 +113,18 @@ test("the emulator's rate cap counts each stack's own bytes per payload byte", (
 });
 
 describe('events on a stack without an overlay', () => {
-  const { plan, problems } = eventPlanner({ ...MESH, stack: { overlay: 'none' } }, ['one', 'two', 'three']);
+  const { plan, problems } = eventPlanner({ ...MESH, stack: { overlay: 'none' } }, ['lsa', 'lsb', 'lsd']);
 
   test('a cut or a flap, which would need re-routing, is refused with the reason', () => {
-    expect(problems('      - { at: 10, cut: one-two/0 }')).toEqual([
-      expect.stringMatching(/cutting link one-two\/0 needs an overlay that routes around it.*overlay none/),
+    expect(problems('      - { at: 10, cut: lsa-lsb/0 }')).toEqual([
+      expect.stringMatching(/cutting link lsa-lsb\/0 needs an overlay that routes around it.*overlay none/),
     ]);
-    expect(problems('      - { at: 10, flap: { link: two-three/0, period: 2, for: 10 } }')).toEqual([
-      expect.stringMatching(/flapping link two-three\/0 needs an overlay/),
+    expect(problems('      - { at: 10, flap: { link: lsb-lsd/0, period: 2, for: 10 } }')).toEqual([
+      expect.stringMatching(/flapping link lsb-lsd\/0 needs an overlay/),
     ]);
   });
 
   test('a partition, which cuts every way on either stack, is planned', () => {
-    expect(() => plan('      - { at: 10, partition: [[one], [two, three]] }')).not.toThrow();
+    expect(() => plan('      - { at: 10, partition: [[lsa], [lsb, lsd]] }')).not.toThrow();
   });
 });
