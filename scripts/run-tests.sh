@@ -5,10 +5,11 @@
 #
 # Stage 1, lanes side by side, each on fleets of its own (its own namespaces, state directory and
 # Temporal port), none of them judging time:
-#   checks   type check, lint and format, imports, and the jest projects that build no fleet
-#   lan      database adapters on bridged LANs of namespaces (test/db), bench:db
-#   vm       VM-shaped nodes (the cloud code path), bench:vm-nodes
-#   fleet    the local emulated fleet through the engine and the CLI, bench:events
+#   static     type check, lint and format, imports
+#   fleetless  the jest projects that build no fleet
+#   lan        database adapters on bridged LANs of namespaces (test/db), bench:db
+#   vm         VM-shaped nodes (the cloud code path), bench:vm-nodes
+#   fleet      the local emulated fleet through the engine and the CLI, bench:events
 # Stage 2, alone: what judges time or precision: the Go emulator's timing tests, the jest files
 # that measure RTT, lateness and one-way delay, and the benchmarks with such targets.
 #
@@ -69,12 +70,15 @@ lane() {
 }
 
 # ---- stage 1 -----------------------------------------------------------------------------------
-checks_lane() {
-  step checks typecheck npx tsc --noEmit -p tsconfig.json
-  step checks lint make --no-print-directory lint
-  step checks imports npm run --silent check:imports
+static_lane() {
+  step static typecheck npx tsc --noEmit -p tsconfig.json
+  step static lint make --no-print-directory lint
+  step static imports npm run --silent check:imports
+}
+
+fleetless_lane() {
   # shellcheck disable=SC2046
-  step checks "jest (fleetless)" npx jest --selectProjects "${FLEETLESS_PROJECTS[@]}" --maxWorkers 1 \
+  step fleetless "jest (fleetless)" npx jest --selectProjects "${FLEETLESS_PROJECTS[@]}" --maxWorkers 1 \
     --testPathIgnorePatterns "$QUIET_TESTS" $(jest_json fleetless)
 }
 
@@ -92,7 +96,8 @@ lan_env() ( export FRAGBENCH_STATE_DIR="$OUT/state-lan"; "$@" )
 vm_env() ( export FRAGBENCH_STATE_DIR="$OUT/state-vm" FRAGBENCH_DEV_PORT=7533; "$@" )
 
 stage1_started=$(date +%s)
-lane checks checks_lane
+lane static static_lane
+lane fleetless fleetless_lane
 lane lan lan_env fleet_lane lan "$LAN_TESTS" "${LAN_BENCHES[@]}"
 lane vm vm_env fleet_lane vm "$VM_TESTS" "${VM_BENCHES[@]}"
 lane fleet fleet_lane fleet "$FLEET_TESTS" "${FLEET_BENCHES[@]}"

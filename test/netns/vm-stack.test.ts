@@ -19,6 +19,7 @@ import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluste
 import { SshExec } from '../../services/exec/transports';
 import { overlayRoute } from '../../operations/network/network-operations';
 import { pingReplies } from '../support/ping';
+import { waitFor } from '../../platform/wait';
 import { smallTopology } from '../support/small-topology';
 
 jest.setTimeout(180_000);
@@ -46,7 +47,18 @@ const exec = (node: string) => new SshExec(findNode(inventory, node).exec as Ext
 const wgAddress = (node: string, type: number) => findNode(inventory, node).wireguard.find((w) => w.type === type)?.address as string;
 const link = (id: string) => inventory.links.find((l) => l.id === id) as InventoryLink;
 
-const replies = (from: string, address: string) => pingReplies(exec(from), address);
+/**
+ * Replies to 3 pings once the path answers at all: a mesh just configured carries nothing until
+ * its first handshake, which a host busy with other tests can take seconds to finish.
+ */
+async function replies(from: string, address: string): Promise<number> {
+  await waitFor(async () => ((await pingReplies(exec(from), address, 1)) > 0 ? true : undefined), {
+    what: `${from} to reach ${address}`,
+    timeoutMs: 20_000,
+    intervalMs: 500,
+  }).catch(() => undefined);
+  return pingReplies(exec(from), address);
+}
 
 test("the inventory is the stack's: valid, every VM reached over SSH through the jump host", () => {
   expect(validateInventory(inventory)).toBe(inventory);
