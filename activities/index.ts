@@ -10,7 +10,7 @@ import { eventInjector } from './scenario';
 
 export const { applyLatencyEpoch, applyBandwidthEpoch, resetNetwork } = networkActivities;
 export { startCluster, stopCluster } from './database';
-export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase } from './load';
+export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase, checkConsistency } from './load';
 export const { recordRunStart, recordSamples, recordCell, finishRun } = resultsActivities;
 export { prepareRun, readClock } from './scenario';
 export { acquireFleet, releaseFleet } from './fleet-lease';

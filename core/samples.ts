@@ -50,6 +50,8 @@ export interface RunTotals {
 export interface RunSeries {
   samples: Sample[];
   totals: RunTotals;
+  /** CPU time the client's JVM used, ms, as it reported at its exit (absent from a client that did not). */
+  clientCpuMs?: number;
 }
 
 export function sumOps(samples: Sample[]): { ok: number; failed: number } {

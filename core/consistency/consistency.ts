@@ -4,6 +4,18 @@
  * check: each field of each key is a register, judged on its own against the writes the
  * history shows. Pure: the workflows, the results service and the report share it.
  */
+import type { YcsbSettings } from '../ycsb';
+
+/** What checking a run phase takes (the checkConsistency activity's input besides the fleet). */
+export interface PhaseCheckInput {
+  runId: string;
+  cellId: string;
+  /** The run phase first, then its ramped clients' phases: their histories are checked as one. */
+  phaseIndexes: number[];
+  /** Host-clock origin of the run phase: the per-second counts are on its axis. */
+  originMs: number;
+  settings: YcsbSettings;
+}
 
 export const CHECK_MODEL =
   'per-key register check (each field of each key on its own), not linearizability: no order across keys or fields is checked';

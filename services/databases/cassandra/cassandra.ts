@@ -315,22 +315,31 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
       options,
       members: [],
     };
-    return this.formWith(state, this.nonDefaultSettings(options), async () => {
-      // One at a time: Cassandra refuses concurrent bootstraps. The keyspace comes after the
-      // joins: a node cannot bootstrap while a keyspace asks for more replicas than there are nodes.
-      for (const node of nodes) {
-        state.members.push(await this.startMember(node, state));
-        this.state.write(state);
-      }
-      const seed = state.members[0];
-      await this.waitRingIs(seed, state.members);
-      const rows = await this.cql(seed, [
-        `CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'NetworkTopologyStrategy', '${DATACENTER}': ${options.replication}}`,
-        tableDdl(options.fieldCount),
-        'SELECT release_version FROM system.local',
-      ]);
-      state.version = rows.split('\n').pop() || 'unknown';
-    });
+    return this.formWith(
+      state,
+      this.nonDefaultSettings(options),
+      async () => {
+        // One at a time: Cassandra refuses concurrent bootstraps. The keyspace comes after the
+        // joins: a node cannot bootstrap while a keyspace asks for more replicas than there are nodes.
+        for (const node of nodes) {
+          state.members.push(await this.startMember(node, state));
+          this.state.write(state);
+        }
+        const seed = state.members[0];
+        await this.waitRingIs(seed, state.members);
+        const rows = await this.cql(seed, [
+          `CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'NetworkTopologyStrategy', '${DATACENTER}': ${options.replication}}`,
+          tableDdl(options.fieldCount),
+          'SELECT release_version FROM system.local',
+        ]);
+        state.version = rows.split('\n').pop() || 'unknown';
+      },
+      {
+        'replication factor': String(options.replication),
+        'read consistency': options.readConsistency,
+        'write consistency': options.writeConsistency,
+      },
+    );
   }
 
   private nonDefaultSettings(options: CassandraOptions): Record<string, string> {
