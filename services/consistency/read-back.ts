@@ -24,16 +24,35 @@ export interface ReadBackOptions {
 
 const LOG_LINES = 20;
 
-/** Reads the keys back; resolves with what its stdout held once the reader has exited. */
+/** Reads the keys back on the client node; resolves with what its stdout held once the reader has exited. */
 export async function readBack(options: ReadBackOptions): Promise<ReadCounts> {
-  const { target, binding, keys, signal } = options;
+  const { target, binding, signal } = options;
+  const argv = readBackArgv(binding, options.home ?? ycsbHome(target), Math.max(1, options.threads));
+  return runReadBack(hostArgvFor(target, argv), options.keys, options.onRead, {
+    where: execFor(target).where,
+    stop: (pid) => void execFor(target).run(['kill', '-TERM', String(pid)], { allowFailure: true, timeoutMs: 10_000 }),
+    signal,
+  });
+}
+
+/**
+ * Runs a read-back command line (readBackArgv, made to run where the client runs) with the keys
+ * on its stdin, handing each read over as it arrives. `stop` ends it by the PID it printed,
+ * where the process is not this host's child.
+ */
+export async function runReadBack(
+  argv: string[],
+  keys: string[],
+  onRead: (read: ReadRecord) => void,
+  options: { where: string; stop?: (pid: number) => void; signal?: AbortSignal } = { where: 'this host' },
+): Promise<ReadCounts> {
+  const { signal } = options;
   signal?.throwIfAborted();
   const counts: ReadCounts = { records: 0, unparsable: 0 };
   if (keys.length === 0) return counts;
-  const argv = readBackArgv(binding, options.home ?? ycsbHome(target), Math.max(1, options.threads));
   const log: string[] = [];
   let pid: number | undefined;
-  const command = startCommand(hostArgvFor(target, argv), {
+  const command = startCommand(argv, {
     // The keys, then end of input: the reader stops when it has read them all.
     input: `${keys.join('\n')}\n`,
     onStdoutLine: (line) => {
@@ -43,7 +62,7 @@ export async function readBack(options: ReadBackOptions): Promise<ReadCounts> {
         return;
       }
       counts.records++;
-      if (record.t === 'f') options.onRead(record);
+      if (record.t === 'f') onRead(record);
     },
     onStderrLine: (line) => {
       const m = /^FRAGBENCH-PID (\d+)$/.exec(line);
@@ -53,7 +72,7 @@ export async function readBack(options: ReadBackOptions): Promise<ReadCounts> {
     },
   });
   const stop = () => {
-    if (pid !== undefined) void execFor(target).run(['kill', '-TERM', String(pid)], { allowFailure: true, timeoutMs: 10_000 });
+    if (pid !== undefined) options.stop?.(pid);
     command.kill('SIGTERM');
   };
   signal?.addEventListener('abort', stop, { once: true });
@@ -64,6 +83,6 @@ export async function readBack(options: ReadBackOptions): Promise<ReadCounts> {
     signal?.removeEventListener('abort', stop);
   }
   signal?.throwIfAborted();
-  if (code !== 0) throw new Error(`the final read-back on ${execFor(target).where} ended with exit code ${code}:\n${log.join('\n')}`);
+  if (code !== 0) throw new Error(`the final read-back on ${options.where} ended with exit code ${code}:\n${log.join('\n')}`);
   return counts;
 }
