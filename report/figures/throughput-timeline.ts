@@ -8,11 +8,9 @@ import type { CellRecord } from '../../core/run-record';
 import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
 import { settleTimes } from '../../core/cell-summary';
-import { cellTimeline, isDisturbance, isResize } from '../../core/cell-timeline';
-import { BASE_CONFIG, OUTCOME_COLORS, eventStyle, figureId, formatNumber, type Figure } from './figure';
-
-/** Above this many events a figure shows colours only: labels would overprint each other. */
-const MAX_LABELLED_EVENTS = 16;
+import { cellTimeline, isResize } from '../../core/cell-timeline';
+import { BASE_CONFIG, OUTCOME_COLORS, figureId, formatNumber, type Figure } from './figure';
+import { eventMarkerLayers, eventMarkers } from './event-markers';
 
 const SETTLE_PERIODS = { 'resize moving data': '#b2abd2', 'throughput settling': '#fdb863', 'throughput not settled': '#f4a582' } as const;
 
@@ -33,6 +31,8 @@ function finding(cell: CellRecord, settles: ReturnType<typeof settleTimes>): str
   return parts.join('; ');
 }
 
+const HEIGHT = 260;
+
 /** Below this many seconds each one is marked: a line through one or two points is hard to see. */
 const MARKED_POINTS = 3;
 
@@ -45,16 +45,15 @@ function question(events: number, cell: CellRecord): string {
 /** None for a cell without a single measured second: there would be nothing to draw against. */
 export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
   const label = cellLabel(cell, axes);
-  const { points, events } = cellTimeline(cell.phases);
+  const timeline = cellTimeline(cell.phases);
+  const { points, events } = timeline;
   if (points.length === 0) return [];
   const settles = settleTimes(cell.phases);
   const series = points.flatMap((p) => [
     { t: p.t, outcome: 'successful', opsPerS: p.sample.okPerS },
     { t: p.t, outcome: 'failed', opsPerS: p.sample.failedPerS },
   ]);
-  const shown = events.filter((e) => isDisturbance(e.event.kind));
-  const eventRows = shown.map((e) => ({ t: e.t, kind: eventStyle(e.event.kind).name, label: e.event.label }));
-  const kinds = [...new Set(shown.map((e) => e.event.kind))];
+  const markers = eventMarkers(timeline);
   const lastT = points[points.length - 1].t;
   const moving = events
     .filter((e) => isResize(e.event.kind))
@@ -74,9 +73,8 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
   ]
     // A resize requested after the last sample has no period to shade.
     .filter((p) => p.end > p.start);
-  const labelled = eventRows.length > 0 && eventRows.length <= MAX_LABELLED_EVENTS;
   // Room above the data for the event labels, so they do not sit on the lines.
-  const top = Math.max(1, ...series.map((r) => r.opsPerS)) * (labelled ? 1.3 : 1.05);
+  const top = Math.max(1, ...series.map((r) => r.opsPerS)) * (markers.labelled ? 1.3 : 1.05);
   const presentPeriods = (Object.keys(SETTLE_PERIODS) as (keyof typeof SETTLE_PERIODS)[]).filter((p) => periods.some((x) => x.period === p));
   const x = { field: 't', type: 'quantitative' as const, title: 'Seconds since start', scale: { domainMin: 0, nice: false } };
   const layers: unknown[] = [];
@@ -110,36 +108,15 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
       },
     },
   });
-  if (eventRows.length > 0) {
-    layers.push({
-      data: { values: eventRows },
-      mark: { type: 'rule', strokeDash: [4, 3], strokeWidth: 1.5 },
-      encoding: {
-        x,
-        stroke: {
-          field: 'kind',
-          type: 'nominal',
-          title: 'Events',
-          scale: { domain: kinds.map((k) => eventStyle(k).name), range: kinds.map((k) => eventStyle(k).color) },
-        },
-      },
-    });
-    if (labelled) {
-      layers.push({
-        data: { values: eventRows },
-        mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -2, fontSize: 9, fill: '#333333' },
-        encoding: { x, y: { value: 0 }, text: { field: 'label' } },
-      });
-    }
-  }
+  layers.push(...eventMarkerLayers(markers, x, HEIGHT));
   return [
     {
       id: figureId('throughput', cell.cellId),
-      heading: `${question(shown.length, cell)} ${label}: ${finding(cell, settles)}.`,
+      heading: `${question(markers.rows.length, cell)} ${label}: ${finding(cell, settles)}.`,
       spec: {
         config: BASE_CONFIG,
         width: 720,
-        height: 260,
+        height: HEIGHT,
         layer: layers,
         resolve: { scale: { color: 'independent', stroke: 'independent', fill: 'independent' } },
       } as Figure['spec'],
