@@ -5,7 +5,7 @@
 # Benchmarks build their own fleets, one at a time: none may run beside another.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BENCHES=(network scale dynamics fleets db events validity telemetry stack faults vm-nodes)
+BENCHES=(network scale dynamics fleets db events validity telemetry stack faults vm-nodes consistency)
 failed=0
 for name in "${BENCHES[@]}"; do
   script="bench/${name}.ts"
