@@ -24,6 +24,7 @@ import type { PreparedRun } from '../../operations/scenario/scenario-loader';
 import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
 import type { CellPlan, PlannedEvent, PlannedPhase } from '../../core/scenario';
 import { YCSB_DEFAULTS } from '../../core/scenario';
+import { CANNOT_SEE, CHECK_MODEL, type PhaseCheckInput, type PhaseConsistency } from '../../core/consistency/consistency';
 import { StorageError } from '../../core/errors';
 import type { Sample } from '../../core/samples';
 import { temporalBinary } from '../../worker/dev-server';
@@ -89,12 +90,26 @@ function sample(time: number): Sample {
 
 interface Recorded {
   cells: Omit<CellRecord, 'summary'>[];
+  /** Each consistency check asked for, and when (all the phase's clients must have ended before). */
+  checks: { input: PhaseCheckInput; at: number }[];
   monitors: number;
   resets: number[];
   clients: { input: PhaseClientInput; attempt: number; startedAt: number; endedAt?: number; cancelled: boolean }[];
   /** acquire, prepare, release, in the order the workflow called them, with what release was told. */
   steps: string[];
 }
+
+/** What a check returns (its seconds stay in the stream the real one writes). */
+const CHECKED: PhaseConsistency = {
+  model: CHECK_MODEL,
+  cannotSee: CANNOT_SEE,
+  verdict: 'lost acknowledged writes',
+  totals: { reads: 5, writes: 4, stale: 0, corrupt: 0, lost: 1, failed: { timeout: 2 }, unjudged: 0 },
+  readBack: { keys: 3, failed: 0, registers: 3, unverified: 0 },
+  history: { clients: 2, missing: [], records: 11, unparsable: 0 },
+  examples: [],
+  seconds: [],
+};
 
 const SUMMARY: CellSummary = { throughputOpsPerS: 10, okOps: 10, failedOps: 0, errorPercent: 0, avgLatencyUs: {}, zeroSeconds: 0, settleSeconds: {} };
 
@@ -116,7 +131,7 @@ interface MockOptions {
 }
 
 function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
-  const recorded: Recorded = { cells: [], clients: [], monitors: 0, resets: [], steps: [] };
+  const recorded: Recorded = { cells: [], checks: [], clients: [], monitors: 0, resets: [], steps: [] };
   const noop = async () => ({ appliedAt: Date.now() });
   const activities = {
     async acquireFleet() {
@@ -188,6 +203,10 @@ function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
       entry.endedAt = Date.now();
       return { totals: { runtimeMs: 1000, throughputOpsPerS: 10, ops: {} }, seconds: 1, restarts, latest: [sample(Date.now())] };
     },
+    async checkConsistency(input: PhaseCheckInput): Promise<PhaseConsistency> {
+      recorded.checks.push({ input, at: Date.now() });
+      return CHECKED;
+    },
     /** Runs until cancelled, as the real monitor does; cancellation arrives with a heartbeat's answer. */
     async monitorPhase(): Promise<void> {
       const ctx = Context.current();
@@ -252,6 +271,30 @@ test('one client per phase, bounded by the phase; a resize still moving when the
   expect(phase.resizes).toHaveLength(1);
   expect(phase.resizes[0].stillMovingAtPhaseEndS).toBe(3);
   expect(phase.events[0].detail).toMatchObject({ stillMovingAtPhaseEndS: 3 });
+});
+
+test('a checked run phase is checked once every client of it (a ramped one too) has ended, and its record holds what the check found', async () => {
+  const rampedStart: PlannedEvent = {
+    atS: 1,
+    label: 'client c2 starts',
+    path: 'phases[1].events[0]',
+    action: { kind: 'client-start', client: { name: 'c2', threads: 2 } },
+  };
+  const checked = runPhase({ durationS: 3, ycsb: { ...YCSB_DEFAULTS, check: true }, events: [rampedStart] });
+  const { summary, recorded } = await run(plan([runPhase({ name: 'warm', durationS: 1 }), checked]), {});
+  expect(summary.status).toBe('completed');
+  // Only the checked phase is checked: the first phase is not.
+  expect(recorded.checks).toHaveLength(1);
+  const [{ input, at }] = recorded.checks;
+  const phases = recorded.cells[0].phases.map((p) => p.name);
+  expect(phases).toEqual(['warm', 'run', 'run:c2']);
+  const runClients = recorded.clients.filter((c) => c.input.sink.phaseIndex >= 1);
+  expect(runClients).toHaveLength(2);
+  expect(input).toMatchObject({ runId: runClients[0].input.sink.runId, cellId: 'c1', phaseIndexes: [1, 2], settings: { check: true } });
+  expect(input.originMs).toBe(runClients[0].input.originMs);
+  expect(runClients.every((c) => c.endedAt !== undefined && c.endedAt <= at)).toBe(true);
+  expect(recorded.cells[0].phases[1].consistency).toEqual(CHECKED);
+  expect(recorded.cells[0].phases[0].consistency).toBeUndefined();
 });
 
 test('waitForResizes keeps the workload running until the resize completed, then stops the client', async () => {
