@@ -150,6 +150,11 @@ async function checkedRun(c: Case, adapter: DatabaseAdapter): Promise<Outcome> {
 
 const sleepS = (s: number) => new Promise((resolve) => setTimeout(resolve, s * 1000));
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+/** A target that nothing of a kind is found. */
+const mustBeNone = (targets: Targets, name: string, count: number) => targets.atMost(name, count, 0, '', { digits: 0 });
+/** A target that an anomaly is found: `count` of `what` must be more than zero. */
+const mustFind = (targets: Targets, name: string, count: number, what: string, detail: string) =>
+  targets.holds(name, `${count} ${what} ${detail}`, `> 0 ${what}`, count > 0);
 const anomalies = (o: Outcome) => o.check.totals.stale + o.check.totals.corrupt + o.check.totals.lost;
 
 async function load(database: DatabaseName, s: YcsbSettings): Promise<void> {
@@ -198,8 +203,8 @@ async function redisCases(inventory: Inventory, targets: Targets): Promise<void>
     const quiet = settings({});
     await load('redis', quiet);
     const calm = await checkedRun({ name: 'redis, no fault', database: 'redis', settings: quiet }, adapter);
-    targets.atMost('redis without faults: stale + corrupt reads + lost writes', anomalies(calm), 0, '', { digits: 0 });
-    targets.atMost('redis without faults: registers the read-back could not verify', calm.check.readBack.unverified, 0, '', { digits: 0 });
+    mustBeNone(targets, 'redis without faults: stale + corrupt reads + lost writes', anomalies(calm));
+    mustBeNone(targets, 'redis without faults: registers the read-back could not verify', calm.check.readBack.unverified);
 
     const cpu = await cpuPerOperation();
     log(
@@ -220,13 +225,14 @@ async function redisCases(inventory: Inventory, targets: Targets): Promise<void>
       { name: 'redis, failover', database: 'redis', settings: failover, partition: [[master, CLIENT], NODES.filter((n) => n !== master)] },
       adapter,
     );
-    targets.holds(
+    mustFind(
+      targets,
       'redis failover loses acknowledged writes (Redis Cluster specification)',
-      `${lost.check.totals.lost} lost of ${lost.check.totals.writes} acknowledged (${lost.check.totals.stale} stale reads)`,
-      '> 0 lost',
-      lost.check.totals.lost > 0,
+      lost.check.totals.lost,
+      'lost',
+      `of ${lost.check.totals.writes} acknowledged (${lost.check.totals.stale} stale reads)`,
     );
-    targets.atMost('redis failover: corrupt reads', lost.check.totals.corrupt, 0, '', { digits: 0 });
+    mustBeNone(targets, 'redis failover: corrupt reads', lost.check.totals.corrupt);
   } finally {
     await adapter.stop();
   }
@@ -248,7 +254,7 @@ async function cassandraCases(inventory: Inventory, targets: Targets): Promise<v
     await load('cassandra', s);
 
     const calm = await checkedRun({ name: 'cassandra QUORUM, no fault', database: 'cassandra', settings: s, properties: levels('QUORUM') }, adapter);
-    targets.atMost('cassandra without faults: stale + corrupt reads + lost writes', anomalies(calm), 0, '', { digits: 0 });
+    mustBeNone(targets, 'cassandra without faults: stale + corrupt reads + lost writes', anomalies(calm));
 
     const quorum = await checkedRun(
       {
@@ -260,9 +266,9 @@ async function cassandraCases(inventory: Inventory, targets: Targets): Promise<v
       },
       adapter,
     );
-    targets.atMost('cassandra QUORUM/QUORUM under the partition: lost writes', quorum.check.totals.lost, 0, '', { digits: 0 });
-    targets.atMost('cassandra QUORUM/QUORUM under the partition: stale reads', quorum.check.totals.stale, 0, '', { digits: 0 });
-    targets.atMost('cassandra QUORUM/QUORUM under the partition: corrupt reads', quorum.check.totals.corrupt, 0, '', { digits: 0 });
+    mustBeNone(targets, 'cassandra QUORUM/QUORUM under the partition: lost writes', quorum.check.totals.lost);
+    mustBeNone(targets, 'cassandra QUORUM/QUORUM under the partition: stale reads', quorum.check.totals.stale);
+    mustBeNone(targets, 'cassandra QUORUM/QUORUM under the partition: corrupt reads', quorum.check.totals.corrupt);
 
     const one = await checkedRun(
       {
@@ -274,11 +280,12 @@ async function cassandraCases(inventory: Inventory, targets: Targets): Promise<v
       },
       adapter,
     );
-    targets.holds(
+    mustFind(
+      targets,
       'cassandra ONE/ONE under a replica split: stale reads found',
-      `${one.check.totals.stale} stale of ${one.check.totals.reads} reads (${one.check.totals.lost} lost writes)`,
-      '> 0 stale',
-      one.check.totals.stale > 0,
+      one.check.totals.stale,
+      'stale',
+      `of ${one.check.totals.reads} reads (${one.check.totals.lost} lost writes)`,
     );
   } finally {
     await adapter.stop();

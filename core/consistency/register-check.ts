@@ -211,7 +211,7 @@ export class RegisterChecker {
     const id = writeId(w.c, w.n);
     this.pending.delete(id);
     let byField = this.registers.get(w.k);
-    if (!byField) this.registers.set(w.k, (byField = new Map()));
+    if (!byField) this.registers.set(w.k, (byField = new Map<string, Register>()));
     for (const field of w.f) {
       let register = byField.get(field);
       if (!register) {

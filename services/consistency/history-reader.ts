@@ -62,10 +62,15 @@ export function readHistory(file: string, counts: ReadCounts): AsyncGenerator<Hi
 /** At equal end times: a client's open first and its close last, writes before reads (a read may have seen them). */
 const TIE_ORDER: Record<HistoryRecord['t'], number> = { open: 0, w: 1, r: 2, f: 3, close: 4 };
 
+async function nextOf(reader: AsyncGenerator<HistoryRecord>): Promise<HistoryRecord | undefined> {
+  const next = await reader.next();
+  return next.done ? undefined : next.value;
+}
+
 /** Several files' records as one stream in end-time order (each file is in that order already). */
 export async function* mergeHistories(files: string[], counts: ReadCounts): AsyncGenerator<HistoryRecord> {
   const readers = files.map((file) => readHistory(file, counts));
-  const heads: (HistoryRecord | undefined)[] = await Promise.all(readers.map(async (r) => (await r.next()).value ?? undefined));
+  const heads = await Promise.all(readers.map(nextOf));
   for (;;) {
     let next = -1;
     for (let i = 0; i < heads.length; i++) {
@@ -76,7 +81,7 @@ export async function* mergeHistories(files: string[], counts: ReadCounts): Asyn
     }
     if (next < 0) return;
     yield heads[next]!;
-    heads[next] = (await readers[next].next()).value ?? undefined;
+    heads[next] = await nextOf(readers[next]);
   }
 }
 

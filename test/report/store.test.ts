@@ -9,7 +9,7 @@ import { ResultsStore, checkPathSegment, writeFileAtomic } from '../../services/
 import { createResultsActivities } from '../../activities/results';
 import * as recording from '../../services/results/recording';
 import { cell, okSeries, phase, runRecord, T0 } from './builders';
-import { CANNOT_SEE, CHECK_MODEL } from '../../core/consistency/consistency';
+import { CANNOT_SEE, CHECK_MODEL, type ConsistencyCounts } from '../../core/consistency/consistency';
 
 let dir: string;
 beforeEach(() => {
@@ -154,8 +154,8 @@ describe('results activities', () => {
     // The plain copy beside a whole .gz (a check stopped after gzipping): the .gz is the one read.
     expect(await store.historyFiles('r7', whole.cellId, [0])).toEqual([{ phaseIndex: 0, client: 'abc123', path: `${history}.gz` }]);
     expect(await store.historyFiles('r7', whole.cellId, [1])).toEqual([]);
-    const counts = { reads: 10, writes: 8, stale: 2, corrupt: 0, lost: 1, failed: { timeout: 3 }, unjudged: 0 };
-    const second = (elapsedS: number, over: Partial<typeof counts>) => ({ elapsedS, time: T0 + elapsedS * 1000, ...counts, ...over });
+    const counts: ConsistencyCounts = { reads: 10, writes: 8, stale: 2, corrupt: 0, lost: 1, failed: { timeout: 3 }, unjudged: 0 };
+    const second = (elapsedS: number, over: Partial<ConsistencyCounts>) => ({ elapsedS, time: T0 + elapsedS * 1000, ...counts, ...over });
     const seconds = [second(1, { stale: 0, lost: 1, failed: { timeout: 3 } }), second(2, { lost: 0, failed: {} })];
     await store.writeStream('r7', whole.cellId, 0, 'consistency', seconds);
     // A retried check writes the same result again: the stream is replaced, not doubled.

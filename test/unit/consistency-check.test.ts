@@ -30,7 +30,8 @@ describe('the marker', () => {
     expect(seenValue(marker('a', 7, K), K, 'field0')).toEqual({ kind: 'write', client: 'a', seq: 7, id: 'a.7' });
     expect(seenValue('', K, 'field0')).toEqual({ kind: 'unmarked' });
     expect(seenValue(undefined, K, 'field0')).toEqual({ kind: 'unmarked' });
-    expect(seenValue(marker('a', 7, 'user2'), K, 'field0')).toMatchObject({ kind: 'corrupt', why: expect.stringContaining('another key or field') });
+    const elsewhere = seenValue(marker('a', 7, 'user2'), K, 'field0');
+    expect(elsewhere.kind === 'corrupt' && elsewhere.why).toMatch(/another key or field/);
     expect(seenValue(marker('a', 7, K, 'field1'), K, 'field0')).toMatchObject({ kind: 'corrupt' });
     expect(seenValue('?fbw:a.7', K, 'field0')).toMatchObject({ kind: 'corrupt', why: 'not a marker any write makes' });
   });
@@ -84,7 +85,8 @@ describe('stale reads', () => {
       read(K, 20, 30, {}),
     ]);
     expect(result.totals).toMatchObject({ reads: 3, stale: 1 });
-    expect(result.examples[0]).toMatchObject({ kind: 'stale', got: expect.stringContaining('initial value'), expected: { id: 'a.1' } });
+    expect(result.examples[0]).toMatchObject({ kind: 'stale', expected: { id: 'a.1' } });
+    expect(result.examples[0].got).toMatch(/^initial value/);
   });
 
   it('a value written by a client of no phase of this history counts as the initial value', () => {

@@ -100,7 +100,7 @@ test('a checked run on a healthy server: every write and read recorded, no anoma
   expect(result.totals.writes).toBeGreaterThan(1000);
   expect(result.totals).toMatchObject({ stale: 0, corrupt: 0, lost: 0, unjudged: 0, failed: {} });
   const written = lines.map((l) => JSON.parse(l) as { t: string; k: string; f: string[] }).filter((r) => r.t === 'w');
-  expect(result.readBack).toEqual({ keys: new Set(written.map((w) => w.k)).size, failed: 0, registers: expect.any(Number), unverified: 0 });
+  expect(result.readBack).toMatchObject({ keys: new Set(written.map((w) => w.k)).size, failed: 0, unverified: 0 });
   expect(result.verdict).toBe('no anomaly seen');
   // Values keep their length: the marker replaces the start of YCSB's random value.
   const last = written.at(-1)!;

@@ -203,9 +203,9 @@ function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
       entry.endedAt = Date.now();
       return { totals: { runtimeMs: 1000, throughputOpsPerS: 10, ops: {} }, seconds: 1, restarts, latest: [sample(Date.now())] };
     },
-    async checkConsistency(input: PhaseCheckInput): Promise<PhaseConsistency> {
+    checkConsistency(input: PhaseCheckInput): Promise<PhaseConsistency> {
       recorded.checks.push({ input, at: Date.now() });
-      return CHECKED;
+      return Promise.resolve(CHECKED);
     },
     /** Runs until cancelled, as the real monitor does; cancellation arrives with a heartbeat's answer. */
     async monitorPhase(): Promise<void> {

@@ -127,22 +127,27 @@ public class CheckedDB extends DB {
     return status;
   }
 
+  /** An insert or an update: how the binding writes the stamped values. */
+  private interface Write {
+    Status apply(Map<String, ByteIterator> stamped);
+  }
+
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
-    long seq = log.writes.incrementAndGet();
-    Map<String, ByteIterator> stamped = stamp(seq, key, values);
-    long start = History.nowUs();
-    Attempts.forgetFailure();
-    return recordWrite(seq, key, stamped.keySet(), start, inner.update(table, key, stamped));
+    return checkedWrite(key, values, stamped -> inner.update(table, key, stamped));
   }
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
+    return checkedWrite(key, values, stamped -> inner.insert(table, key, stamped));
+  }
+
+  private Status checkedWrite(String key, Map<String, ByteIterator> values, Write write) {
     long seq = log.writes.incrementAndGet();
     Map<String, ByteIterator> stamped = stamp(seq, key, values);
     long start = History.nowUs();
     Attempts.forgetFailure();
-    return recordWrite(seq, key, stamped.keySet(), start, inner.insert(table, key, stamped));
+    return recordWrite(seq, key, stamped.keySet(), start, write.apply(stamped));
   }
 
   @Override
