@@ -103,8 +103,15 @@ export function consistencyExamplesTable(cells: CellRecord[], axes: string[]): T
   };
 }
 
-/** What the check was and what it cannot see, once per report with checked cells. */
+/**
+ * What the check was and what it cannot see, once per report with checked cells; and the
+ * settings that decide consistency for cells that were not checked (the checked ones show theirs
+ * in the consistency table), once per database and setting.
+ */
 export function consistencyNotes(cells: CellRecord[]): string[] {
-  if (checked(cells).length === 0) return [];
-  return [`Consistency was checked as a ${CHECK_MODEL}. It cannot see: ${CANNOT_SEE.join('; ')}.`];
+  const notes = checked(cells).length === 0 ? [] : [`Consistency was checked as a ${CHECK_MODEL}. It cannot see: ${CANNOT_SEE.join('; ')}.`];
+  const unchecked = cells.filter((c) => c.summary.consistency === undefined && c.cluster?.consistency);
+  const settings = new Set(unchecked.map((c) => `${c.cluster!.database}: ${settingsText(c)}`));
+  for (const line of settings) notes.push(`Database settings that decide what reads see and what is kept (not checked in this run) for ${line}.`);
+  return notes;
 }

@@ -133,3 +133,19 @@ test('the export: a row per checked second whose counts add up to each cell’s 
   const json = JSON.parse(runJson(run, cells)) as { cells: CellRecord[] };
   expect(json.cells.map((c) => c.summary.consistency?.verdict)).toEqual(['lost acknowledged writes', 'no anomaly seen']);
 });
+
+test('the settings that decide consistency are noted for cells that were not checked, once per database and setting', () => {
+  const unchecked = cells.map((c) => ({
+    ...c,
+    summary: { ...c.summary, consistency: undefined },
+    phases: c.phases.map((p) => ({ ...p, consistency: undefined })),
+  }));
+  const twice = [...unchecked, { ...unchecked[0], cellId: 'c03-redis-again' }];
+  const notes = buildReport(run, twice).notes.filter((n) => n.startsWith('Database settings'));
+  expect(notes).toEqual([
+    'Database settings that decide what reads see and what is kept (not checked in this run) for redis: replicas per master: 1; cluster-node-timeout: 3000 ms; writes: acknowledged by the master alone (asynchronous replication).',
+    'Database settings that decide what reads see and what is kept (not checked in this run) for cassandra: replication factor: 3; read consistency: QUORUM; write consistency: QUORUM.',
+  ]);
+  // Checked cells show theirs in the consistency table instead.
+  expect(buildReport(run, cells).notes.filter((n) => n.startsWith('Database settings'))).toEqual([]);
+});
