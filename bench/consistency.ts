@@ -162,7 +162,11 @@ async function load(database: DatabaseName, s: YcsbSettings): Promise<void> {
   await runYcsbOnce('load', { fleet, database, settings: s });
 }
 
-/** µs of client CPU per operation, checking off and on, over CPU_PAIRS alternating runs at one offered rate. */
+/**
+ * µs of client CPU per operation, checking off and on, over CPU_PAIRS alternating runs at one
+ * offered rate: the JVM's CPU from when it was ready to its exit (its start is the same either way
+ * and, in a short run, most of its CPU) over the operations it made.
+ */
 async function cpuPerOperation(): Promise<{ off: number; on: number }> {
   const sum = { off: { cpuMs: 0, ops: 0 }, on: { cpuMs: 0, ops: 0 } };
   for (let i = 0; i < CPU_PAIRS; i++) {
@@ -171,9 +175,10 @@ async function cpuPerOperation(): Promise<{ off: number; on: number }> {
       const { target, binding } = await ycsbClientFor({ fleet, database: 'redis', settings: s });
       const history = mode === 'on' ? await newHistoryTarget(store, { runId: 'bench', cellId: `cpu-${i}`, phaseIndex: 0 }) : undefined;
       const series = await runYcsb({ target, phase: 'run', settings: s, binding, history });
-      if (series.clientCpuMs === undefined)
+      if (series.clientCpuMs === undefined || series.clientCpuAtReadyMs === undefined) {
         throw new Error('the client reported no CPU time (FRAGBENCH-CPU): is ycsb/target built from this checkout?');
-      sum[mode].cpuMs += series.clientCpuMs;
+      }
+      sum[mode].cpuMs += series.clientCpuMs - series.clientCpuAtReadyMs;
       sum[mode].ops += ycsbOperations(series.totals.ops);
     }
   }

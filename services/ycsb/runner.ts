@@ -102,6 +102,7 @@ async function runClient(options: YcsbRunOptions, argv: string[]): Promise<RunSe
   const log: string[] = [];
   let pid: number | undefined;
   let clientCpuMs: number | undefined;
+  let clientCpuAtReadyMs: number | undefined;
   let dbFailure: string | undefined;
 
   const proc = spawnStreaming(target, argv, (raw) => {
@@ -118,6 +119,9 @@ async function runClient(options: YcsbRunOptions, argv: string[]): Promise<RunSe
         break;
       case 'cpu':
         clientCpuMs = line.cpuMs;
+        break;
+      case 'cpu-ready':
+        clientCpuAtReadyMs = line.cpuMs;
         break;
       case 'status': {
         output.statuses.push({ line, receivedAt: Date.now() });
@@ -178,5 +182,9 @@ async function runClient(options: YcsbRunOptions, argv: string[]): Promise<RunSe
   const totals = parseSummary(proc.stdout());
   if (!totals) throw fail('ended without its final summary', undefined, logText + tail(proc.stdout(), 20));
   if (output.statuses.length === 0) throw fail('printed no status line');
-  return { ...buildSeries(output, totals), ...(clientCpuMs === undefined ? {} : { clientCpuMs }) };
+  return {
+    ...buildSeries(output, totals),
+    ...(clientCpuMs === undefined ? {} : { clientCpuMs }),
+    ...(clientCpuAtReadyMs === undefined ? {} : { clientCpuAtReadyMs }),
+  };
 }

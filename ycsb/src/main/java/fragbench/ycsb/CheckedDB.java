@@ -127,27 +127,23 @@ public class CheckedDB extends DB {
     return status;
   }
 
-  /** An insert or an update: how the binding writes the stamped values. */
-  private interface Write {
-    Status apply(Map<String, ByteIterator> stamped);
-  }
-
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
-    return checkedWrite(key, values, stamped -> inner.update(table, key, stamped));
+    return checkedWrite(table, key, values, false);
   }
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
-    return checkedWrite(key, values, stamped -> inner.insert(table, key, stamped));
+    return checkedWrite(table, key, values, true);
   }
 
-  private Status checkedWrite(String key, Map<String, ByteIterator> values, Write write) {
+  private Status checkedWrite(String table, String key, Map<String, ByteIterator> values, boolean insert) {
     long seq = log.writes.incrementAndGet();
     Map<String, ByteIterator> stamped = stamp(seq, key, values);
     long start = History.nowUs();
     Attempts.forgetFailure();
-    return recordWrite(seq, key, stamped.keySet(), start, write.apply(stamped));
+    Status status = insert ? inner.insert(table, key, stamped) : inner.update(table, key, stamped);
+    return recordWrite(seq, key, stamped.keySet(), start, status);
   }
 
   @Override
@@ -193,7 +189,7 @@ public class CheckedDB extends DB {
     sb.append(",\"f\":[");
     boolean first = true;
     // Sorted: the same set reads the same in every record.
-    for (String f : new TreeSet<>(fields)) {
+    for (String f : fields.size() == 1 ? fields : new TreeSet<>(fields)) {
       if (!first) {
         sb.append(',');
       }

@@ -124,6 +124,10 @@ final class History implements AutoCloseable {
   /** Appends `text` as a JSON string (quotes included). */
   static StringBuilder quote(StringBuilder sb, String text) {
     sb.append('"');
+    // Keys, fields and markers need no escaping: one append, no per-character work.
+    if (plain(text)) {
+      return sb.append(text).append('"');
+    }
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       switch (c) {
@@ -151,5 +155,15 @@ final class History implements AutoCloseable {
       }
     }
     return sb.append('"');
+  }
+
+  private static boolean plain(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
   }
 }

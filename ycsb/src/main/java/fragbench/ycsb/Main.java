@@ -1,7 +1,6 @@
 package fragbench.ycsb;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -45,7 +44,7 @@ public final class Main {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       tailer.stop();
       deleteTree(dir);
-      System.err.println("FRAGBENCH-CPU " + processCpuMs());
+      System.err.println("FRAGBENCH-CPU " + ProcessCpu.ms());
     }, "fragbench-final-interval"));
     tailer.start();
 
@@ -55,15 +54,6 @@ public final class Main {
     withHistograms[args.length + 2] = "-p";
     withHistograms[args.length + 3] = "hdrhistogram.output.path=" + dir + "/";
     Client.main(withHistograms);
-  }
-
-  /** CPU time of this JVM, all threads, in ms; -1 where the JVM does not say. */
-  private static long processCpuMs() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-      long ns = os.getProcessCpuTime();
-      return ns < 0 ? -1 : ns / 1_000_000;
-    }
-    return -1;
   }
 
   private static void exitWhenStdinCloses() {
