@@ -112,26 +112,28 @@ async function checkedRun(c: Case, adapter: DatabaseAdapter): Promise<Outcome> {
   const binding: YcsbBinding = { ...plain, properties: { ...plain.properties, ...c.properties } };
   const sink = { runId: 'bench', cellId: `case-${++caseCount}`, phaseIndex: 0 };
   const originMs = Date.now();
-  const timeline: Promise<unknown>[] = [];
-  let started = false;
+  // The partition runs on its own timers from the client's first second; a failure of it is
+  // kept and thrown once the client is done (never left as a rejection nobody awaits).
+  let timeline: Promise<void> | undefined;
+  let partitionFailure: Error | undefined;
   const onSample = () => {
-    if (started || !c.partition) return;
-    started = true;
+    if (timeline || !c.partition) return;
     const groups = c.partition;
-    timeline.push(
-      (async () => {
-        await sleepS(PARTITION_AT_S);
-        const cut = await partitionLinks({ fleet, groups });
-        log(`${c.name}: partition ${groups.map((g) => g.join('+')).join(' | ')} (${cut.cut.length} links cut)`);
-        await sleepS(HOLD_S);
-        await healPartition({ fleet });
-        log(`${c.name}: healed`);
-      })(),
-    );
+    timeline = (async () => {
+      await sleepS(PARTITION_AT_S);
+      const cut = await partitionLinks({ fleet, groups });
+      log(`${c.name}: partition ${groups.map((g) => g.join('+')).join(' | ')} (${cut.cut.length} links cut)`);
+      await sleepS(HOLD_S);
+      await healPartition({ fleet });
+      log(`${c.name}: healed`);
+    })().catch((err: unknown) => void (partitionFailure = err instanceof Error ? err : new Error(String(err))));
   };
   const series = await runYcsb({ target, phase: 'run', settings: c.settings, binding, onSample, history: await newHistoryTarget(store, sink) });
-  await Promise.all(timeline);
-  await waitFor(async () => (await adapter.status()).healthy, {
+  await timeline;
+  if (partitionFailure !== undefined) throw partitionFailure;
+  if (c.partition && !timeline) throw new Error(`${c.name}: the client reported no second, so the partition never started`);
+  // A member still rejoining may not answer: that is "not yet", not a failure.
+  await waitFor(async () => (await adapter.status().catch(() => undefined))?.healthy, {
     what: `${c.database} to be healthy again`,
     timeoutMs: SETTLE_TIMEOUT_MS,
     intervalMs: 1000,
