@@ -78,6 +78,8 @@ public class RedisClient extends Binding {
   private Client client;
   private UnifiedJedis jedis;
   private Attempts attempts;
+  /** Inserts and updates: `attempts`, or with WAIT-based writes their own (see connect). */
+  private Attempts writes;
   private int waitReplicas;
   private int waitTimeoutMs;
 
@@ -118,8 +120,10 @@ public class RedisClient extends Binding {
     jedis = client.jedis;
     // JedisCluster retries (following MOVED/ASK and reconnecting) by itself; a standalone
     // pool does not, so the binding repeats the operation instead. A write with WAIT goes to
-    // its node's connection directly, around JedisCluster's retries: a failed one renews the slot map.
-    attempts = new Attempts("redis", cluster && !waits ? 1 : maxAttempts, client::afterFailure);
+    // its node's connection directly, around JedisCluster's retries: the binding repeats it,
+    // and a failed one renews the slot map first.
+    attempts = new Attempts("redis", cluster ? 1 : maxAttempts);
+    writes = waits ? new Attempts("redis", maxAttempts, client::afterFailure) : attempts;
   }
 
   /** HSET of the record, with WAIT after it on the same connection when WAIT-based writes are on. */
@@ -186,7 +190,7 @@ public class RedisClient extends Binding {
   @Override
   public Status update(String table, String key, Map<String, ByteIterator> values) {
     Map<String, String> record = StringByteIterator.getStringMap(values);
-    return attempts.run("update", () -> {
+    return writes.run("update", () -> {
       writeRecord(key, record);
       return Status.OK;
     });
@@ -196,7 +200,7 @@ public class RedisClient extends Binding {
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     // Values are turned into strings once, so a retried attempt writes the same record.
     Map<String, String> record = StringByteIterator.getStringMap(values);
-    return attempts.run("insert", () -> {
+    return writes.run("insert", () -> {
       writeRecord(key, record);
       jedis.zadd(INDEX, 0, key);
       return Status.OK;
