@@ -102,6 +102,14 @@ export interface LoadActivities {
    * until cancelled (activities/monitor.ts).
    */
   monitorPhase(input: import('../core/telemetry').MonitorInput): Promise<void>;
+  /**
+   * A checked run phase's consistency (ycsb.check), once its clients are done: their histories
+   * checked, every key written read back; per second into the phase's `consistency` stream, the
+   * rest returned for the phase's record.
+   */
+  checkConsistency(
+    input: { fleet: FleetRef; database: DatabaseName } & import('../core/consistency/consistency').PhaseCheckInput,
+  ): Promise<import('../core/consistency/consistency').PhaseConsistency>;
 }
 
 // ------------------------------------------------------------- results (activities/results.ts)

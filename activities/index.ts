@@ -9,7 +9,7 @@
 // and one `({ ... }) satisfies <Group>Activities` line checking the module against its contract.
 export { startCluster, stopCluster } from './database';
 export { applyLatencyEpoch, applyBandwidthEpoch, resetNetwork } from './network';
-export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase } from './load';
+export { flushDatabase, ycsbLoad, ycsbRun, monitorPhase, checkConsistency } from './load';
 export { recordRunStart, recordSamples, recordCell, finishRun } from './results';
 export { prepareRun, readClock, injectEvent } from './scenario';
 export { acquireFleet, releaseFleet } from './fleet-lease';

@@ -10,8 +10,13 @@ import { flushDatabase } from '../services/databases/cluster-operations';
 import { runYcsbOnce, ycsbClientFor } from '../services/ycsb/fleet-client';
 import { runPhaseClient, type PhaseClientInput, type PhaseClientResult } from '../services/ycsb/phase-client';
 import { ResultsStore } from '../services/results/results-store';
+import { checkPhaseConsistency } from '../services/consistency/check-phase';
+import { newHistoryTarget } from '../services/consistency/client-history';
+import type { PhaseCheckInput, PhaseConsistency } from '../core/consistency/consistency';
 import { activityAttempt, runYcsbReporting } from './ycsb-reporting';
+import { heartbeating } from './heartbeat';
 import { monitorPhase } from './monitor';
+import { asyncLocalStorage } from '@temporalio/activity';
 
 export { flushDatabase, monitorPhase };
 export type { LoadProgress } from './ycsb-reporting';
@@ -29,13 +34,24 @@ export function ycsbLoad(input: { fleet: FleetRef; database: DatabaseName; setti
  */
 export async function ycsbRun(input: { fleet: FleetRef; database: DatabaseName } & PhaseClientInput): Promise<PhaseClientResult> {
   const { target, binding } = await ycsbClientFor(input);
+  const store = new ResultsStore();
   return runPhaseClient(input, {
-    store: new ResultsStore(),
+    store,
     attempt: activityAttempt(),
-    run: ({ settings, onSample, signal }) =>
-      runYcsbReporting({ target, phase: 'run', settings, binding, onSample, signal }, input.label, input.sink.phaseIndex),
+    // A checked phase: each client process writes a history of its own.
+    run: async ({ settings, onSample, signal }) => {
+      const history = settings.check ? await newHistoryTarget(store, input.sink) : undefined;
+      return runYcsbReporting({ target, phase: 'run', settings, binding, onSample, signal, history }, input.label, input.sink.phaseIndex);
+    },
   });
 }
 
+/** A checked run phase's consistency, heartbeating while its histories are read and its keys read back. */
+export async function checkConsistency(input: { fleet: FleetRef; database: DatabaseName } & PhaseCheckInput): Promise<PhaseConsistency> {
+  const { target, binding } = await ycsbClientFor(input);
+  const signal = asyncLocalStorage.getStore()?.cancellationSignal;
+  return heartbeating(() => checkPhaseConsistency(input, { store: new ResultsStore(), target, binding, signal }));
+}
+
 // This module implements the contract exactly (checked, not exported: the worker registers what activities/index.ts lists).
-({ flushDatabase, ycsbLoad, ycsbRun, monitorPhase }) satisfies LoadActivities;
+({ flushDatabase, ycsbLoad, ycsbRun, monitorPhase, checkConsistency }) satisfies LoadActivities;

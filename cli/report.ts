@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { formatVerification, verifyStoredRun } from '../report/verify';
 import type { CellRecord, RunRecord } from '../core/run-record';
 import { writeFileAtomic } from '../services/results/results-store';
-import { eventsCsv, runJson, samplesCsv } from '../report/export';
+import { consistencyCsv, eventsCsv, hasConsistency, runJson, samplesCsv } from '../report/export';
 import { writeReport } from '../report/write-report';
 import { locateRun } from './run-location';
 
@@ -13,20 +13,21 @@ const say = (line: string) => console.log(line);
 const EXPORT_FORMATS = ['csv', 'json'] as const;
 type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** `name.csv` -> `name-events.csv`, beside it. */
-function eventsFileBeside(samplesFile: string): string {
+/** `name.csv` -> `name-<what>.csv`, beside it. */
+function fileBeside(samplesFile: string, what: string): string {
   const ext = path.extname(samplesFile);
-  return `${samplesFile.slice(0, samplesFile.length - ext.length)}-events${ext || '.csv'}`;
+  return `${samplesFile.slice(0, samplesFile.length - ext.length)}-${what}${ext || '.csv'}`;
 }
 
 /** [file, content] pairs; `target` is the --out file, or a path prefix in the run directory. */
 function exportFiles(format: ExportFormat, target: string, explicit: boolean, run: RunRecord, cells: CellRecord[]): [string, string][] {
   if (format === 'json') return [[path.resolve(explicit ? target : `${target}.json`), runJson(run, cells)]];
   const samplesFile = path.resolve(explicit ? target : `${target}-samples.csv`);
-  const eventsFile = explicit ? eventsFileBeside(samplesFile) : path.resolve(`${target}-events.csv`);
+  const beside = (what: string) => (explicit ? fileBeside(samplesFile, what) : path.resolve(`${target}-${what}.csv`));
   return [
     [samplesFile, samplesCsv(run, cells)],
-    [eventsFile, eventsCsv(run, cells)],
+    [beside('events'), eventsCsv(run, cells)],
+    ...(hasConsistency(cells) ? [[beside('consistency'), consistencyCsv(run, cells)] as [string, string]] : []),
   ];
 }
 

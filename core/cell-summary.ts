@@ -30,6 +30,7 @@ import { cellVerdict } from './verdict';
 import type { OpType } from './samples';
 import { defaultReference, referenceCellFor, type Reference } from './cell-reference';
 import { cellTimeline, isDisturbance, isResize, measuredPhases } from './cell-timeline';
+import { cellConsistency } from './consistency/consistency';
 
 export const SETTLE_RULE = { tolerance: 0.1, holdSeconds: 5, levelSeconds: 30 } as const;
 
@@ -240,6 +241,8 @@ export function summarizeCell(phases: PhaseRecord[], reference?: ReferenceSummar
   const judged = measured.flatMap((p) => (p.verdict ? [p.verdict] : []));
   if (judged.length > 0) summary.verdict = cellVerdict(judged);
   if (hasTraffic(phases)) summary.bytesTransferred = pairBytes(phases).reduce((n, p) => n + p.bytes, 0);
+  const consistency = cellConsistency(measured);
+  if (consistency) summary.consistency = consistency;
   return { ...summary, ...normalizedAgainst(summary, reference) };
 }
 

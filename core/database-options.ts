@@ -28,7 +28,14 @@ const oneOf = (...values: string[]): OptionRule => ({
 const CASSANDRA_CONSISTENCY = oneOf('ANY', 'ONE', 'TWO', 'THREE', 'QUORUM', 'ALL', 'LOCAL_QUORUM', 'EACH_QUORUM', 'LOCAL_ONE');
 
 export const DATABASE_OPTIONS: Record<DatabaseName, Record<string, OptionRule>> = {
-  redis: { port: wholeNumber(1, 65535) },
+  redis: {
+    port: wholeNumber(1, 65535),
+    /** cluster-node-timeout: how long a master is unreachable before its replica may take over. */
+    clusterNodeTimeoutMs: wholeNumber(100),
+    /** WAIT-based writes: each write waits for this many replicas (0: none). */
+    waitReplicas: wholeNumber(0),
+    waitTimeoutMs: wholeNumber(1),
+  },
   cassandra: {
     heapMb: wholeNumber(1),
     numTokens: wholeNumber(1),
@@ -51,16 +58,45 @@ export const DATABASE_OPTIONS: Record<DatabaseName, Record<string, OptionRule>> 
   couchdb: { shards: wholeNumber(1, 64) },
 };
 
-/** Every problem with `options` for `database`, each naming its field under `where`. */
-export function databaseOptionProblems(database: DatabaseName, options: Record<string, OptionValue> | undefined, where: string): InputError[] {
+/** Names a user may reach for that another setting holds: the error says which. */
+const ELSEWHERE: Partial<Record<DatabaseName, Record<string, string>>> = {
+  redis: {
+    replicasPerMaster: 'replicas per master are set by database.replication (copies of each key: replicas per master + 1)',
+    replicas: 'replicas per master are set by database.replication (copies of each key: replicas per master + 1)',
+  },
+  cassandra: { replicationFactor: 'the replication factor is database.replication' },
+};
+
+/**
+ * Every problem with `options` for `database`, each naming its field under `where`; with the
+ * cell's `replication`, also the options that cannot hold with it.
+ */
+export function databaseOptionProblems(
+  database: DatabaseName,
+  options: Record<string, OptionValue> | undefined,
+  where: string,
+  replication?: number,
+): InputError[] {
   const rules = DATABASE_OPTIONS[database];
   const known = Object.keys(rules);
-  return Object.entries(options ?? {}).flatMap(([key, value]) => {
+  const problems = Object.entries(options ?? {}).flatMap(([key, value]) => {
     const rule = rules[key];
     if (!rule) {
+      const elsewhere = ELSEWHERE[database]?.[key];
+      if (elsewhere) return [new InputError(`${where}.${key}`, `is not an option of ${database}: ${elsewhere}`)];
       const offer = known.length ? `${database} takes ${known.join(', ')}` : `${database} takes none`;
       return [new InputError(`${where}.${key}`, `is not an option of ${database}; ${offer}`)];
     }
     return rule.valid(value) ? [] : [new InputError(`${where}.${key}`, `must be ${rule.expects}, got ${JSON.stringify(value)}`)];
   });
+  const wait = options?.waitReplicas;
+  if (database === 'redis' && typeof wait === 'number' && wait > 0 && wait > (replication ?? 1) - 1) {
+    problems.push(
+      new InputError(
+        `${where}.waitReplicas`,
+        `is ${wait} but each master has ${(replication ?? 1) - 1} replica(s) (database.replication ${replication ?? 1}): every write would fail; raise database.replication or lower waitReplicas`,
+      ),
+    );
+  }
+  return problems;
 }

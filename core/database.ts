@@ -76,5 +76,10 @@ export interface ClusterInfo {
   members: string[];
   /** Settings that differ from the database's defaults (e.g. Cassandra's ring_delay_ms), labelled in results. */
   nonDefaultSettings: Record<string, string>;
+  /**
+   * The settings that decide what the database keeps and what a read sees (replicas, consistency
+   * levels, write concern, failover timeout), defaults included: recorded with each cell.
+   */
+  consistency?: Record<string, string>;
   formedInMs: number;
 }

@@ -23,6 +23,8 @@ export interface PhaseView {
   operations?: number;
   warmup?: boolean;
   waitForResizes?: boolean;
+  /** Its consistency is checked (ycsb.check): a history per client, every key read back after it. */
+  checked?: boolean;
   events: PlannedEventView[];
 }
 
@@ -179,6 +181,7 @@ export function planView(plan: RunPlan, fleet: FleetView, cores: number): PlanVi
       const view: PhaseView = { name: phase.name, kind: phase.kind, events: [] };
       if (phase.kind === 'run') {
         Object.assign(view, { durationS: phase.durationS, operations: phase.operations, warmup: phase.warmup, waitForResizes: phase.waitForResizes });
+        if (phase.ycsb.check) view.checked = true;
         let clients = 1;
         for (const event of phase.events) {
           const kind = eventKindOf(event.action);
@@ -252,7 +255,13 @@ export function formatPlanView(v: PlanView): string {
     );
     for (const p of c.phases) {
       const bound = p.durationS !== undefined ? `${p.durationS} s` : p.operations !== undefined ? `${p.operations} ops` : '';
-      const flags = [p.warmup ? 'warm-up' : '', p.waitForResizes ? 'waits for resizes' : ''].filter(Boolean).join(', ');
+      const flags = [
+        p.warmup ? 'warm-up' : '',
+        p.waitForResizes ? 'waits for resizes' : '',
+        p.checked ? 'consistency checked, then every key written read back' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
       lines.push(`  ${p.name}${bound ? ` (${bound}${flags ? `, ${flags}` : ''})` : ''}`);
       for (const e of p.events) lines.push(`    at ${e.phaseAtS} s (~${minutes(e.runAtS)} into the run): ${e.description}`);
     }

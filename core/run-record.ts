@@ -5,6 +5,8 @@
  *   <resultsDir>/<runId>/cells/<cellId>.parts/<phase>.<stream>.jsonl samples, telemetry and probes
  *                                            streamed second by second while the cell runs; joined
  *                                            into the cell's record, removed when the run finishes
+ *   <resultsDir>/<runId>/cells/<cellId>.history/<phase>.<client>.jsonl.gz a checked phase's history,
+ *                                            one file per client process (ycsb.check), kept
  *   <resultsDir>/<runId>/report/index.html   the report, and one PNG per figure beside it
  * resultsDir is $FRAGBENCH_RESULTS_DIR, or ./results in the working directory.
  */
@@ -16,6 +18,7 @@ import type { CellVerdict, PhaseVerdict, RttProbe } from './verdict';
 import type { ResizeTiming } from './database';
 import type { RttMatrix, TrafficMatrix } from './network';
 import type { PathChange } from './overlay-path';
+import type { CellConsistency, PhaseConsistency } from './consistency/consistency';
 
 export interface RunRecord {
   runId: string;
@@ -68,6 +71,8 @@ export interface PhaseRecord {
   verdict?: PhaseVerdict;
   /** YCSB's final summary for the phase (summed over windows/clients where it was split). */
   totals?: RunTotals;
+  /** A checked run phase (ycsb.check): what its history and final read-back showed, per second and in all. */
+  consistency?: PhaseConsistency;
   events: RecordedEvent[];
   rtt: RttMatrix[];
   traffic: TrafficMatrix[];
@@ -96,6 +101,8 @@ export interface CellSummary {
   verdict?: CellVerdict;
   bytesTransferred?: number;
   normalizedBytes?: number;
+  /** Over the measured phases that were checked: stale, corrupt and lost counts, and the verdict on them. */
+  consistency?: CellConsistency;
 }
 
 export interface ResizeSummary {
@@ -110,8 +117,11 @@ export interface ResizeSummary {
 
 export interface CellRecord {
   cellId: string;
-  /** Database and version this cell ran, and its settings that differ from the database's defaults. */
-  cluster?: { database: string; version: string; nonDefaultSettings: Record<string, string> };
+  /**
+   * Database and version this cell ran, its settings that differ from the database's defaults,
+   * and the settings that decide what it keeps and what reads see (absent in older runs).
+   */
+  cluster?: { database: string; version: string; nonDefaultSettings: Record<string, string>; consistency?: Record<string, string> };
   /** The matrix coordinates of this cell, e.g. { database: 'redis', workload: 'a', latencyScale: 0.2 }. */
   coordinates: Record<string, string | number>;
   phases: PhaseRecord[];

@@ -50,6 +50,10 @@ export interface RunTotals {
 export interface RunSeries {
   samples: Sample[];
   totals: RunTotals;
+  /** CPU time the client's JVM used, ms, as it reported at its exit (absent from a client that did not). */
+  clientCpuMs?: number;
+  /** Of that, what it had used when it became ready: its start, before any operation. */
+  clientCpuAtReadyMs?: number;
 }
 
 export function sumOps(samples: Sample[]): { ok: number; failed: number } {

@@ -196,7 +196,7 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
       ),
     );
   }
-  if (database) errors.push(...databaseOptionProblems(database, s.database.options, s.database.optionsPath));
+  if (database) errors.push(...databaseOptionProblems(database, s.database.options, s.database.optionsPath, s.database.replication));
   const client = s.client.name ?? view.clientNode;
   if (!view.nodes.some((n) => n.name === client)) {
     errors.push(new InputError(s.client.path, `"${client}" is not a node of fleet ${view.name}; nodes: ${view.nodes.map((n) => n.name).join(', ')}`));

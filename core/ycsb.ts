@@ -19,6 +19,11 @@ export interface YcsbSettings {
   timeoutMs: number;
   /** Client retries per operation (recorded with the results). */
   retries: number;
+  /**
+   * Check consistency in run phases: every write's values unique to it, every operation recorded
+   * in a history, every key written read back after the phase (core/consistency/).
+   */
+  check?: boolean;
 }
 
 /** Where a phase's samples go: the store's stream for phase `phaseIndex` of cell `cellId`. */

@@ -17,6 +17,8 @@ import { resizeTimings } from './figures/resize-timings';
 import { normalizedVsScale, throughputAtEnds } from './figures/scaling';
 import { siteMotion } from './figures/site-motion';
 import { throughputTimeline } from './figures/throughput-timeline';
+import { consistencyTimeline } from './figures/consistency-timeline';
+import { consistencyExamplesTable, consistencyNotes, consistencyTable } from './consistency';
 import { trafficGraphs } from './figures/traffic-graph';
 import { cellLabel, varyingAxes } from './matrix';
 import { reportQuestion } from './question';
@@ -110,19 +112,28 @@ export function buildReport(run: RunRecord, recorded: CellRecord[]): ReportModel
     ...resizeTimings(cells, axes),
   ];
   const timelines = timelineCells(cells, contents, overview.length);
-  const candidates = [...overview, ...timelineFigures(timelines, axes)].map((f): [Figure, string | undefined] => [f, undrawable(f)]);
+  // Every checked cell's consistency over time, whatever else the run shows.
+  const consistency = cells.filter((c) => c.summary.consistency !== undefined).slice(0, MAX_TIMELINES);
+  const candidates = [...overview, ...timelineFigures(timelines, axes), ...consistency.flatMap((c) => consistencyTimeline(c, axes))].map(
+    (f): [Figure, string | undefined] => [f, undrawable(f)],
+  );
   const figures = candidates.filter(([, problem]) => problem === undefined).map(([f]) => f);
   const leftOut = candidates.filter((c): c is [Figure, string] => c[1] !== undefined);
-  const tables = [cellSummaryTable(cells, axes), resizeTable(cells, axes), removalTable(cells, axes), pathChangeTable(cells, axes)].filter(
-    (t): t is Table => t !== undefined,
-  );
+  const tables = [
+    cellSummaryTable(cells, axes),
+    consistencyTable(cells, axes),
+    consistencyExamplesTable(cells, axes),
+    resizeTable(cells, axes),
+    removalTable(cells, axes),
+    pathChangeTable(cells, axes),
+  ].filter((t): t is Table => t !== undefined);
   const validity = validityBanner(cells, (cell) => cellLabel(cell, axes));
   return {
     run,
     question: reportQuestion(contents),
     figures,
     tables,
-    notes: coverageNotes(run, contents, timelines.length, leftOut),
+    notes: [...coverageNotes(run, contents, timelines.length, leftOut), ...consistencyNotes(cells)],
     cells,
     validity,
   };

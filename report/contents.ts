@@ -29,6 +29,8 @@ export interface RunContents {
   trafficCells: number;
   /** Cells with at least one per-second sample in a measured phase. */
   sampledCells: number;
+  /** Cells whose consistency was checked (ycsb.check). */
+  checkedCells: number;
 }
 
 const isClientPhase = (name: string) => runPhaseOf(name) !== undefined;
@@ -60,5 +62,6 @@ export function runContents(cells: CellRecord[]): RunContents {
     rttCells: cells.filter(hasRtt).length,
     trafficCells: cells.filter((c) => (c.summary.bytesTransferred ?? 0) > 0).length,
     sampledCells: cells.filter(hasSamples).length,
+    checkedCells: cells.filter((c) => c.summary.consistency !== undefined).length,
   };
 }

@@ -1,10 +1,12 @@
 /**
  * A run's data as CSV (for spreadsheets and pandas) and JSON (everything, as recorded).
- * samples CSV: one row per second per cell per operation type; events CSV: one row per event.
+ * samples CSV: one row per second per cell per operation type; events CSV: one row per event;
+ * consistency CSV (checked runs): one row per second of each checked phase.
  * The cell's coordinates are columns of their own (database, workload, latencyScale...).
  */
 import type { CellRecord, PhaseRecord, RunRecord } from '../core/run-record';
 import type { OpType } from '../core/samples';
+import { failedTotal } from '../core/consistency/consistency';
 
 export const SAMPLE_COLUMNS = [
   'run',
@@ -33,6 +35,22 @@ export const EVENT_COLUMNS = [
   'accepted_after_s',
   'completed_after_s',
   'detail',
+] as const;
+
+export const CONSISTENCY_COLUMNS = [
+  'run',
+  'cell',
+  'phase',
+  'elapsed_s',
+  'time',
+  'reads',
+  'acknowledged_writes',
+  'stale_reads',
+  'corrupt_reads',
+  'lost_writes',
+  'unjudged_reads',
+  'failed',
+  'failed_by_cause',
 ] as const;
 
 type Cell = string | number | null | undefined;
@@ -88,6 +106,32 @@ export function eventsCsv(run: RunRecord, cells: CellRecord[]): string {
       secondsBetween(e.requestedAt, e.acceptedAt),
       secondsBetween(e.requestedAt, e.completedAt),
       JSON.stringify(e.detail),
+    ]),
+  );
+}
+
+/** Whether any cell was checked: only then is there a consistency CSV to write. */
+export const hasConsistency = (cells: CellRecord[]) => cells.some((c) => c.phases.some((p) => p.consistency));
+
+/**
+ * Per second of each checked phase: reads, acknowledged writes, anomalies (a lost write in the
+ * second it was acknowledged) and failures, with their causes as `cause=n;cause=n`.
+ */
+export function consistencyCsv(run: RunRecord, cells: CellRecord[]): string {
+  return perPhaseCsv(run, cells, CONSISTENCY_COLUMNS, (phase) =>
+    (phase.consistency?.seconds ?? []).map((s) => [
+      s.elapsedS,
+      iso(s.time),
+      s.reads,
+      s.writes,
+      s.stale,
+      s.corrupt,
+      s.lost,
+      s.unjudged,
+      failedTotal(s),
+      Object.entries(s.failed)
+        .map(([cause, n]) => `${cause}=${n}`)
+        .join(';'),
     ]),
   );
 }

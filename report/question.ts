@@ -51,8 +51,15 @@ function happenings(contents: RunContents): string[] {
   return out;
 }
 
+/** The question a checked run adds to the one its throughput answers. */
+const KEPT = ' And did the database keep what it acknowledged?';
+
 export function reportQuestion(contents: RunContents): string {
   if (contents.cellCount === 0) return 'What did the run record? No cell has results yet.';
+  return throughputQuestion(contents) + (contents.checkedCells > 0 ? KEPT : '');
+}
+
+function throughputQuestion(contents: RunContents): string {
   const subject = measured(contents);
   const along = axes(contents);
   const during = happenings(contents);

@@ -7,7 +7,7 @@ import type { RecordedEvent } from '../core/events';
 import type { Sample } from '../core/samples';
 import { checkPhase, problemsOf, type PhaseCheck } from '../core/verify-run';
 
-const STREAMS: PhaseStream[] = ['samples', 'telemetry', 'probes', 'faults', 'paths'];
+const STREAMS: PhaseStream[] = ['samples', 'telemetry', 'probes', 'faults', 'paths', 'consistency'];
 
 export interface RunVerification {
   runId: string;

@@ -9,7 +9,7 @@
 #   fleetless  the jest projects that build no fleet
 #   lan        database adapters on bridged LANs of namespaces (test/db), bench:db
 #   vm         VM-shaped nodes (the cloud code path), bench:vm-nodes
-#   fleet      the local emulated fleet through the engine and the CLI, bench:events
+#   fleet      the local emulated fleet through the engine and the CLI, bench:events, bench:consistency
 # Stage 2, alone: what judges time or precision: the Go emulator's timing tests, the jest files
 # that measure RTT, lateness and one-way delay, and the benchmarks with such targets.
 #
@@ -28,7 +28,7 @@ QUIET_TESTS='test/netns/(emulator|link-conditions|trace-replay|overlay-paths|los
 FLEETLESS_PROJECTS=(unit report infra cli workflow)
 LAN_BENCHES=(db)
 VM_BENCHES=(vm-nodes)
-FLEET_BENCHES=(events)
+FLEET_BENCHES=(events consistency)
 QUIET_BENCHES=(network scale dynamics fleets validity telemetry stack faults)
 
 fail() { echo "run-tests: $*" >&2; exit 2; }

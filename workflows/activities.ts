@@ -68,6 +68,18 @@ export function clientOptions(label: string, originMs: number, untilMs?: number)
   };
 }
 
+/**
+ * A checked phase's consistency check: reads its histories and reads every key written back, for
+ * minutes on a large key space; it heartbeats, and a retry checks the same histories again.
+ */
+export const checkOptions: ActivityOptions = {
+  startToCloseTimeout: '2 h',
+  heartbeatTimeout: '30s',
+  retry: retrying(3, '30s'),
+  summary: 'consistency check',
+  ...abandonOnCancel,
+};
+
 /** The phase's monitor: noticed within its heartbeat timeout if the worker dies, and then started again. */
 export const monitor = proxyActivities<Pick<LoadActivities, 'monitorPhase'>>({
   startToCloseTimeout: '24 h',

@@ -87,7 +87,12 @@ export async function cellWorkflow(input: CellInput): Promise<CellResult> {
     // Set before the call: a start that fails half-way still leaves processes to stop.
     clusterStarted = true;
     const info = await cluster.startCluster({ fleet, database, nodes: cell.nodes, settings: cell.settings });
-    clusterFacts = { database, version: info.version, nonDefaultSettings: info.nonDefaultSettings };
+    clusterFacts = {
+      database,
+      version: info.version,
+      nonDefaultSettings: info.nonDefaultSettings,
+      ...(info.consistency ? { consistency: info.consistency } : {}),
+    };
     for (const phase of cell.phases) {
       if (aborted) break;
       startPhase(phase.name);

@@ -13,7 +13,7 @@ import type { EventAction, Measurement, PlannedEvent, PlannedPhase } from '../co
 import { clientPhaseName } from '../core/scenario';
 import { eventKindOf, eventKinds } from '../core/event-kinds/registry';
 import type { Sample } from '../core/samples';
-import { clientOptions, eventOptions, load, monitor, scenario } from './activities';
+import { checkOptions, clientOptions, eventOptions, load, monitor, scenario } from './activities';
 import { emptyPhase } from './phase-record';
 import type { CellProgress } from './definitions';
 import type { CellPlan } from '../core/scenario';
@@ -127,6 +127,8 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   const showNext = () => ctx.report({ nextEvent: pending[0] && { label: pending[0].label, atS: pending[0].atS } });
   showNext();
   const clients = new Map<string, { done: Promise<void>; lastSampleAt?: number }>();
+  /** The phases of the clients ramped into this one: a checked phase checks their histories with its own. */
+  const rampedPhases: PhaseRecord[] = [];
   const resizing = new Set<PlannedEvent>();
   let workloadEndS: number | undefined;
   // The first failure stops every other part of the phase; the parts' own promises never reject,
@@ -168,6 +170,7 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
     if (started) {
       const extra = emptyPhase(clientPhaseName(phase.name, started.name), phase.warmup);
       ctx.phases.push(extra);
+      rampedPhases.push(extra);
       const stopS = clientStopOffset(phase.events, event, started.name);
       const ycsb = { ...phase.ycsb, threads: started.threads ?? phase.ycsb.threads, target: started.target ?? phase.ycsb.target };
       const untilMs = stopS === undefined ? (endsAt === undefined ? undefined : hostTime(endsAt)) : originMs + stopS * 1000;
@@ -244,6 +247,20 @@ export async function runPhase(ctx: CellContext, phase: RunPhasePlan): Promise<v
   if (failure !== undefined) throw failure;
 
   if (ctx.aborted()) return;
+  if (phase.ycsb.check) {
+    ctx.report({ step: `${phase.name}: checking consistency`, nextEvent: undefined });
+    record.consistency = await load.checkConsistency.executeWithOptions(checkOptions, [
+      {
+        fleet: ctx.cell.fleet,
+        database: ctx.cell.database,
+        runId: ctx.runId,
+        cellId: ctx.cell.cellId,
+        phaseIndexes: [record, ...rampedPhases].map((p) => ctx.phases.indexOf(p)),
+        originMs,
+        settings: phase.ycsb,
+      },
+    ]);
+  }
   ctx.report({ step: `${phase.name}: measuring after`, nextEvent: undefined });
   const endS = (Date.now() - startedAt) / 1000;
   for (const m of phase.measure) await fire(ctx, record, measurementEvent(m, endS, 'after'));

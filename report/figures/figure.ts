@@ -2,6 +2,7 @@
  * What every figure builder returns, and the look all figures share (colours that keep their
  * meaning from one figure to the next, axis wording).
  */
+import { isDisturbance, type CellTimeline } from '../../core/cell-timeline';
 import type { EventKind } from '../../core/events';
 import { eventKinds, findEventKind, type EventAction } from '../../core/event-kinds/registry';
 import type { TopLevelSpec } from '../vega';
@@ -59,6 +60,20 @@ export interface EventRow {
   t: number;
   kind: string;
   label: string;
+}
+
+/** A cell's events as its per-second figures draw them: the rows, the kinds first seen first, whether labelled. */
+export interface EventMarkers {
+  rows: EventRow[];
+  kinds: string[];
+  labelled: boolean;
+}
+
+/** The events that disturb the workload (measurements are left out), on the cell's axis. */
+export function eventMarkers(timeline: Pick<CellTimeline, 'events'>): EventMarkers {
+  const shown = timeline.events.filter((e) => isDisturbance(e.event.kind));
+  const rows = shown.map((e) => ({ t: e.t, kind: eventStyle(e.event.kind).name, label: e.event.label }));
+  return { rows, kinds: [...new Set(shown.map((e) => e.event.kind))], labelled: labelsEvents(rows.length) };
 }
 
 /**

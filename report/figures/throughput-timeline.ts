@@ -8,8 +8,8 @@ import type { CellRecord } from '../../core/run-record';
 import { isRamped } from '../contents';
 import { cellLabel } from '../matrix';
 import { settleTimes } from '../../core/cell-summary';
-import { cellTimeline, isDisturbance, isResize } from '../../core/cell-timeline';
-import { BASE_CONFIG, OUTCOME_COLORS, eventLayers, eventStyle, figureId, formatNumber, labelsEvents, type Figure } from './figure';
+import { cellTimeline, isResize } from '../../core/cell-timeline';
+import { BASE_CONFIG, OUTCOME_COLORS, eventLayers, eventMarkers, figureId, formatNumber, type Figure } from './figure';
 
 const SETTLE_PERIODS = { 'resize moving data': '#b2abd2', 'throughput settling': '#fdb863', 'throughput not settled': '#f4a582' } as const;
 
@@ -49,9 +49,7 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
     { t: p.t, outcome: 'successful', opsPerS: p.sample.okPerS },
     { t: p.t, outcome: 'failed', opsPerS: p.sample.failedPerS },
   ]);
-  const shown = events.filter((e) => isDisturbance(e.event.kind));
-  const eventRows = shown.map((e) => ({ t: e.t, kind: eventStyle(e.event.kind).name, label: e.event.label }));
-  const kinds = [...new Set(shown.map((e) => e.event.kind))];
+  const markers = eventMarkers({ events });
   const lastT = points[points.length - 1].t;
   const moving = events
     .filter((e) => isResize(e.event.kind))
@@ -71,7 +69,7 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
   ]
     // A resize requested after the last sample has no period to shade.
     .filter((p) => p.end > p.start);
-  const labelled = labelsEvents(eventRows.length);
+  const { labelled } = markers;
   // Room above the data for the event labels, so they do not sit on the lines.
   const top = Math.max(1, ...series.map((r) => r.opsPerS)) * (labelled ? 1.3 : 1.05);
   const presentPeriods = (Object.keys(SETTLE_PERIODS) as (keyof typeof SETTLE_PERIODS)[]).filter((p) => periods.some((x) => x.period === p));
@@ -107,11 +105,11 @@ export function throughputTimeline(cell: CellRecord, axes: string[]): Figure[] {
       },
     },
   });
-  layers.push(...eventLayers(eventRows, kinds, x));
+  layers.push(...eventLayers(markers.rows, markers.kinds, x));
   return [
     {
       id: figureId('throughput', cell.cellId),
-      heading: `${question(shown.length, cell)} ${label}: ${finding(cell, settles)}.`,
+      heading: `${question(markers.rows.length, cell)} ${label}: ${finding(cell, settles)}.`,
       spec: {
         config: BASE_CONFIG,
         width: 720,

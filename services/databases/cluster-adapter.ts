@@ -185,10 +185,16 @@ export abstract class ClusterAdapter<
   }
 
   /**
-   * Runs `form` (which records each member in `state` as it starts) and reports the cluster; if
-   * anything fails, everything started so far is stopped before the error goes on.
+   * Runs `form` (which records each member in `state` as it starts) and reports the cluster, with
+   * the settings that decide what it keeps and what a read sees (`consistency`); if anything
+   * fails, everything started so far is stopped before the error goes on.
    */
-  protected async formWith(state: S, nonDefaultSettings: Record<string, string>, form: () => Promise<void>): Promise<ClusterInfo> {
+  protected async formWith(
+    state: S,
+    nonDefaultSettings: Record<string, string>,
+    form: () => Promise<void>,
+    consistency?: Record<string, string>,
+  ): Promise<ClusterInfo> {
     const started = Date.now();
     try {
       await form();
@@ -202,6 +208,7 @@ export abstract class ClusterAdapter<
       version: state.version,
       members: state.members.map((m) => m.node),
       nonDefaultSettings,
+      ...(consistency ? { consistency } : {}),
       formedInMs: Date.now() - started,
     };
   }

@@ -193,20 +193,25 @@ export class MongoReplicaSetAdapter extends ClusterAdapter<MongoState> implement
       writeConcern: String(settings.options?.writeConcern ?? 'majority'),
       members: [],
     };
-    return this.formWith(state, {}, async () => {
-      for (const node of nodes) {
-        state.members.push(await this.startMember(state, node));
-        this.state.write(state);
-      }
-      const first = state.members[0];
-      const config = {
-        _id: REPLICA_SET,
-        members: state.members.map((m, i) => ({ _id: i, host: host(m), ...(i >= MAX_VOTING ? { votes: 0, priority: 0 } : {}) })),
-      };
-      await this.checkOk(first, `rs.initiate(${JSON.stringify(config)})`, 'rs.initiate');
-      await this.waitHealthy(first, state.members, SYNC_TIMEOUT_MS);
-      state.version = (await this.evalJson<string>(first, 'JSON.stringify(db.version())')) ?? 'unknown';
-    });
+    return this.formWith(
+      state,
+      {},
+      async () => {
+        for (const node of nodes) {
+          state.members.push(await this.startMember(state, node));
+          this.state.write(state);
+        }
+        const first = state.members[0];
+        const config = {
+          _id: REPLICA_SET,
+          members: state.members.map((m, i) => ({ _id: i, host: host(m), ...(i >= MAX_VOTING ? { votes: 0, priority: 0 } : {}) })),
+        };
+        await this.checkOk(first, `rs.initiate(${JSON.stringify(config)})`, 'rs.initiate');
+        await this.waitHealthy(first, state.members, SYNC_TIMEOUT_MS);
+        state.version = (await this.evalJson<string>(first, 'JSON.stringify(db.version())')) ?? 'unknown';
+      },
+      { 'replica set members': String(nodes.length), 'write concern': state.writeConcern, 'read preference': state.readPreference },
+    );
   }
 
   async addNode(node: InventoryNode): Promise<ResizeTiming> {

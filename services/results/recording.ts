@@ -13,6 +13,7 @@ import type { CellRecord, CellSummary, PhaseRecord, RunRecord } from '../../core
 import { latestPerSecond, totalsFromSamples, type Sample } from '../../core/samples';
 import type { TelemetrySample } from '../../core/telemetry';
 import type { PathChange } from '../../core/overlay-path';
+import type { ConsistencySecond } from '../../core/consistency/consistency';
 import { phaseVerdict, withRunPhaseVerdicts, type RttProbe } from '../../core/verdict';
 import { ResultsStore, checkPathSegment } from './results-store';
 
@@ -41,7 +42,8 @@ function clusterFacts(run: RunRecord, cell: CellRecord): Pick<RunRecord, 'nonDef
 
 /**
  * A phase as the workflow recorded it, joined with what its activities streamed to the store:
- * samples (one per second), and totals made from them where no client's summary came back.
+ * samples (one per second), and totals made from them where no client's summary came back; a
+ * checked phase's consistency seconds.
  */
 async function withStreams(results: ResultsStore, runId: string, cellId: string, phaseIndex: number, phase: PhaseRecord): Promise<PhaseRecord> {
   const streamed = await results.readSampleStream(runId, cellId, phaseIndex);
@@ -52,6 +54,10 @@ async function withStreams(results: ResultsStore, runId: string, cellId: string,
   const samples = latestPerSecond([...streamed, ...phase.samples]);
   const events = [...phase.events, ...faults].sort((x, y) => x.requestedAt - y.requestedAt);
   const joined: PhaseRecord = { ...phase, samples, events, ...(paths.length > 0 ? { paths } : {}) };
+  if (phase.consistency) {
+    const seconds = await results.readStream<ConsistencySecond>(runId, cellId, phaseIndex, 'consistency');
+    joined.consistency = { ...phase.consistency, seconds: seconds.length > 0 ? seconds : phase.consistency.seconds };
+  }
   if (samples.length > 0) joined.totals = phase.totals ?? totalsFromSamples(samples);
   // A phase that was monitored is judged; a setup phase (flush, load) never is.
   if (telemetry.length > 0 || probes.length > 0) {

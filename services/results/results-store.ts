@@ -12,8 +12,20 @@ import { InputError, storageErrorOf } from '../../core/errors';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { latestPerSecond, type Sample } from '../../core/samples';
 
-/** What a phase streams while it runs: load samples, host telemetry, in-run RTT probes, faults, overlay paths. */
-export type PhaseStream = 'samples' | 'telemetry' | 'probes' | 'faults' | 'paths';
+/**
+ * What a phase streams while it runs: load samples, host telemetry, in-run RTT probes, faults,
+ * overlay paths; and what its consistency check found per second (written once, after the phase).
+ */
+export type PhaseStream = 'samples' | 'telemetry' | 'probes' | 'faults' | 'paths' | 'consistency';
+
+/** One client process's checked history (`<phaseIndex>.<client>.jsonl`, gzipped once checked). */
+export interface HistoryFile {
+  phaseIndex: number;
+  client: string;
+  path: string;
+}
+
+const HISTORY_FILE = /^(\d+)\.([a-z0-9-]+)\.jsonl(\.gz)?$/;
 
 /** $FRAGBENCH_RESULTS_DIR, or ./results in the working directory. */
 export function defaultResultsDir(): string {
@@ -164,6 +176,44 @@ export class ResultsStore {
     } catch (err) {
       throw storageErrorOf(err, file, this.root);
     }
+  }
+
+  /** Replaces a stream with `records` at once (a result computed after the phase, which a retry computes again). */
+  async writeStream(runId: string, cellId: string, phaseIndex: number, stream: PhaseStream, records: unknown[]): Promise<void> {
+    const file = this.streamFile(runId, cellId, phaseIndex, stream);
+    await this.makeDir(path.dirname(file));
+    await writeFileAtomic(file, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  }
+
+  /**
+   * Where a cell's checked histories are kept: beside its record, and kept with it when the run
+   * finishes (they are the evidence behind its consistency results).
+   */
+  historyDir(runId: string, cellId: string): string {
+    return path.join(this.runDir(runId), 'cells', `${checkPathSegment(cellId, 'cellId')}.history`);
+  }
+
+  /** The history file one client process of phase `phaseIndex` writes; its directory is made. */
+  async historyFile(runId: string, cellId: string, phaseIndex: number, client: string): Promise<string> {
+    if (!/^[a-z0-9-]+$/.test(client)) throw new InputError('client', `${JSON.stringify(client)} is not a client id: use lower-case letters, digits and '-'`);
+    const dir = this.historyDir(runId, cellId);
+    await this.makeDir(dir);
+    return path.join(dir, `${phaseIndex}.${client}.jsonl`);
+  }
+
+  /** The histories of the given phases, in phase then client order; a gzipped one where both are found. */
+  async historyFiles(runId: string, cellId: string, phaseIndexes: number[]): Promise<HistoryFile[]> {
+    const dir = this.historyDir(runId, cellId);
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    const byClient = new Map<string, HistoryFile>();
+    for (const name of names.sort()) {
+      const m = HISTORY_FILE.exec(name);
+      if (!m || !phaseIndexes.includes(Number(m[1]))) continue;
+      const key = `${m[1]}.${m[2]}`;
+      // Both a file and its .gz (a check that stopped after gzipping it): the .gz is the whole one.
+      if (!byClient.has(key) || m[3]) byClient.set(key, { phaseIndex: Number(m[1]), client: m[2], path: path.join(dir, name) });
+    }
+    return [...byClient.values()].sort((a, b) => a.phaseIndex - b.phaseIndex || a.client.localeCompare(b.client));
   }
 
   /** Every whole record of a stream in the order written; a torn last line (a crash mid-write) is skipped. */

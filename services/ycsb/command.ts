@@ -62,10 +62,38 @@ export function validateYcsbSettings(settings: YcsbSettings, where = 'settings')
   wholeAtLeast('retries', 0);
   wholeAtLeast('maxSeconds', 1, true);
   wholeAtLeast('target', 1, true);
+  if (settings.check !== undefined && typeof settings.check !== 'boolean') {
+    errors.push(new InputError(`${where}.check`, `must be true or false, got ${JSON.stringify(settings.check)}`));
+  }
   if (settings.operationCount === 0 && settings.maxSeconds === undefined) {
     errors.push(new InputError(`${where}.operationCount`, 'is 0 (unlimited) and maxSeconds is not set: the run would never end; set one of them'));
   }
   throwIfAny(errors);
+}
+
+/** `java` with the client's JVM flags and classpath, running `mainClass` of ycsb/ on the client node. */
+export function clientJavaArgv(home: string, mainClass: string): string[] {
+  return ['java', ...JVM_FLAGS, '-cp', `${home}/target/fragbench-ycsb.jar:${home}/target/lib/*`, mainClass];
+}
+
+/** Where a checked run's client writes its history, and the id its values carry (see ycsb/.../CheckedDB.java). */
+export interface HistoryTarget {
+  /** A file on the client node. */
+  file: string;
+  client: string;
+}
+
+/** The binding with the consistency check around it: the same properties, and CheckedDB's own. */
+export function checkedBinding(binding: YcsbBinding, history: HistoryTarget): YcsbBinding {
+  return {
+    dbClass: 'fragbench.ycsb.CheckedDB',
+    properties: {
+      ...binding.properties,
+      'fragbench.check.db': binding.dbClass,
+      'fragbench.check.history': history.file,
+      'fragbench.check.client': history.client,
+    },
+  };
 }
 
 /**
@@ -89,11 +117,7 @@ export function ycsbArgv(phase: YcsbPhase, settings: YcsbSettings, binding: Ycsb
     ...binding.properties,
   };
   const argv = [
-    'java',
-    ...JVM_FLAGS,
-    '-cp',
-    `${home}/target/fragbench-ycsb.jar:${home}/target/lib/*`,
-    'fragbench.ycsb.Main',
+    ...clientJavaArgv(home, 'fragbench.ycsb.Main'),
     // A crashed worker leaves no client behind: its end of the client's stdin closes.
     ...(exitWithCaller ? ['--exit-with-caller'] : []),
     phase === 'load' ? '-load' : '-t',
@@ -103,8 +127,25 @@ export function ycsbArgv(phase: YcsbPhase, settings: YcsbSettings, binding: Ycsb
     `${home}/workloads/workload${settings.workload}`,
     '-s',
   ];
-  for (const [key, value] of Object.entries(props)) {
-    if (value !== undefined) argv.push('-p', `${key}=${value}`);
-  }
-  return argv;
+  return [...argv, ...propertyArgs(props)];
+}
+
+/** `-p name=value` for each property that has a value. */
+function propertyArgs(props: Record<string, string | number | undefined>): string[] {
+  return Object.entries(props).flatMap(([key, value]) => (value === undefined ? [] : ['-p', `${key}=${value}`]));
+}
+
+/**
+ * argv of the final read-back (ycsb/.../ReadBack.java): reads the keys given on its stdin with
+ * `threads` threads through the binding, and prints each read as a history record.
+ */
+export function readBackArgv(binding: YcsbBinding, home: string, threads: number): string[] {
+  return [
+    ...clientJavaArgv(home, 'fragbench.ycsb.ReadBack'),
+    '-db',
+    binding.dbClass,
+    '-threads',
+    String(threads),
+    ...propertyArgs(binding.properties),
+  ];
 }

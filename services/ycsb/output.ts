@@ -11,6 +11,8 @@
  *   end (ms) and p95/p99. These are what samples are built from.
  * - FRAGBENCH-PID: the client's PID, to stop it on another host.
  * - FRAGBENCH-READY: when the first client thread had connected (client clock, ms).
+ * - FRAGBENCH-CPU-READY: the CPU time the JVM had used when it became ready (its start), ms.
+ * - FRAGBENCH-CPU: the CPU time the client's JVM used in all, ms, printed as it exits.
  */
 import type { OpType } from '../../core/samples';
 
@@ -45,13 +47,21 @@ export interface IntervalLine {
   p99Us: number;
 }
 
-export type YcsbLine = StatusLine | IntervalLine | { kind: 'pid'; pid: number } | { kind: 'ready'; timeMs: number } | { kind: 'other'; text: string };
+export type YcsbLine =
+  | StatusLine
+  | IntervalLine
+  | { kind: 'pid'; pid: number }
+  | { kind: 'ready'; timeMs: number }
+  | { kind: 'cpu'; cpuMs: number }
+  | { kind: 'cpu-ready'; cpuMs: number }
+  | { kind: 'other'; text: string };
 
 const STATUS = /^(?:.*?)(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d):(\d{3}) (\d+) sec: (\d+) operations;(.*)$/;
 const BLOCK = /\[([A-Z][A-Z0-9_-]*): ([^\]]*)\]/g;
 const INTERVAL = /^FRAGBENCH-INTERVAL op=(\S+) startMs=(\d+) endMs=(\d+) count=(\d+) avgUs=([\d.]+) p95Us=(\d+) p99Us=(\d+)$/;
 const PID = /^FRAGBENCH-PID (\d+)$/;
 const READY = /^FRAGBENCH-READY (\d+)$/;
+const CPU = /^FRAGBENCH-CPU(-READY)? (\d+)$/;
 
 export function parseYcsbLine(line: string): YcsbLine {
   const text = line.trimEnd();
@@ -72,6 +82,8 @@ export function parseYcsbLine(line: string): YcsbLine {
   if (m) return { kind: 'pid', pid: Number(m[1]) };
   m = READY.exec(text);
   if (m) return { kind: 'ready', timeMs: Number(m[1]) };
+  m = CPU.exec(text);
+  if (m) return { kind: m[1] ? 'cpu-ready' : 'cpu', cpuMs: Number(m[2]) };
   m = STATUS.exec(text);
   if (m) {
     const [y, mo, d, h, mi, s, ms] = m.slice(1, 8).map(Number);

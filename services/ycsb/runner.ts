@@ -10,7 +10,8 @@ import type { YcsbSettings } from '../../core/ycsb';
 import { oomCause, oomKills } from '../../platform/oom';
 import { execFor } from '../exec/transports';
 import { ensureYcsbClient } from './client-install';
-import { ycsbArgv, ycsbHome, validateYcsbSettings, type YcsbPhase } from './command';
+import { checkedBinding, ycsbArgv, ycsbHome, validateYcsbSettings, type HistoryTarget, type YcsbPhase } from './command';
+import { fetchRemoteFile } from '../exec/remote-file';
 import { parseYcsbLine } from './output';
 import { buildSeries, latestSample, type YcsbOutput } from './series';
 import { parseSummary } from './summary';
@@ -28,6 +29,11 @@ export interface YcsbRunOptions {
   onSample?: (sample: Sample) => void;
   /** Aborting stops the client (by PID) and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * A checked run (ycsb.check): the client writes its history to this file on this host (on a
+   * VM, to a file of its own, fetched here when it exits, whatever the exit).
+   */
+  history?: HistoryTarget;
 }
 
 /** Lines of other output kept for error messages. */
@@ -66,13 +72,27 @@ export class YcsbError extends Error {
 }
 
 export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
-  const { target, phase, settings, binding, signal } = options;
+  const { target, phase, settings, binding, signal, history } = options;
   validateYcsbSettings(settings);
   signal?.throwIfAborted();
   const home = options.home ?? ycsbHome(target);
   // A VM gets Java and the client on its first run (nothing in the stacks installs them).
   if (target.transport === 'ssh') await ensureYcsbClient(target, home);
-  const argv = ycsbArgv(phase, settings, binding, home);
+  // A VM writes its history where it runs; namespaces share this host's files.
+  const remoteHistory = history && target.transport === 'ssh' ? { ...history, file: `/tmp/fragbench-history-${history.client}.jsonl` } : undefined;
+  const argv = ycsbArgv(phase, settings, history ? checkedBinding(binding, remoteHistory ?? history) : binding, home);
+  if (!remoteHistory) return runClient(options, argv);
+  try {
+    return await runClient(options, argv);
+  } finally {
+    // Fetched however the client ended: the check reads what it wrote. A fetch that fails leaves
+    // the history empty, which the check reports as missing.
+    await fetchRemoteFile(target, remoteHistory.file, history!.file);
+  }
+}
+
+async function runClient(options: YcsbRunOptions, argv: string[]): Promise<RunSeries> {
+  const { target, phase, settings, binding, signal } = options;
   const where = target.transport === 'netns' ? target.namespace : target.host;
 
   // Only a client on this host can be this kernel's OOM victim.
@@ -81,6 +101,8 @@ export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
   const output: YcsbOutput = { statuses: [], intervals: [] };
   const log: string[] = [];
   let pid: number | undefined;
+  let clientCpuMs: number | undefined;
+  let clientCpuAtReadyMs: number | undefined;
   let dbFailure: string | undefined;
 
   const proc = spawnStreaming(target, argv, (raw) => {
@@ -94,6 +116,12 @@ export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
         break;
       case 'pid':
         pid = line.pid;
+        break;
+      case 'cpu':
+        clientCpuMs = line.cpuMs;
+        break;
+      case 'cpu-ready':
+        clientCpuAtReadyMs = line.cpuMs;
         break;
       case 'status': {
         output.statuses.push({ line, receivedAt: Date.now() });
@@ -155,5 +183,9 @@ export async function runYcsb(options: YcsbRunOptions): Promise<RunSeries> {
   const totals = parseSummary(proc.stdout());
   if (!totals) throw fail('ended without its final summary', undefined, logText + tail(proc.stdout(), 20));
   if (output.statuses.length === 0) throw fail('printed no status line');
-  return buildSeries(output, totals);
+  return {
+    ...buildSeries(output, totals),
+    ...(clientCpuMs === undefined ? {} : { clientCpuMs }),
+    ...(clientCpuAtReadyMs === undefined ? {} : { clientCpuAtReadyMs }),
+  };
 }

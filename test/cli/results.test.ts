@@ -117,3 +117,29 @@ describe('on a copy of a stored run', () => {
     expect(gap.code).toBe(1);
   });
 });
+
+describe('a checked run (ycsb.check)', () => {
+  const CHECKED = path.join(__dirname, '../report/fixtures/runs/fx-consistency');
+  const dir = mkdtempSync(path.join(tmpdir(), 'fb-cli-checked-'));
+  const checkedEnv = scratchEnv(dir);
+  const checkedRunDir = path.join(checkedEnv.FRAGBENCH_RESULTS_DIR, 'fx-consistency');
+  beforeAll(() => cpSync(CHECKED, checkedRunDir, { recursive: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('export csv: a consistency file beside the samples and events, in the run directory or beside --out', async () => {
+    const result = await fragbench(['export', 'fx-consistency', '--format', 'csv'], checkedEnv);
+    expect(result.code).toBe(0);
+    const files = result.stdout.trim().split('\n');
+    expect(files).toEqual(['samples', 'events', 'consistency'].map((what) => path.join(checkedRunDir, `fx-consistency-${what}.csv`)));
+    const rows = readFileSync(files[2], 'utf8').trim().split('\n');
+    expect(rows[0]).toBe(
+      'run,cell,database,phase,elapsed_s,time,reads,acknowledged_writes,stale_reads,corrupt_reads,lost_writes,unjudged_reads,failed,failed_by_cause',
+    );
+    expect(rows.length).toBeGreaterThan(40);
+
+    const out = path.join(dir, 'mine.csv');
+    const beside = await fragbench(['export', 'fx-consistency', '--format', 'csv', '--out', out], checkedEnv);
+    expect(beside.stdout.trim().split('\n')).toEqual([out, path.join(dir, 'mine-events.csv'), path.join(dir, 'mine-consistency.csv')]);
+    expect(readFileSync(path.join(dir, 'mine-consistency.csv'), 'utf8')).toBe(readFileSync(files[2], 'utf8'));
+  });
+});

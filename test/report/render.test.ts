@@ -46,6 +46,10 @@ const EXPECTED: Record<string, { figures: number; texts: string[] }> = {
   'fx-vm-packing': { figures: 2, texts: ['Public VMs x cores', 'Throughput (ops/s)', '4x2'] },
   'fx-timed-events': { figures: 2, texts: ['Client', 'Seconds since start', 'Operations per second', 'client start', 'server start', 'failed'] },
   'fx-quickstart': QUICKSTART,
+  'fx-consistency': {
+    figures: 4,
+    texts: ['Anomalies', 'stale reads', 'lost acknowledged writes', 'Failed operations, by cause', 'CLUSTERDOWN', 'unavailable', 'Failed per second'],
+  },
   'quickstart-20261121-114113': QUICKSTART,
 };
 

@@ -9,6 +9,7 @@ import { ResultsStore, checkPathSegment, writeFileAtomic } from '../../services/
 import * as activities from '../../activities/results';
 import * as recording from '../../services/results/recording';
 import { cell, okSeries, phase, runRecord, T0 } from './builders';
+import { CANNOT_SEE, CHECK_MODEL, type ConsistencyCounts } from '../../core/consistency/consistency';
 
 let dir: string;
 beforeEach(() => {
@@ -149,6 +150,40 @@ describe('results activities', () => {
 
     await activities.finishRun({ runId: 'r5', status: 'completed', finishedAt: T0 });
     expect(readdirSync(path.join(dir, 'r5', 'cells'))).toEqual([`${whole.cellId}.json`]);
+  }, 60_000);
+
+  it('a checked phase: its consistency seconds joined from their stream, the cell summed and judged, its histories kept when the run finishes', async () => {
+    await activities.recordRunStart({ record: runRecord('r7', []) });
+    const [whole] = cells();
+    const store = new ResultsStore(dir);
+    const history = await store.historyFile('r7', whole.cellId, 0, 'abc123');
+    writeFileSync(history, '{"t":"open","c":"abc123","at":1,"e":1}\n');
+    writeFileSync(`${history}.gz`, '');
+    // The plain copy beside a whole .gz (a check stopped after gzipping): the .gz is the one read.
+    expect(await store.historyFiles('r7', whole.cellId, [0])).toEqual([{ phaseIndex: 0, client: 'abc123', path: `${history}.gz` }]);
+    expect(await store.historyFiles('r7', whole.cellId, [1])).toEqual([]);
+    const counts: ConsistencyCounts = { reads: 10, writes: 8, stale: 2, corrupt: 0, lost: 1, failed: { timeout: 3 }, unjudged: 0 };
+    const second = (elapsedS: number, over: Partial<ConsistencyCounts>) => ({ elapsedS, time: T0 + elapsedS * 1000, ...counts, ...over });
+    const seconds = [second(1, { stale: 0, lost: 1, failed: { timeout: 3 } }), second(2, { lost: 0, failed: {} })];
+    await store.writeStream('r7', whole.cellId, 0, 'consistency', seconds);
+    // A retried check writes the same result again: the stream is replaced, not doubled.
+    await store.writeStream('r7', whole.cellId, 0, 'consistency', seconds);
+    const consistency = {
+      model: CHECK_MODEL,
+      cannotSee: CANNOT_SEE,
+      verdict: 'lost acknowledged writes' as const,
+      totals: counts,
+      readBack: { keys: 4, failed: 0, registers: 4, unverified: 0 },
+      history: { clients: 1, missing: [], records: 21, unparsable: 0 },
+      examples: [],
+      seconds: [],
+    };
+    const summary = await activities.recordCell({ runId: 'r7', cell: { ...whole, phases: [{ ...whole.phases[0], consistency }] } });
+    expect(summary.consistency).toMatchObject({ verdict: 'lost acknowledged writes', phases: ['run'], totals: counts });
+    const stored = await store.readCell('r7', whole.cellId);
+    expect(stored.phases[0].consistency?.seconds).toEqual(seconds);
+    await activities.finishRun({ runId: 'r7', status: 'completed', finishedAt: T0 });
+    expect(readdirSync(path.join(dir, 'r7', 'cells')).sort()).toEqual([`${whole.cellId}.history`, `${whole.cellId}.json`]);
   }, 60_000);
 
   it('skips a torn last line (a writer killed mid-line) and refuses a bad phase index', async () => {

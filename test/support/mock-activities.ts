@@ -13,6 +13,7 @@ import { liveSamplesReporter } from '../../activities/live-samples';
 import type { InjectEventInput, InjectedEvent } from '../../activities/scenario';
 import { registeredSearchAttributes } from '../../activities/visibility';
 import { StorageError } from '../../core/errors';
+import { CANNOT_SEE, CHECK_MODEL, type PhaseCheckInput, type PhaseConsistency } from '../../core/consistency/consistency';
 import type { CellRecord, CellSummary, RunRecord } from '../../core/run-record';
 import type { RunSeries, Sample } from '../../core/samples';
 import { YCSB_DEFAULTS, type CellPlan, type PlannedPhase } from '../../core/scenario';
@@ -72,12 +73,26 @@ export function sampleAt(time: number, ok = 10, elapsedS = 1): Sample {
 
 export interface Recorded {
   cells: Omit<CellRecord, 'summary'>[];
+  /** Each consistency check asked for, and when (all the phase's clients must have ended before). */
+  checks: { input: PhaseCheckInput; at: number }[];
   monitors: number;
   resets: number[];
   clients: { input: PhaseClientInput; attempt: number; startedAt: number; endedAt?: number; cancelled: boolean }[];
   /** acquire, prepare, release, in the order the workflow called them, with what release was told. */
   steps: string[];
 }
+
+/** What a check returns (its seconds stay in the stream the real one writes). */
+export const CHECKED: PhaseConsistency = {
+  model: CHECK_MODEL,
+  cannotSee: CANNOT_SEE,
+  verdict: 'lost acknowledged writes',
+  totals: { reads: 5, writes: 4, stale: 0, corrupt: 0, lost: 1, failed: { timeout: 2 }, unjudged: 0 },
+  readBack: { keys: 3, failed: 0, registers: 3, unverified: 0 },
+  history: { clients: 2, missing: [], records: 11, unparsable: 0 },
+  examples: [],
+  seconds: [],
+};
 
 export const SUMMARY: CellSummary = {
   throughputOpsPerS: 10,
@@ -107,7 +122,7 @@ export interface MockOptions {
 }
 
 export function mockActivities(prepared: PreparedRun, options: MockOptions = {}) {
-  const recorded: Recorded = { cells: [], clients: [], monitors: 0, resets: [], steps: [] };
+  const recorded: Recorded = { cells: [], checks: [], clients: [], monitors: 0, resets: [], steps: [] };
   const noop = async () => ({ appliedAt: Date.now() });
   const activities = {
     async acquireFleet() {
@@ -201,6 +216,10 @@ export function mockActivities(prepared: PreparedRun, options: MockOptions = {})
       };
     },
     /** Runs until cancelled, as the real monitor does; cancellation arrives with a heartbeat's answer. */
+    checkConsistency(input: PhaseCheckInput): Promise<PhaseConsistency> {
+      recorded.checks.push({ input, at: Date.now() });
+      return Promise.resolve(CHECKED);
+    },
     async monitorPhase(): Promise<void> {
       const ctx = Context.current();
       recorded.monitors++;

@@ -94,3 +94,12 @@ test('every shipped scenario on a local topology plans in well under 2 s, as JSO
     expect(JSON.parse(JSON.stringify(v))).toEqual(v);
   }
 });
+
+test('a checked run phase says so, with the read-back that follows it; an unchecked one and the load phase do not', async () => {
+  const checked = await view({ ycsb: { ...base.ycsb, check: true }, ...run({ duration: 30 }) });
+  expect(checked.cells[0].phases.map((p) => p.checked)).toEqual([undefined, undefined, true]);
+  expect(formatPlanView(checked)).toMatch(/^ {2}run \(30 s, consistency checked, then every key written read back\)$/m);
+  const plain = await view(run({ duration: 30 }));
+  expect(plain.cells[0].phases[2].checked).toBeUndefined();
+  expect(formatPlanView(plain)).toMatch(/^ {2}run \(30 s\)$/m);
+});

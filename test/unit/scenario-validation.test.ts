@@ -143,7 +143,27 @@ describe('malformed scenarios are rejected with the path of the bad field', () =
     [
       'an option the database does not take, naming the ones it does',
       `${BASE.replace('nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { maxmemory: 100 }')}phases: [{ phase: load }]`,
-      /^database\.options\.maxmemory: is not an option of redis; redis takes port$/,
+      /^database\.options\.maxmemory: is not an option of redis; redis takes port, clusterNodeTimeoutMs, waitReplicas, waitTimeoutMs$/,
+    ],
+    [
+      'replicas per master asked for as an option: the error names the setting that holds them',
+      `${BASE.replace('nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { replicasPerMaster: 1 }')}phases: [{ phase: load }]`,
+      /^database\.options\.replicasPerMaster: is not an option of redis: replicas per master are set by database\.replication \(copies of each key: replicas per master \+ 1\)$/,
+    ],
+    [
+      'a Redis node timeout below 100 ms',
+      `${BASE.replace('nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { clusterNodeTimeoutMs: 50 }')}phases: [{ phase: load }]`,
+      /^database\.options\.clusterNodeTimeoutMs: must be a whole number >= 100, got 50$/,
+    ],
+    [
+      'WAIT for more replicas than each master has',
+      `${BASE.replace('nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { waitReplicas: 1 }')}phases: [{ phase: load }]`,
+      /^database\.options\.waitReplicas: is 1 but each master has 0 replica\(s\) \(database\.replication 1\): every write would fail; raise database\.replication or lower waitReplicas$/,
+    ],
+    [
+      'a consistency check that is not true or false',
+      `${BASE.replace('recordCount: 100', 'recordCount: 100, check: yes please')}phases: [{ phase: load }]`,
+      /^ycsb\.check: must be boolean \(got "yes please"\): check consistency in run phases/,
     ],
     [
       'an option of the wrong kind',
@@ -153,7 +173,7 @@ describe('malformed scenarios are rejected with the path of the bad field', () =
     [
       "options checked against each cell's database",
       `${BASE.replace('name: redis, nodes: [sydney, pune, singapore]', 'nodes: [sydney, pune, singapore], options: { heapMb: 256 }')}matrix: { database: [cassandra, redis] }\nphases: [{ phase: load }]`,
-      /^database\.options\.heapMb: is not an option of redis; redis takes port \(in cell c2-redis\)$/,
+      /^database\.options\.heapMb: is not an option of redis; redis takes port, clusterNodeTimeoutMs, waitReplicas, waitTimeoutMs \(in cell c2-redis\)$/,
     ],
     [
       'riak on a local fleet: VM fleets only, never executed here',

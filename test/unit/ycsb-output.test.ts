@@ -44,8 +44,10 @@ describe('YCSB status lines', () => {
     expect(compared).toBeGreaterThan(0);
   });
 
-  it('tells the PID, interval and other lines apart', () => {
+  it('tells the PID, CPU, interval and other lines apart', () => {
     expect(parseYcsbLine('FRAGBENCH-PID 4242')).toEqual({ kind: 'pid', pid: 4242 });
+    expect(parseYcsbLine('FRAGBENCH-CPU-READY 1830')).toEqual({ kind: 'cpu-ready', cpuMs: 1830 });
+    expect(parseYcsbLine('FRAGBENCH-CPU 2790')).toEqual({ kind: 'cpu', cpuMs: 2790 });
     expect(parseYcsbLine('Loading workload...')).toEqual({ kind: 'other', text: 'Loading workload...' });
     const interval = parseYcsbLine('FRAGBENCH-INTERVAL op=READ-MODIFY-WRITE startMs=10 endMs=1010 count=7 avgUs=1.50 p95Us=3 p99Us=4');
     expect(interval).toMatchObject({ kind: 'interval', measurement: 'READ-MODIFY-WRITE', startMs: 10, endMs: 1010, count: 7, avgUs: 1.5 });

@@ -25,7 +25,15 @@ import type { Sample } from '../../core/samples';
 import { YCSB_DEFAULTS, type PlannedEvent } from '../../core/scenario';
 import { createWorker } from '../../worker/worker';
 import { abortSignal, progressQuery, type CellProgress, type RunProgress, type RunSummary } from '../../workflows/definitions';
-import { mockActivities, plannedRun as plan, runPhasePlan as runPhase, sleep, type MockOptions, type Recorded } from '../support/mock-activities';
+import {
+  CHECKED,
+  mockActivities,
+  plannedRun as plan,
+  runPhasePlan as runPhase,
+  sleep,
+  type MockOptions,
+  type Recorded,
+} from '../support/mock-activities';
 import { localTemporal } from '../support/temporal';
 
 jest.setTimeout(120_000);
@@ -79,6 +87,30 @@ test('one client per phase, bounded by the phase; a resize still moving when the
   expect(phase.resizes).toHaveLength(1);
   expect(phase.resizes[0].stillMovingAtPhaseEndS).toBe(3);
   expect(phase.events[0].detail).toMatchObject({ stillMovingAtPhaseEndS: 3 });
+});
+
+test('a checked run phase is checked once every client of it (a ramped one too) has ended, and its record holds what the check found', async () => {
+  const rampedStart: PlannedEvent = {
+    atS: 1,
+    label: 'client c2 starts',
+    path: 'phases[1].events[0]',
+    action: { kind: 'client-start', client: { name: 'c2', threads: 2 } },
+  };
+  const checked = runPhase({ durationS: 3, ycsb: { ...YCSB_DEFAULTS, check: true }, events: [rampedStart] });
+  const { summary, recorded } = await run(plan([runPhase({ name: 'warm', durationS: 1 }), checked]), {});
+  expect(summary.status).toBe('completed');
+  // Only the checked phase is checked: the first phase is not.
+  expect(recorded.checks).toHaveLength(1);
+  const [{ input, at }] = recorded.checks;
+  const phases = recorded.cells[0].phases.map((p) => p.name);
+  expect(phases).toEqual(['warm', 'run', 'run:c2']);
+  const runClients = recorded.clients.filter((c) => c.input.sink.phaseIndex >= 1);
+  expect(runClients).toHaveLength(2);
+  expect(input).toMatchObject({ runId: runClients[0].input.sink.runId, cellId: 'c1', phaseIndexes: [1, 2], settings: { check: true } });
+  expect(input.originMs).toBe(runClients[0].input.originMs);
+  expect(runClients.every((c) => c.endedAt !== undefined && c.endedAt <= at)).toBe(true);
+  expect(recorded.cells[0].phases[1].consistency).toEqual(CHECKED);
+  expect(recorded.cells[0].phases[0].consistency).toBeUndefined();
 });
 
 test('waitForResizes keeps the workload running until the resize completed, then stops the client', async () => {

@@ -316,29 +316,38 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
       options,
       members: [],
     };
-    return this.formWith(state, this.nonDefaultSettings(options), async () => {
-      // A new cluster has no data to stream: every member takes its share of evenly spaced tokens
-      // without bootstrapping, so all but the seed start at once (one at a time, each bootstrap
-      // waited for, took a minute for three nodes on this host). The seed first: the others learn
-      // the ring from it. The keyspace comes once the ring is whole.
-      const tokens = evenTokens(nodes.length, options.numTokens);
-      const start = async (i: number) => {
-        const member = await this.startMember(nodes[i], state, tokens[i]);
-        state.members.push(member);
-        this.state.write(state);
-      };
-      await start(0);
-      await allDone(nodes.slice(1).map((_, i) => start(i + 1)));
-      state.members.sort((a, b) => nodes.findIndex((n) => n.name === a.node) - nodes.findIndex((n) => n.name === b.node));
-      const seed = state.members[0];
-      await this.waitRingIs(seed, state.members);
-      const rows = await this.cql(seed, [
-        `CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'NetworkTopologyStrategy', '${DATACENTER}': ${options.replication}}`,
-        tableDdl(options.fieldCount),
-        'SELECT release_version FROM system.local',
-      ]);
-      state.version = rows.split('\n').pop() || 'unknown';
-    });
+    return this.formWith(
+      state,
+      this.nonDefaultSettings(options),
+      async () => {
+        // A new cluster has no data to stream: every member takes its share of evenly spaced tokens
+        // without bootstrapping, so all but the seed start at once (one at a time, each bootstrap
+        // waited for, took a minute for three nodes on this host). The seed first: the others learn
+        // the ring from it. The keyspace comes once the ring is whole.
+        const tokens = evenTokens(nodes.length, options.numTokens);
+        const start = async (i: number) => {
+          const member = await this.startMember(nodes[i], state, tokens[i]);
+          state.members.push(member);
+          this.state.write(state);
+        };
+        await start(0);
+        await allDone(nodes.slice(1).map((_, i) => start(i + 1)));
+        state.members.sort((a, b) => nodes.findIndex((n) => n.name === a.node) - nodes.findIndex((n) => n.name === b.node));
+        const seed = state.members[0];
+        await this.waitRingIs(seed, state.members);
+        const rows = await this.cql(seed, [
+          `CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'NetworkTopologyStrategy', '${DATACENTER}': ${options.replication}}`,
+          tableDdl(options.fieldCount),
+          'SELECT release_version FROM system.local',
+        ]);
+        state.version = rows.split('\n').pop() || 'unknown';
+      },
+      {
+        'replication factor': String(options.replication),
+        'read consistency': options.readConsistency,
+        'write consistency': options.writeConsistency,
+      },
+    );
   }
 
   private nonDefaultSettings(options: CassandraOptions): Record<string, string> {

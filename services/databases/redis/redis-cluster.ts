@@ -31,6 +31,11 @@ interface RedisResize extends Resize {
 
 interface RedisState {
   port: number;
+  /** cluster-node-timeout, when the scenario set it (Redis's default otherwise). */
+  clusterNodeTimeoutMs?: number;
+  /** WAIT-based writes: replicas each write waits for (0: none), and for how long at most. */
+  waitReplicas: number;
+  waitTimeoutMs: number;
   replicas: number;
   version: string;
   members: RedisMember[];
@@ -38,6 +43,9 @@ interface RedisState {
 }
 
 const DEFAULT_PORT = 6379;
+/** Redis's own cluster-node-timeout, ms. */
+const DEFAULT_NODE_TIMEOUT_MS = 15_000;
+const DEFAULT_WAIT_TIMEOUT_MS = 1_000;
 const START_TIMEOUT_MS = 15_000;
 const SETTLE_TIMEOUT_MS = 120_000;
 /** Moving slots is slow under high latency (SPEC.md §2): allow long reshards. */
@@ -61,7 +69,11 @@ function redisMarker(address: string, port: number, dir: string): ProcessMarker 
   return [`redis-server ${address}:${port}`, join(dir, 'redis.conf')];
 }
 
-function redisConfig(address: string, port: number, dir: string): string {
+/** What a member's configuration depends on besides its address and directory. */
+type MemberConfig = Pick<RedisState, 'port' | 'clusterNodeTimeoutMs'>;
+
+function redisConfig(address: string, config: MemberConfig, dir: string): string {
+  const { port, clusterNodeTimeoutMs } = config;
   return [
     `bind ${address}`,
     `port ${port}`,
@@ -69,6 +81,7 @@ function redisConfig(address: string, port: number, dir: string): string {
     'protected-mode no',
     'cluster-enabled yes',
     `cluster-config-file ${join(dir, 'nodes.conf')}`,
+    ...(clusterNodeTimeoutMs === undefined ? [] : [`cluster-node-timeout ${clusterNodeTimeoutMs}`]),
     `dir ${dir}`,
     `pidfile ${join(dir, 'redis.pid')}`,
     'daemonize no',
@@ -100,7 +113,8 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     }
   }
 
-  private async startMember(node: InventoryNode, port: number): Promise<RedisMember> {
+  private async startMember(node: InventoryNode, config: MemberConfig): Promise<RedisMember> {
+    const { port } = config;
     const shell = this.shell(node);
     const dir = this.dirOf(node.name);
     // A server an interrupted attempt started but never recorded.
@@ -108,7 +122,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     if (leftover.code === 0) await shell.stopProcess(Number(leftover.stdout.trim()), redisMarker(node.overlayAddress, port, dir));
     await shell.removeDir(dir);
     await shell.makeDir(dir);
-    await shell.writeFile(join(dir, 'redis.conf'), redisConfig(node.overlayAddress, port, dir));
+    await shell.writeFile(join(dir, 'redis.conf'), redisConfig(node.overlayAddress, config, dir));
     const address = node.overlayAddress;
     const pid = await this.launch(node.name, address, port, dir);
     const id = (await this.cli(shell, address, port, ['CLUSTER', 'MYID'])).stdout.trim();
@@ -157,17 +171,40 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
     if (nodes.length < 3 * copies) {
       throw new InputError('nodes', `Redis Cluster needs at least 3 masters: ${copies} copies per key need ${3 * copies} nodes, got ${nodes.length}`);
     }
-    const port = Number(settings.options?.port ?? DEFAULT_PORT);
-    const state: RedisState = { port, replicas, version: await this.version(this.shell(nodes[0])), members: [] };
-    return this.formWith(state, { 'protected-mode': 'no' }, async () => {
-      for (const node of nodes) {
-        state.members.push(await this.startMember(node, port));
-        this.state.write(state);
-      }
-      const endpoints = state.members.map((m) => `${m.address}:${port}`);
-      await this.clusterCommand(this.shell(nodes[0]), ['create', ...endpoints, '--cluster-replicas', String(replicas), '--cluster-yes']);
-      await this.waitSettled(state);
-    });
+    const options = settings.options ?? {};
+    const port = Number(options.port ?? DEFAULT_PORT);
+    const state: RedisState = {
+      port,
+      ...(options.clusterNodeTimeoutMs === undefined ? {} : { clusterNodeTimeoutMs: Number(options.clusterNodeTimeoutMs) }),
+      waitReplicas: Number(options.waitReplicas ?? 0),
+      waitTimeoutMs: Number(options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS),
+      replicas,
+      version: await this.version(this.shell(nodes[0])),
+      members: [],
+    };
+    if (state.waitReplicas > replicas) {
+      throw new InputError(
+        'settings.options.waitReplicas',
+        `is ${state.waitReplicas} but each master has ${replicas} replica(s): every write would fail`,
+      );
+    }
+    const nonDefault: Record<string, string> = { 'protected-mode': 'no' };
+    if (state.clusterNodeTimeoutMs !== undefined)
+      nonDefault['cluster-node-timeout'] = `${state.clusterNodeTimeoutMs} (default ${DEFAULT_NODE_TIMEOUT_MS})`;
+    return this.formWith(
+      state,
+      nonDefault,
+      async () => {
+        for (const node of nodes) {
+          state.members.push(await this.startMember(node, state));
+          this.state.write(state);
+        }
+        const endpoints = state.members.map((m) => `${m.address}:${port}`);
+        await this.clusterCommand(this.shell(nodes[0]), ['create', ...endpoints, '--cluster-replicas', String(replicas), '--cluster-yes']);
+        await this.waitSettled(state);
+      },
+      consistencySettings(state),
+    );
   }
 
   private async version(shell: NodeShell): Promise<string> {
@@ -225,7 +262,7 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
       try {
         let member = resize.started;
         if (!member || !(await this.shell(node).isOurs(member.pid, redisMarker(member.address, state.port, member.dir)))) {
-          member = await this.startMember(node, state.port);
+          member = await this.startMember(node, state);
           resize.started = member;
           this.state.write(state);
         }
@@ -359,7 +396,20 @@ export class RedisClusterAdapter extends ClusterAdapter<RedisState, RedisMember>
         'redis.cluster': 'true',
         'redis.timeoutMs': String(options.timeoutMs),
         'redis.maxAttempts': String(options.retries + 1),
+        ...(state.waitReplicas > 0 ? { 'redis.waitReplicas': String(state.waitReplicas), 'redis.waitTimeoutMs': String(state.waitTimeoutMs) } : {}),
       },
     };
   }
+}
+
+/** The settings that decide what a Redis Cluster keeps through a failover, recorded with every cell. */
+function consistencySettings(state: RedisState): Record<string, string> {
+  return {
+    'replicas per master': String(state.replicas),
+    'cluster-node-timeout': `${state.clusterNodeTimeoutMs ?? DEFAULT_NODE_TIMEOUT_MS} ms`,
+    writes:
+      state.waitReplicas > 0
+        ? `WAIT ${state.waitReplicas} replica(s), ${state.waitTimeoutMs} ms`
+        : 'acknowledged by the master alone (asynchronous replication)',
+  };
 }

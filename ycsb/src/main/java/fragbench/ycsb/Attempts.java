@@ -19,6 +19,8 @@ final class Attempts {
   }
 
   private static final long LOG_EVERY_MS = 1000;
+  /** The exception that ended this thread's last failed operation: CheckedDB records its cause. */
+  private static final ThreadLocal<Exception> LAST_FAILURE = new ThreadLocal<>();
   private final String binding;
   private final int attempts;
   private final Recovery recovery;
@@ -35,7 +37,17 @@ final class Attempts {
     this(binding, attempts, e -> { });
   }
 
+  /** Why this thread's last operation failed; null when it did not, or failed without an exception. */
+  static Exception lastFailure() {
+    return LAST_FAILURE.get();
+  }
+
+  static void forgetFailure() {
+    LAST_FAILURE.remove();
+  }
+
   Status run(String what, Operation op) {
+    LAST_FAILURE.remove();
     for (int attempt = 1; ; attempt++) {
       try {
         return op.run();
@@ -46,6 +58,7 @@ final class Attempts {
           // recovery is best effort; the next attempt reports what is still wrong
         }
         if (attempt >= attempts) {
+          LAST_FAILURE.set(e);
           log(what, e);
           return Status.ERROR;
         }

@@ -15,7 +15,8 @@ import site.ycsb.Client;
  *
  * YCSB writes those histograms when hdrhistogram.fileoutput is on; this class points the files
  * at a private temporary directory and tails them. It also prints its PID first
- * (FRAGBENCH-PID n), so a caller on another host can stop the client by PID.
+ * (FRAGBENCH-PID n), so a caller on another host can stop the client by PID, and, as it exits,
+ * the CPU time it used (FRAGBENCH-CPU ms).
  *
  * Given EXIT_WITH_CALLER as its first argument, the client exits when its stdin closes: the
  * caller holds the other end of that pipe (through ssh or ip netns exec too), and a caller that
@@ -38,10 +39,12 @@ public final class Main {
     }
     Path dir = Files.createTempDirectory("fragbench-ycsb-");
     IntervalTailer tailer = new IntervalTailer(dir, System.err);
-    // YCSB ends with System.exit after exporting: the last interval is printed from this hook.
+    // YCSB ends with System.exit after exporting: the last interval is printed from this hook,
+    // and the CPU time the whole client used (what checking a history costs is measured by it).
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       tailer.stop();
       deleteTree(dir);
+      System.err.println("FRAGBENCH-CPU " + ProcessCpu.ms());
     }, "fragbench-final-interval"));
     tailer.start();
 
