@@ -20,7 +20,6 @@ import { median } from '../services/probes/quantile';
 import { loadInventory } from '../services/inventory/inventory-loader';
 import { findNode, type Inventory } from '../core/inventory';
 import type { FailoverProfile } from '../core/failover';
-import type { Topology } from '../core/topology';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { fleetPaths, readState } from '../infra/local/state';
 import { formatPath, metaConnectionLinks, overlayPaths, pairLinks, type OverlayPath } from '../infra/local/overlay-paths';
@@ -30,6 +29,7 @@ import { sleep, waitFor } from '../platform/wait';
 import { SHORT } from './args';
 import { rttPairs, type PairRtt } from './rtt-pairs';
 import { runBenchmark, Targets } from './targets';
+import { linkedSites } from '../test/support/small-topology';
 
 const fleet = { kind: 'local' } as const;
 const PINGS_PER_PAIR = SHORT ? 10 : 100;
@@ -217,35 +217,19 @@ async function failover(label: string, from: string, to: string, links: () => Pr
 }
 
 /** A triangle: cutting north-east leaves the way through south. */
-const THREE_SITES: Topology = {
-  name: 'bench-three-sites',
-  nodes: [
-    { name: 'north', site: 'n' },
-    { name: 'east', site: 'e' },
-    { name: 'south', site: 's' },
-  ],
-  links: [
-    { a: 'north', b: 'east', latencyMs: 20, bandwidthMbps: 100 },
-    { a: 'east', b: 'south', latencyMs: 30, bandwidthMbps: 100 },
-    { a: 'north', b: 'south', latencyMs: 40, bandwidthMbps: 100 },
-  ],
-};
+const THREE_SITES = linkedSites('bench-three-sites', [
+  ['north', 'east', 20],
+  ['east', 'south', 30],
+  ['north', 'south', 40],
+]);
 
 /** Two nodes with two connection types between them and a third node beside both. */
-const TWO_TYPES: Topology = {
-  name: 'bench-two-types',
-  nodes: [
-    { name: 'pa', site: 'a' },
-    { name: 'pb', site: 'b' },
-    { name: 'pc', site: 'c' },
-  ],
-  links: [
-    { a: 'pa', b: 'pb', latencyMs: 35, bandwidthMbps: 100 },
-    { a: 'pa', b: 'pb', type: 1, latencyMs: 49, bandwidthMbps: 100 },
-    { a: 'pa', b: 'pc', latencyMs: 35, bandwidthMbps: 100 },
-    { a: 'pb', b: 'pc', latencyMs: 49, bandwidthMbps: 100 },
-  ],
-};
+const TWO_TYPES = linkedSites('bench-two-types', [
+  ['pa', 'pb', 35],
+  ['pa', 'pb', 49, 1],
+  ['pa', 'pc', 35],
+  ['pb', 'pc', 49],
+]);
 
 async function main(): Promise<void> {
   if (readState()) throw new Error('a local fleet is up; the benchmark builds its own: run `fragbench fleet down` first');

@@ -78,7 +78,7 @@ static_lane() {
 
 fleetless_lane() {
   # shellcheck disable=SC2046
-  step fleetless "jest (fleetless)" npx jest --selectProjects "${FLEETLESS_PROJECTS[@]}" --maxWorkers 1 \
+  step fleetless "jest (fleetless)" npx jest --selectProjects "${FLEETLESS_PROJECTS[@]}" --maxWorkers 2 \
     --testPathIgnorePatterns "$QUIET_TESTS" $(jest_json fleetless)
 }
 

@@ -174,7 +174,7 @@ test('a malformed scenario fails at once naming the field, and nothing starts', 
   const attempts = (history.events ?? [])
     .filter((e) => e.activityTaskStartedEventAttributes)
     .map((e) => e.activityTaskStartedEventAttributes!.attempt);
-  expect(attempts).toEqual([1, 1]);
+  expect(attempts).toEqual([1, 1, 1]);
   expect(existsSync(path.join(resultsDir, handle.workflowId))).toBe(false);
   expect(await cutLinks()).toEqual([]);
 });

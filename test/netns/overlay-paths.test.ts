@@ -7,7 +7,6 @@
  * its latencies: two direct links of 42 and 28 ms, and a way round of 8 + 10 ms that tinc's
  * fewest-hops rule leaves unused while a direct link is up.
  */
-import type { Topology } from '../../core/topology';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,25 +27,18 @@ import { formatPath } from '../../infra/local/overlay-paths';
 import { fleetPaths } from '../../infra/local/state';
 import { sleep, waitFor } from '../../platform/wait';
 import { useLocalFleet } from '../support/local-fleet';
+import { linkedSites } from '../support/small-topology';
 
 jest.setTimeout(120_000);
 
 const fleet = { kind: 'local' } as const;
 
-const TRIANGLE: Topology = {
-  name: 'paths',
-  nodes: [
-    { name: 'op1', site: 'a' },
-    { name: 'op2', site: 'b' },
-    { name: 'op3', site: 'c' },
-  ],
-  links: [
-    { a: 'op1', b: 'op3', latencyMs: 42, bandwidthMbps: 100 },
-    { a: 'op1', b: 'op3', type: 1, latencyMs: 28, bandwidthMbps: 100 },
-    { a: 'op1', b: 'op2', latencyMs: 8, bandwidthMbps: 100 },
-    { a: 'op2', b: 'op3', latencyMs: 10, bandwidthMbps: 100 },
-  ],
-};
+const TRIANGLE = linkedSites('paths', [
+  ['op1', 'op3', 42],
+  ['op1', 'op3', 28, 1],
+  ['op1', 'op2', 8],
+  ['op2', 'op3', 10],
+]);
 
 /** `fast` detects a dead meta connection in 1 + 1 s (tinc's whole seconds); a reconnect is a few round trips. */
 const SETTLE_AFTER_CUT_MS = 7_000;

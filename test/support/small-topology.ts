@@ -88,6 +88,23 @@ export function writeThreeSitesScenario(
   return file;
 }
 
+/** One link of `sites`: its ends, its round trip, and its connection type when not the first (0). */
+export type SiteLink = [a: string, b: string, latencyMs: number, type?: number];
+
+/**
+ * A topology of the nodes its links name, each node its own site, every link 100 Mbit/s unless
+ * given: the small fleets tests and benchmarks build for one question each.
+ */
+export function linkedSites(name: string, links: SiteLink[], options: { client?: string; bandwidthMbps?: number } = {}): Topology {
+  const nodes = [...new Set(links.flatMap(([a, b]) => [a, b]))];
+  return {
+    name,
+    ...(options.client ? { client: options.client } : {}),
+    nodes: nodes.map((node) => ({ name: node, site: node })),
+    links: links.map(([a, b, latencyMs, type]) => ({ a, b, ...(type ? { type } : {}), latencyMs, bandwidthMbps: options.bandwidthMbps ?? 100 })),
+  };
+}
+
 /**
  * Three sites every pair linked (one pair twice, its type 1 link the faster) and a client beside
  * `lsa` linked to each: a fleet a stack without an overlay can run (every pair has a direct link).

@@ -31,18 +31,21 @@ describe('telemetry sampler on this host', () => {
     const sampler = new TelemetrySampler({ classify });
     await sleep(100); // past node's start-up, so the child spins for the whole interval
     await sampler.begin();
-    const [ns0, t0] = [onCpuNs(busy.pid!), performance.now()];
+    const [ns0, t0, own0] = [onCpuNs(busy.pid!), performance.now(), process.cpuUsage()];
     await sleep(1000);
     const sample = await sampler.sample();
-    const [ns1, t1] = [onCpuNs(busy.pid!), performance.now()];
+    const [ns1, t1, own] = [onCpuNs(busy.pid!), performance.now(), process.cpuUsage(own0)];
     const scheduled = (100 * (ns1 - ns0)) / 1e6 / (t1 - t0);
+    const ownPercent = (100 * (own.user + own.system)) / 1e3 / (t1 - t0);
 
     expect(sampler.classified()).toEqual({ [BUSY_ROLE]: 1, worker: 1 });
     // About one core when the host is quiet; on this shared 2-core host whatever the scheduler gave it.
     expect(Math.abs(sample.roles[BUSY_ROLE] - scheduled)).toBeLessThan(10);
     expect(sample.roles[BUSY_ROLE]).toBeGreaterThan(40);
     expect(sample.roles[BUSY_ROLE]).toBeLessThanOrEqual(105);
-    expect(sample.roles.worker).toBeLessThan(20);
+    // This process, as its own account says: the jest runner beside the test does other work in
+    // some seconds (31 % of a core was seen), so its share is compared, not bounded.
+    expect(Math.abs(sample.roles.worker - ownPercent)).toBeLessThan(10);
     expect(Object.keys(sample.roles).sort()).toEqual(['other', BUSY_ROLE, 'worker'].sort());
     // The host was at least as busy as the spinner alone.
     expect(sample.hostBusyPercent).toBeGreaterThanOrEqual((sample.roles[BUSY_ROLE] / sample.cores) * 0.95);
