@@ -162,9 +162,12 @@ async function ringReadCost(adapter: DatabaseAdapter, node: InventoryNode): Prom
   console.log(
     `cassandra ring reads for ${seconds} s, as a resize's wait makes them: nodetool status then 1 s, repeated: ${polled.runs} JVMs, ${polled.cpuS.toFixed(1)} CPU-s (${share(polled.cpuS)}); one ring watcher: ${watched.cpuS.toFixed(1)} CPU-s (${share(watched.cpuS)})`,
   );
-  // Why the adapter watches the ring with one JVM: it must cost less than a JVM a second.
+  // Why the adapter watches the ring with one JVM: it must cost less than a JVM a second. A cost on
+  // this machine, and in --short's 6 s mostly the JVMs' start-up (under load 2 nodetool runs fit
+  // in it, not 4: 1.5 x in one CI run), so it is judged in full mode.
   targets.atLeast('cassandra ring reads, nodetool polling CPU / ring watcher CPU', polled.cpuS / Math.max(watched.cpuS, 0.01), 2, ' x', {
     digits: 1,
+    kind: 'speed',
   });
 }
 
