@@ -2,7 +2,8 @@
 # Runs every benchmark in its short mode (`--short`), so that none can break unseen: a benchmark
 # passes when it exits 0 and its last line is its judgement of its targets (`targets: N met, M
 # missed`, bench/targets.ts). Each one's output goes to the terminal; one line per benchmark
-# (`bench <name>: passed|failed in <s> s; targets: ...`) goes to $BENCH_RESULTS when set, for CI.
+# (`bench <name>: passed|failed in <s> s; targets: ...`) goes to $BENCH_RESULTS when set, for CI,
+# and each missed target's line to $BENCH_RESULTS.missed.
 # Each builds its own fleet; which may run beside which is scripts/run-tests.sh's to say.
 # Usage: run-benchmarks.sh [name...] (default: every one); run-benchmarks.sh --list
 set -uo pipefail
@@ -37,6 +38,8 @@ for name in "${BENCHES[@]}"; do
   log=$(mktemp /tmp/fb-bench-log.XXXXXX)
   if timeout 600 npx tsx "$script" --short 2>&1 | tee "$log"; then result=passed; else result=failed; fi
   judged=$(grep -E '^targets: [0-9]+ met, [0-9]+ missed' "$log" | tail -n 1)
+  # The missed targets themselves, for CI's summary of what failed.
+  [ -n "${BENCH_RESULTS:-}" ] && grep -E '^target .*: MISSED$' "$log" | sed "s/^/bench $name: /" >>"$BENCH_RESULTS.missed"
   rm -f "$log"
   [ -n "$judged" ] || { judged="targets: none judged (the benchmark printed no targets line)"; result=failed; }
   [ "$result" = failed ] && failed=1

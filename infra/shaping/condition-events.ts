@@ -212,21 +212,29 @@ export async function partition(net: FleetNetwork, groups: string[][]): Promise<
   return net.partition(linksBetweenGroups(groups, fleet));
 }
 
-/** Cuts and restores a link every half period for `forS` seconds, and leaves it restored. */
+/**
+ * Cuts and restores a link every half period for `forS` seconds, and leaves it restored. Each cut
+ * and restore is due at its place on a timeline fixed at the start (cycle k cuts at k periods), so
+ * slow cut or restore calls make a flip late, never drop one: a flap has ceil(forS / periodS) flips.
+ */
 export async function flap(net: FleetNetwork, link: string, periodS: number, forS: number, onStep?: () => void): Promise<number> {
   net.link(link);
   const start = Date.now();
+  const periodMs = periodS * 1000;
+  const cycles = Math.ceil(forS / periodS - 1e-9);
+  const until = (atMs: number) => sleep(Math.max(0, start + atMs - Date.now()));
   let flips = 0;
   try {
-    while ((Date.now() - start) / 1000 < forS) {
+    for (let k = 0; k < cycles; k++) {
+      await until(k * periodMs);
       await net.cut(link);
       onStep?.();
-      await sleep(Math.min((periodS * 1000) / 2, Math.max(0, start + forS * 1000 - Date.now())));
+      await until(Math.min(k * periodMs + periodMs / 2, forS * 1000));
       await net.restore(link);
       flips++;
       onStep?.();
-      await sleep(Math.min((periodS * 1000) / 2, Math.max(0, start + forS * 1000 - Date.now())));
     }
+    await until(forS * 1000);
   } finally {
     await net.restore(link);
   }

@@ -57,13 +57,28 @@ async function quiet(): Promise<void> {
   );
 }
 
-/** The sequence numbers a train of 300 datagrams lost after the network was reset with `seed`. */
+/**
+ * The sequence numbers a train of 300 datagrams lost after the network was reset with `seed`. The
+ * loss draws once per datagram on the link, so the train must have the link to itself: a datagram
+ * of the overlay's own in the middle of it (a WireGuard handshake or keepalive, a tinc probe) shifts
+ * every later draw by one, as one CI run showed (the same drops, one datagram earlier). Such a
+ * train is sent again, at most twice, and says so.
+ */
 async function lostWith(seed: number): Promise<number[]> {
-  await quiet();
-  await resetNetwork({ fleet, lossSeed: seed });
-  const train = await oneWay('fb-ls1', 'fb-ls2', { address: findNode(inventory(), 'ls2').overlayAddress, port: 7200, count: 300, intervalMs: 1 });
-  const arrived = new Set(train.received);
-  return Array.from({ length: train.sent }, (_, i) => i).filter((i) => !arrived.has(i));
+  for (let attempt = 1; ; attempt++) {
+    await quiet();
+    await resetNetwork({ fleet, lossSeed: seed });
+    const before = await offered();
+    const train = await oneWay('fb-ls1', 'fb-ls2', { address: findNode(inventory(), 'ls2').overlayAddress, port: 7200, count: 300, intervalMs: 1 });
+    // The train and the `end` datagram that closes it.
+    const onLink = (await offered()) - before;
+    if (onLink === train.sent + 1 || attempt === 3) {
+      expect({ seed, onLink }).toEqual({ seed, onLink: train.sent + 1 });
+      const arrived = new Set(train.received);
+      return Array.from({ length: train.sent }, (_, i) => i).filter((i) => !arrived.has(i));
+    }
+    console.log(`seed ${seed}, train ${attempt}: ${onLink - train.sent - 1} datagram(s) not the train's crossed the link during it; sent again`);
+  }
 }
 
 test('the same seed drops the same datagrams of the same train; another seed drops others', async () => {

@@ -7,7 +7,8 @@ import { validateTopology } from '../../core/validate-topology';
 import { linkConditionsOf, type Topology } from '../../core/topology';
 import { conditionsBetween, rampFraction, referenceConditions, scaledConditions } from '../../core/link-conditions';
 import { linksBetweenGroups, selectLinks } from '../../core/link-selection';
-import { targetOf } from '../../infra/shaping/condition-events';
+import { flap, targetOf } from '../../infra/shaping/condition-events';
+import type { FleetNetwork } from '../../infra/shaping/fleet-network';
 import { inputProblems } from '../support/input-problems';
 import { eventPlanner } from '../support/event-planning';
 
@@ -198,4 +199,19 @@ describe('ramps and targets', () => {
       jitterMs: 1,
     });
   });
+});
+
+test('a flap keeps its timeline when cutting and restoring are slow: every cycle flips, none is dropped', async () => {
+  // Stands in for a busy emulator: each cut and restore takes 250 ms (a real fleet's flap is in
+  // test/netns/link-conditions.test.ts; this pins the schedule, which a busy CI host stretched).
+  const calls: string[] = [];
+  const slow = (what: string) => async () => {
+    calls.push(what);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  };
+  const net = { link: () => undefined, cut: slow('cut'), restore: slow('restore') } as unknown as FleetNetwork;
+  const started = Date.now();
+  expect(await flap(net, 'alpha-bravo/0', 1, 3)).toBe(3);
+  expect(calls).toEqual(['cut', 'restore', 'cut', 'restore', 'cut', 'restore', 'restore']);
+  expect(Date.now() - started).toBeLessThan(3600);
 });
