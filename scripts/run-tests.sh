@@ -106,6 +106,7 @@ wait
 
 # ---- stage 2: alone ------------------------------------------------------------------------------
 stage2_started=$(date +%s)
+bash scripts/wait-quiet.sh
 step quiet go bash scripts/run-test-scripts.sh
 # shellcheck disable=SC2046
 step quiet "jest (timing)" npx jest --runInBand --selectProjects unit netns engine --testPathPatterns "$QUIET_TESTS" $(jest_json timing)
