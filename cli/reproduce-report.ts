@@ -18,6 +18,7 @@ import { namingFleets, runFigures, type CellPlacement, type Figure, type PhaseCl
 import { runsOf, sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
 import type { PlannedPart, PlannedReproduction } from './reproduce-plan';
+import { REPRODUCTIONS } from '../core/reproduce/catalogue';
 
 /**
  * The client each phase of a recorded cell ran with, from the run's own record of its plan: its
@@ -166,12 +167,34 @@ export async function writeComparison(
   return `${markdown}\ncomparison: ${path.join(dir, 'comparison.md')} (and comparison.json, ${path.basename(html)})${suite ? `; suite table: ${suite}` : ''}`;
 }
 
-/** The page docs/reproduce.md: its heading and the suite table filled from `dir`. */
+/** How to fill the suite page and read it: kept on the page, which the suite table rewrites whole. */
+const SUITE_HOW_TO = [
+  'How to run it (about 2.5 hours of plan for every experiment on a 2-core host; `npx fragbench reproduce all --plan` prints',
+  "each experiment's estimate, deviations from the published set-up, and what it compares or not and why):",
+  '',
+  '```sh',
+  'FRAGBENCH_TASK_QUEUE=fb-repro npx fragbench reproduce all --suite-table docs/reproduce.md',
+  'FRAGBENCH_TASK_QUEUE=fb-repro npx fragbench reproduce latency overlay-paths --suite-table docs/reproduce.md   # some of them',
+  'npx fragbench reproduce --resume results/reproduce-<stamp> --report-only --suite-table docs/reproduce.md   # again, from a directory',
+  '```',
+  '',
+  "Each experiment's own comparison, with its deviations and every figure, is in `results/reproduce-<stamp>/comparison.md` and `.html`.",
+].join('\n');
+
+/** The page docs/reproduce.md: its heading, how to fill it, which experiments this run covered, and the suite table from `dir`. */
 export function suitePage(dir: string, comparisons: ExperimentComparison[]): string {
+  const ran = new Set(comparisons.map((c) => c.reproduction.id));
+  const notRun = REPRODUCTIONS.map((r) => r.id).filter((id) => !ran.has(id));
+  const scope =
+    notRun.length === 0
+      ? `This run covered every experiment of the catalogue (${ran.size}).`
+      : `This run covered ${ran.size} of the catalogue's ${REPRODUCTIONS.length} experiments (${[...ran].join(', ')}); not run: ${notRun.join(', ')}. Their figures are in no row below.`;
   return [
     '# Reproducing the published results: the suite',
     '',
-    `One row per published figure and claim of every experiment (core/reproduce/published-results.json), from one run of \`fragbench reproduce\`.`,
+    `One row per published figure and claim of each experiment run (core/reproduce/published-results.json), from one run of \`fragbench reproduce\`. ${scope}`,
+    '',
+    SUITE_HOW_TO,
     '',
     suiteTable(comparisons, path.relative(process.cwd(), dir) || dir),
   ].join('\n');

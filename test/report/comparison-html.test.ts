@@ -132,6 +132,9 @@ test('the suite table: every row of every experiment, then the counts per experi
   const suite = readFileSync(path.join(dir, 'suite.md'), 'utf8');
   expect(suite).toMatch(/^# Reproducing the published results: the suite$/m);
   expect(suite).toContain('Filled from `');
+  // Which experiments the run covered, and how to run the others, stay on the page it rewrites.
+  expect(suite).toMatch(/This run covered 2 of the catalogue's \d+ experiments \(latency, traffic\); not run: .*overlay-paths/);
+  expect(suite).toContain('fragbench reproduce all --suite-table docs/reproduce.md');
   expect(suite).toMatch(/^\| experiment \| figure \| published \| ours \| agrees \| verdict \|$/m);
   for (const id of [...publishedIds('latency'), ...publishedIds('traffic')]) expect(suite).toContain(` | ${id} | `);
   expect(suite).toMatch(/^\| experiment \| repetitions \| agree \| disagree \| undecided \| not comparable here \(why\) \|$/m);
