@@ -131,7 +131,10 @@ export function epochParts(): ReproductionPart[] {
         ...shared(experiment),
         name: 'reproduce-latency-cassandra',
         // Below 3 nodes Cassandra refuses a decommission unless forced (its system keyspaces keep 3 replicas).
-        database: { name: 'cassandra', nodes: 'all', options: { allowBelowSystemReplication: true } },
+        // Nearest the client first: the first node is the cluster's seed, which is never removed, and
+        // the trend removes the farthest (with the topology's order, melbourne was the seed and the
+        // first shrink was refused: run of 2026-11-27).
+        database: { name: 'cassandra', nodes: sitesNearestClientFirst(), options: { allowBelowSystemReplication: true } },
         ycsb: { ...ycsb, target: LATENCY_CEILINGS.cassandra },
         phases: [{ phase: 'flush' }, LOAD_PHASE, warmup(30), ...latencyEpochs(), ...trendPhases()],
       },

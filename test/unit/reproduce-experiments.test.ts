@@ -7,6 +7,7 @@
  */
 import { planReproduction, type PlannedReproduction } from '../../cli/reproduce-plan';
 import { REPRODUCTIONS } from '../../core/reproduce/catalogue';
+import { epochParts } from '../../core/reproduce/latency';
 import { compareReproduction, type ComparisonRow } from '../../core/reproduce/comparison';
 import { namingFleets, runFigures, type Figure } from '../../core/reproduce/figures';
 import type { OverlayPath } from '../../core/overlay-path';
@@ -167,4 +168,14 @@ test('link-removal: outages after the removals that moved the client’s paths, 
   expect(row('lr-cassandra-zero').agreement).toBe('agree');
   // As often as Cassandra, not less: the "fewer than Cassandra" part fails.
   expect(row('lr-redis-unresponsive').agreement).toBe('undecided');
+});
+
+test("latency: the Cassandra trend's shrinks never remove the cluster's seed (its first node), and end on the nodes nearest the client", () => {
+  const cassandra = epochParts().find((p) => p.id === 'cassandra')!.scenario;
+  const nodes = cassandra.database?.nodes as string[];
+  expect(nodes).toHaveLength(8);
+  const removed = cassandra.phases.flatMap((p) => ('events' in p ? (p.events ?? []) : [])).flatMap((e) => ('remove' in e ? [e.remove].flat() : []));
+  expect(removed).toHaveLength(6);
+  expect(removed).not.toContain(nodes[0]);
+  expect(nodes.filter((n) => !removed.includes(n))).toEqual(nodes.slice(0, 2));
 });
