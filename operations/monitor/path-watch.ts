@@ -10,7 +10,7 @@
  */
 import { statSync } from 'node:fs';
 import type { Inventory } from '../../core/inventory';
-import { formatPath, pairName, pathChanges, type PathChange } from '../../core/overlay-path';
+import { formatPath, pairName, pathChanges, type OverlayPath, type PathChange } from '../../core/overlay-path';
 import { tincTimers } from '../../core/failover';
 import { overlayPaths } from '../../infra/local/overlay-paths';
 import { fleetPaths, readState } from '../../infra/local/state';
@@ -21,6 +21,8 @@ const RECONNECT_MS = 5_000;
 export interface PathWatch {
   /** Call once a second; reads the paths only while a network change may still be moving them. */
   tick(): Promise<void>;
+  /** The path the pair's packets took when last read (either way round), if the watch has read it. */
+  pathOf(this: void, from: string, to: string): OverlayPath | undefined;
 }
 
 /** The local fleet that is up as this inventory, if it is one. */
@@ -49,6 +51,7 @@ export function pathWatch(
   const timers = inventory.overlay?.failover ?? tincTimers();
   const settleMs = (timers.pingInterval + timers.pingTimeout) * 1000 + RECONNECT_MS;
   const current = new Map<string, string>();
+  const latest = new Map<string, OverlayPath>();
   let seenChange: number | undefined;
   let watchUntil = 0;
   return {
@@ -68,9 +71,13 @@ export function pathWatch(
       if (!paths) return;
       const changes = pathChanges(current, paths, now);
       if (changes.length === 0) return;
-      for (const c of changes) current.set(pairName(c), formatPath(c));
+      for (const c of changes) {
+        current.set(pairName(c), formatPath(c));
+        latest.set(pairName(c), c);
+      }
       if (!first) watchUntil = Math.max(watchUntil, Date.now() + settleMs);
       await store(changes);
     },
+    pathOf: (from, to) => latest.get(pairName({ from, to })) ?? latest.get(pairName({ from: to, to: from })),
   };
 }

@@ -11,7 +11,7 @@ import { FleetNetwork } from '../../infra/shaping/fleet-network';
 import { execFor } from '../../services/exec/transports';
 import { loadInventory } from '../../services/inventory/inventory-loader';
 import { ping } from '../../services/probes/ping';
-import { configuredRttMs, nextPairs, probePairs, type RttProbe } from '../../services/probes/rtt-probe';
+import { expectedRttMs, nextPairs, probePairs, type RttProbe } from '../../services/probes/rtt-probe';
 import { ResultsStore } from '../../services/results/results-store';
 import type { MonitorInput } from '../../core/telemetry';
 import type { RecordedEvent } from '../../core/events';
@@ -21,14 +21,21 @@ import type { FleetProcess } from '../../infra/local/state';
 import type { DatabaseAdapter } from '../../core/database';
 import { adapterFor } from '../../services/databases/registry';
 import { startHostTelemetry } from '../telemetry/host-telemetry';
-import { pathWatch } from './path-watch';
+import { pathWatch, type PathWatch } from './path-watch';
 
 const DEFAULT_PROBES_PER_SECOND = 2;
 /** One echo, given up after this long: a lost probe is a result (null), not an error. */
 const PROBE_TIMEOUT_S = 1;
 
 /** Pings the next pairs in rotation and stores what came back beside the configured RTT. */
-function prober(inventory: Inventory, network: FleetNetwork, nodes: string[], perSecond: number, store: (probes: RttProbe[]) => Promise<void>) {
+function prober(
+  inventory: Inventory,
+  network: FleetNetwork,
+  nodes: string[],
+  perSecond: number,
+  store: (probes: RttProbe[]) => Promise<void>,
+  pathOf?: PathWatch['pathOf'],
+) {
   const pairs = probePairs(inventory, [...new Set([...nodes, inventory.clientNode])]);
   let cursor = 0;
   let count = 0;
@@ -42,7 +49,7 @@ function prober(inventory: Inventory, network: FleetNetwork, nodes: string[], pe
       const settings = network.settings();
       const probes = await Promise.all(
         next.batch.map(async (pair): Promise<RttProbe | undefined> => {
-          const configuredMs = configuredRttMs(pair, settings);
+          const configuredMs = expectedRttMs(pair, settings, pathOf?.(pair.from, pair.to));
           if (configuredMs === undefined) return undefined;
           // No route (a node whose overlay daemon just died) is a lost probe too, not a broken monitor.
           const result = await ping(execFor(findNode(inventory, pair.from).exec), pair.address, 1, PROBE_TIMEOUT_S).catch(() => undefined);
@@ -164,10 +171,15 @@ export async function startPhaseMonitor(input: MonitorInput, onSecond: (progress
     telemetrySeconds++;
     void keep(store.appendStream(runId, cellId, phaseIndex, 'telemetry', [sample]));
   });
-  const probes = prober(inventory, new FleetNetwork(inventory), input.nodes, input.probesPerSecond ?? DEFAULT_PROBES_PER_SECOND, (done) =>
-    store.appendStream(runId, cellId, phaseIndex, 'probes', done),
-  );
   const paths = pathWatch(inventory, (changes) => store.appendStream(runId, cellId, phaseIndex, 'paths', changes));
+  const probes = prober(
+    inventory,
+    new FleetNetwork(inventory),
+    input.nodes,
+    input.probesPerSecond ?? DEFAULT_PROBES_PER_SECOND,
+    (done) => store.appendStream(runId, cellId, phaseIndex, 'probes', done),
+    paths?.pathOf,
+  );
   const storeFault = (fault: RecordedEvent) => store.appendStream(runId, cellId, phaseIndex, 'faults', [fault]);
   const origin = input.originMs ?? Date.now();
   const daemons = inventory.source === 'local' ? supervisor(origin, storeFault) : undefined;

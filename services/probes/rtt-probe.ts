@@ -9,6 +9,7 @@
 import type { Inventory, InventoryLink } from '../../core/inventory';
 import { conditionsOf, isCutAnyWay, type NetworkSettings } from '../../core/network';
 import { roundTripMs } from '../../core/link-conditions';
+import type { OverlayPath } from '../../core/overlay-path';
 
 export type { RttProbe } from '../../core/verdict';
 
@@ -40,6 +41,23 @@ export function configuredRttMs(pair: ProbePair, settings: NetworkSettings): num
   const up = pair.links.filter((l) => !isCutAnyWay(settings, l.id));
   if (up.length === 0) return undefined;
   return Math.min(...up.map((l) => roundTripMs(conditionsOf(l, settings))));
+}
+
+/**
+ * What a probe of the pair should measure now. Where the overlay's path is known, the RTT of the
+ * direct link tinc actually uses: which of a pair's links tinc takes, and when it leaves one, is
+ * the overlay's behaviour (under `tinc-defaults` it stays on a slower link, or a cut one for up
+ * to a minute, as published), not the emulator's accuracy, which is what the probes judge. A pair
+ * whose packets go round through another node, or still to a cut link, is not probed: undefined.
+ * Without a known path (or link), the fastest uncut direct link, as the overlay is steered to use.
+ */
+export function expectedRttMs(pair: ProbePair, settings: NetworkSettings, path?: OverlayPath): number | undefined {
+  if (!path) return configuredRttMs(pair, settings);
+  if (path.hops.length !== 2) return undefined;
+  const link = pair.links.find((l) => l.id === path.links[0]);
+  // A direct hop whose link tinc's dump does not name right now (`?`): as steered.
+  if (!link) return configuredRttMs(pair, settings);
+  return isCutAnyWay(settings, link.id) ? undefined : roundTripMs(conditionsOf(link, settings));
 }
 
 /** The next `count` pairs after `cursor`, wrapping; returns them and the new cursor. */
