@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 LAN_TESTS='test/db/'
 VM_TESTS='test/netns/vm-[^/]*\.test\.ts|test/engine/vm-scenario\.test\.ts'
 FLEET_TESTS='test/engine/(bare-host|cli-run-local)\.test\.ts|test/netns/(fleet|cli-fleet|heal)\.test\.ts'
-QUIET_TESTS='test/netns/(emulator|link-conditions|trace-replay|overlay-paths|loss-seed|moving-site|tcconfig-comparison|light-stacks)\.test\.ts|test/engine/scenario-engine\.test\.ts|test/unit/telemetry-sampler\.test\.ts'
+QUIET_TESTS='test/netns/(emulator|link-conditions|trace-replay|overlay-paths|loss-seed|moving-site|tcconfig-comparison|light-stacks)\.test\.ts|test/engine/scenario-engine\.test\.ts|test/unit/(telemetry-sampler|trace-replay)\.test\.ts'
 FLEETLESS_PROJECTS=(unit report infra cli workflow)
 LAN_BENCHES=(db)
 VM_BENCHES=(vm-nodes)
@@ -36,7 +36,7 @@ fail() { echo "run-tests: $*" >&2; exit 2; }
 # A file matched by no lane would never run; one matched by two would run twice.
 check_assignment() {
   local file n pattern
-  for file in test/netns/*.test.ts test/db/*.test.ts test/engine/*.test.ts test/unit/telemetry-sampler.test.ts; do
+  for file in test/netns/*.test.ts test/db/*.test.ts test/engine/*.test.ts test/unit/telemetry-sampler.test.ts test/unit/trace-replay.test.ts; do
     n=0
     for pattern in "$LAN_TESTS" "$VM_TESTS" "$FLEET_TESTS" "$QUIET_TESTS"; do
       [[ $file =~ $pattern ]] && n=$((n + 1))

@@ -138,6 +138,8 @@ export function epochParts(): ReproductionPart[] {
         ycsb: { ...ycsb, target: LATENCY_CEILINGS.cassandra },
         phases: [{ phase: 'flush' }, LOAD_PHASE, warmup(30), ...latencyEpochs(), ...trendPhases()],
       },
+      // The list above only orders the nodes (seed first); its size is still the experiment's.
+      replan: { minDataNodes: 8, why: 'one node per published site; fewer nodes are measured by the trend after the epochs' },
     },
   ];
 }

@@ -9,6 +9,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, rmdirSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHost } from '../../platform/command';
+import { waitFor } from '../../platform/wait';
 import { StorageError } from '../../core/errors';
 import type { Sample } from '../../core/samples';
 import { YCSB_DEFAULTS } from '../../core/scenario';
@@ -107,11 +108,20 @@ test("a phase's client stops at once when its samples no longer fit, and what it
   let stopped: unknown;
   let reported = 0;
   const run = async ({ onSample, signal }: { onSample?: (s: Sample) => void; signal?: AbortSignal }) => {
-    // A client reporting one second per tick until it is stopped; the disk fills after its fifth second.
+    // A client reporting one second per tick until it is stopped; the disk fills once its first five
+    // seconds are on it (the store writes behind the client: on a loaded CI host none had reached the
+    // disk 5 ms after the fifth, so the fill waits for them rather than for a time).
     for (let s = 1; !signal!.aborted; s++) {
       onSample?.(sample(s));
       reported = s;
-      if (s === 5) fillTheDisk();
+      if (s === 5) {
+        await waitFor(async () => (await store.readStreamLines<Sample>('r3', 'c1', 0, 'samples')).records.length >= 5, {
+          what: 'the first five seconds to be stored',
+          timeoutMs: 10_000,
+          intervalMs: 5,
+        });
+        fillTheDisk();
+      }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     stopped = signal!.reason;
