@@ -24,6 +24,13 @@ jest.setTimeout(120_000);
 const scratch = mkdtempSync(path.join(tmpdir(), 'fb-cli-dev-'));
 const env = scratchEnv(scratch);
 const state = (file: string) => path.join(env.FRAGBENCH_STATE_DIR, file);
+const cmdlineOf = (pid: number | undefined): string | undefined => {
+  try {
+    return pid === undefined ? undefined : readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return undefined;
+  }
+};
 const faults = (): DevFault[] =>
   existsSync(state('dev-faults.jsonl'))
     ? readFileSync(state('dev-faults.jsonl'), 'utf8')
@@ -99,8 +106,17 @@ test('dev restarts a killed worker and a killed server, records each death, and 
   try {
     await printed(again, /fragbench worker: polling/, 90_000);
     const adoptedWorker = readPidFile(state('dev-worker.pid'))!;
+    // What `--stop` will find, printed with a failure (it once said "no dev server of ours" here, in
+    // one CI run of five, and the cause is not known yet).
+    const serverPid = readPidFile(state('temporal-dev.pid'));
+    const found = {
+      serverPid,
+      alive: serverPid !== undefined && isAlive(serverPid),
+      cmdline: cmdlineOf(serverPid),
+      devOutput: again.stdout().slice(-2000),
+    };
     const stopped = await fragbench(['dev', '--stop'], env);
-    expect(stopped.stdout).toContain('dev server stopped');
+    expect({ said: stopped.stdout, found }).toMatchObject({ said: expect.stringContaining('dev server stopped') as unknown });
     await printed(again, /the dev server was stopped \(fragbench dev --stop\); stopping the worker/);
     expect(await again.exited).toBe(0);
     expect(isAlive(adoptedWorker)).toBe(false);
