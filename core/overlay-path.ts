@@ -34,9 +34,13 @@ export function formatPath(path: OverlayPath): string {
 /** `a-b`, the key of a pair whichever way it is named. */
 export const pairName = (path: Pick<OverlayPath, 'from' | 'to'>) => `${path.from}-${path.to}`;
 
-/** The paths that differ from `before` (every path when `before` is empty), stamped with `time`. */
-export function pathChanges(before: Map<string, string>, now: OverlayPath[], time: number): PathChange[] {
-  return now.filter((p) => before.get(pairName(p)) !== formatPath(p)).map((p) => ({ time, ...p }));
+/** The paths that differ from `before` (each pair's last path, by pairName; every path when empty), stamped with `time`. */
+export function pathChanges(before: Map<string, OverlayPath>, now: OverlayPath[], time: number): PathChange[] {
+  const changed = (p: OverlayPath) => {
+    const was = before.get(pairName(p));
+    return was === undefined || formatPath(was) !== formatPath(p);
+  };
+  return now.filter(changed).map((p) => ({ time, ...p }));
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import { statSync } from 'node:fs';
 import type { Inventory } from '../../core/inventory';
-import { formatPath, pairName, pathChanges, type OverlayPath, type PathChange } from '../../core/overlay-path';
+import { pairName, pathChanges, type OverlayPath, type PathChange } from '../../core/overlay-path';
 import { tincTimers } from '../../core/failover';
 import { overlayPaths } from '../../infra/local/overlay-paths';
 import { fleetPaths, readState } from '../../infra/local/state';
@@ -50,7 +50,7 @@ export function pathWatch(
   if (!plan) return undefined;
   const timers = inventory.overlay?.failover ?? tincTimers();
   const settleMs = (timers.pingInterval + timers.pingTimeout) * 1000 + RECONNECT_MS;
-  const current = new Map<string, string>();
+  // Each pair's path when last read: what a change is judged against, and what a probe expects.
   const latest = new Map<string, OverlayPath>();
   let seenChange: number | undefined;
   let watchUntil = 0;
@@ -69,12 +69,9 @@ export function pathWatch(
       // being restarted) is skipped, not a failed phase.
       const paths = await overlayPaths(plan).catch(() => undefined);
       if (!paths) return;
-      const changes = pathChanges(current, paths, now);
+      const changes = pathChanges(latest, paths, now);
       if (changes.length === 0) return;
-      for (const c of changes) {
-        current.set(pairName(c), formatPath(c));
-        latest.set(pairName(c), c);
-      }
+      for (const c of changes) latest.set(pairName(c), c);
       if (!first) watchUntil = Math.max(watchUntil, Date.now() + settleMs);
       await store(changes);
     },
