@@ -5,7 +5,7 @@ import { median, quantile } from '../services/probes/quantile';
 import { findNode, type Inventory } from '../core/inventory';
 
 /** Pairs pinged at once: enough to finish in seconds, few enough not to load two cores. */
-const PAIRS_AT_ONCE = 3;
+export const PAIRS_AT_ONCE = 3;
 
 export interface PairRtt {
   a: string;

@@ -35,19 +35,25 @@ import { closedConnections } from '../infra/local/tinc';
 import { runHost } from '../platform/command';
 import { sleep } from '../platform/wait';
 import { option, SHORT } from './args';
-import { rttPairs, type PairRtt } from './rtt-pairs';
+import { PAIRS_AT_ONCE, rttPairs, type PairRtt } from './rtt-pairs';
 import { runBenchmark, Targets } from './targets';
 
 const fleet = { kind: 'local' } as const;
 const TOPOLOGY = 'fhc-32';
 const SAMPLE_PAIRS = 12;
-const PINGS = option('pings', SHORT ? 5 : 20);
-const PING_INTERVAL_S = 0.05;
+// A pair's pings span 2 s, in short mode too: under the `fast` failover profile every tincd sends
+// its keepalives when the wall-clock second turns (tinc 1.0 checks its connections by time(NULL)),
+// ~1,000 packets through boringtun and fb-wan within ~200 ms on fhc-32, which delays a data packet
+// caught in that burst by up to ~40 ms on this 2-core host (idle fleet, 40 s of pings: client-melbourne
+// median 195 ms, p99 200, max 235). Five pings over 0.25 s put a median inside one burst in 5 of 9
+// short runs on 2026-11-28; a median over 2 s cannot sit in one.
+const PINGS = option('pings', 20);
+const PING_INTERVAL_S = 0.1;
 const IDLE_S = SHORT ? 4 : 30;
 const FLOWS = option('flows', SHORT ? 4 : 8);
 const FLOW_MBPS = option('mbps', 4);
-/** Long enough to cover a round of probes of every pair (~1 s per 3 pairs); the bench waits out the rest. */
-const FLOW_S = SHORT ? 8 : 75;
+/** Flows last a round of probes of every probed pair (pairs pinged a batch at a time), with a margin; the bench waits out the rest. */
+const flowSeconds = (probedPairs: number) => Math.ceil(FLOW_RAMP_MS / 1000 + Math.ceil(probedPairs / PAIRS_AT_ONCE) * (PINGS * PING_INTERVAL_S + 0.5) + 2);
 /** TCP's start and iperf3's omitted first second, before the loaded window opens. */
 const FLOW_RAMP_MS = 2500;
 const STACK: ProcessKind[] = ['emulator', 'wireguard', 'tinc'];
@@ -260,11 +266,12 @@ async function main(): Promise<void> {
     sayUse('probes only', probing, links);
 
     const flows = flowLinks(inventory, FLOWS);
+    const flowS = flowSeconds(probed.links.length);
     const flowsStarted = Date.now();
-    const carried = Promise.all(flows.map((l) => measureBandwidth({ fleet, from: l.a, to: l.b, seconds: FLOW_S, bitrateMbps: FLOW_MBPS })));
+    const carried = Promise.all(flows.map((l) => measureBandwidth({ fleet, from: l.a, to: l.b, seconds: flowS, bitrateMbps: FLOW_MBPS })));
     await sleep(FLOW_RAMP_MS);
     const busy = await observed(inventory, probe);
-    const probesOutlastedFlows = Date.now() > flowsStarted + FLOW_S * 1000;
+    const probesOutlastedFlows = Date.now() > flowsStarted + flowS * 1000;
     const loaded = hostUse(busy.telemetry);
     const goodputMbps = sum((await carried).map((r) => r.mbps));
     sayUse(`workload + probes`, loaded, links);
