@@ -53,7 +53,8 @@ const IDLE_S = SHORT ? 4 : 30;
 const FLOWS = option('flows', SHORT ? 4 : 8);
 const FLOW_MBPS = option('mbps', 4);
 /** Flows last a round of probes of every probed pair (pairs pinged a batch at a time), with a margin; the bench waits out the rest. */
-const flowSeconds = (probedPairs: number) => Math.ceil(FLOW_RAMP_MS / 1000 + Math.ceil(probedPairs / PAIRS_AT_ONCE) * (PINGS * PING_INTERVAL_S + 0.5) + 2);
+const flowSeconds = (probedPairs: number) =>
+  Math.ceil(FLOW_RAMP_MS / 1000 + Math.ceil(probedPairs / PAIRS_AT_ONCE) * (PINGS * PING_INTERVAL_S + 0.5) + 2);
 /** TCP's start and iperf3's omitted first second, before the loaded window opens. */
 const FLOW_RAMP_MS = 2500;
 const STACK: ProcessKind[] = ['emulator', 'wireguard', 'tinc'];

@@ -29,11 +29,17 @@ const PROJECT_ROOT = path.resolve(__dirname, '..');
 export function answers(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
+    let settled = false;
     const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
+    // Timers run before I/O in a turn of the event loop: after a blocked loop (bundling the
+    // workflows takes seconds of CPU) the timeout fires ahead of a connection the kernel made long
+    // ago. It is judged after that turn's I/O, so a blocked caller never reads a live server as gone.
+    socket.setTimeout(timeoutMs, () => setImmediate(() => done(false)));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
@@ -62,12 +68,28 @@ export function adoptDevServer(): ManagedProcess | undefined {
   return pid === undefined ? undefined : ManagedProcess.adopt({ pid, marker: MARKER, name: 'the Temporal dev server', logFile: DEV_SERVER.logFile });
 }
 
+/** Until the port answers while this server runs (a server that died is not ready because another process took its port). */
+function untilItAnswers(server: ManagedProcess): Promise<void> {
+  return server.waitReady(async () => (await answers(DEV_SERVER.ip, DEV_SERVER.port)) && server.isOurs(), {
+    what: `it to answer on ${DEV_SERVER.ip}:${DEV_SERVER.port}`,
+    timeoutMs: 60_000,
+    intervalMs: 250,
+  });
+}
+
 /**
  * Starts the dev server unless one answers already; says whether this call started it, and
  * which server of ours answers (none when a server of someone else's answers).
  */
 export async function ensureDevServer(log: (line: string) => void = console.log): Promise<{ started: boolean; server?: ManagedProcess }> {
   if (await answers(DEV_SERVER.ip, DEV_SERVER.port)) return { started: false, server: adoptDevServer() };
+  // Ours still runs but did not answer in time (starting, or a busy host): wait for it rather than
+  // start a second one, which would fail on the taken port and leave the PID file naming the dead one.
+  const running = adoptDevServer();
+  if (running) {
+    await untilItAnswers(running);
+    return { started: false, server: running };
+  }
   mkdirSync(path.dirname(DEV_SERVER.logFile), { recursive: true });
   const argv = [
     await temporalBinary(),
@@ -90,11 +112,7 @@ export async function ensureDevServer(log: (line: string) => void = console.log)
   const server = ManagedProcess.start({ argv, logFile: DEV_SERVER.logFile, marker: MARKER, name: 'the Temporal dev server' });
   writePidFile(DEV_SERVER.pidFile, server.pid);
   log(`Temporal dev server starting (pid ${server.pid}, log ${DEV_SERVER.logFile})`);
-  await server.waitReady(() => answers(DEV_SERVER.ip, DEV_SERVER.port), {
-    what: `it to answer on ${DEV_SERVER.ip}:${DEV_SERVER.port}`,
-    timeoutMs: 60_000,
-    intervalMs: 250,
-  });
+  await untilItAnswers(server);
   return { started: true, server };
 }
 
