@@ -7,11 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ResultsStore } from '../services/results/results-store';
 import type { CellRecord, RunRecord } from '../core/run-record';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
-import { temporalBinary } from '../worker/dev-server';
+import { localTemporal } from '../test/support/temporal';
 import { createWorker } from '../worker/worker';
 import { progressQuery, type RunProgress, type RunSummary, type ScenarioInput } from '../workflows/definitions';
 
@@ -31,7 +30,7 @@ const TASK_QUEUE = 'fragbench-bench';
 export async function withEngine<T>(topology: string, work: (runScenario: RunScenario) => Promise<T>): Promise<T> {
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'fb-bench-results-'));
   process.env.FRAGBENCH_RESULTS_DIR = resultsDir;
-  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
+  const env = await localTemporal();
   try {
     await fleetUp(topology);
     const worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue: TASK_QUEUE });

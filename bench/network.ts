@@ -16,6 +16,7 @@ import { stringify } from 'yaml';
 import { NetnsExec } from '../services/exec/transports';
 import { applyBandwidthEpoch, applyLatencyEpoch, cutLink, measureBandwidth, restoreLink } from '../operations/network/network-operations';
 import { ping } from '../services/probes/ping';
+import { linkBytes } from '../services/probes/traffic';
 import { median } from '../services/probes/quantile';
 import { loadInventory } from '../services/inventory/inventory-loader';
 import { findNode, type Inventory } from '../core/inventory';
@@ -56,6 +57,8 @@ const BANDWIDTH_SCALE = 0.2;
  */
 const iperfSeconds = (rttMs: number) => (SHORT && rttMs < 100 ? 5 : 10);
 const FAILOVER_TRIES = SHORT ? 1 : 3;
+/** The window over which the idle fleet's own bytes are counted. */
+const UPKEEP_S = SHORT ? 5 : 30;
 
 /** What the RTT of a link may be off by: its median, and its p99 (queueing and the relay's own jitter). */
 const medianLimitMs = (configuredMs: number) => Math.max(1, 0.02 * configuredMs);
@@ -236,6 +239,26 @@ const TWO_TYPES = linkedSites('bench-two-types', [
   ['pb', 'pc', 49],
 ]);
 
+/**
+ * Bytes the links carry with no database and no workload: tinc's keepalives (one PING and PONG per
+ * meta connection every PingInterval) and WireGuard's handshakes. Every traffic figure (the traffic
+ * reproduction's bytes per operation) stands on this floor, which grows with time, not operations.
+ */
+async function upkeep(inventory: Inventory): Promise<void> {
+  const execOf = (node: string) => new NetnsExec(`fb-${node}`);
+  const total = (bytes: Map<string, number>) => [...bytes.values()].reduce((a, b) => a + b, 0);
+  const before = await linkBytes(inventory, execOf);
+  const started = Date.now();
+  await sleep(UPKEEP_S * 1000);
+  const after = await linkBytes(inventory, execOf);
+  const perSecond = (total(after) - total(before)) / ((Date.now() - started) / 1000);
+  const { pingInterval } = readState()!.plan.tinc;
+  say(
+    `upkeep (no database, no workload; tinc PingInterval ${pingInterval} s): ${fmt(perSecond / 1000, 1)} kB/s over ${inventory.links.length} links ` +
+      `(${fmt(perSecond / inventory.links.length, 0)} B/s per link), counted by WireGuard over ${UPKEEP_S} s`,
+  );
+}
+
 async function main(): Promise<void> {
   if (readState()) throw new Error('a local fleet is up; the benchmark builds its own: run `fragbench fleet down` first');
   const scratch = mkdtempSync(join(tmpdir(), 'fb-bench-'));
@@ -246,6 +269,7 @@ async function main(): Promise<void> {
     const inventory = await loadInventory(fleet);
     say(`overlay RTT cost ${fmt(readState()!.baseRttMs ?? 0)} ms`);
     targets.atMost('fleet up fhc-8dc', upSeconds, 30, ' s', { kind: 'speed', digits: 1 });
+    await upkeep(inventory);
 
     for (const scale of SHORT ? [0.2] : [1.0, 0.2]) {
       await applyLatencyEpoch({ fleet, scale });

@@ -8,9 +8,10 @@
 import type { Workload } from '../ycsb';
 import { EPOCH_DEVIATIONS, LATENCY_WORKLOADS, X, X5, epochParts } from './latency';
 import { epochLabel, type ComparisonSpec, type NotCompared, type Reproduction, type ReproductionPart } from './experiment';
-import { fmt, greater, holdsIn, NotObserved, valuePerRepetition, type RepetitionFigures } from './observe';
+import { besideLine, fmt, greater, holdsIn, NotObserved, valuePerRepetition, type RepetitionFigures } from './observe';
 import type { Observation } from './rules';
 import { MONGODB_MYSQL } from './shared-deviations';
+import type { Figure } from './figures';
 
 /** A node's share of the data-node pairs' bytes at least this part of the mean share: "spread evenly". */
 export const EVEN_SHARE = 0.5;
@@ -48,10 +49,43 @@ export function spreadEvenly(r: RepetitionFigures, database: string, workload: W
   };
 }
 
+/**
+ * The epochs' bytes per second split into a part that grows with time (gossip, the cluster bus,
+ * tinc's and WireGuard's keepalives) and a part per operation: bytes/s = background + perOp x ops/s,
+ * solved from the two epochs. With a background, bytes per operation grow as throughput falls
+ * even when each operation moves the same bytes: the growth measures the background's weight.
+ */
+export function trafficSplit(r: RepetitionFigures, database: string, workload: Workload): { backgroundBytesPerS: number; perOpBytes: number } {
+  const at = (scale: number) => {
+    const ops = r.value({ database, phase: epochLabel(workload, scale), measure: 'throughput' });
+    return { ops, bytesPerS: ops * bytesPerOp(r, database, workload, scale) };
+  };
+  const [fast, slow] = [at(X), at(X5)];
+  if (fast.ops <= slow.ops) throw new NotObserved(`${database} ${UPPER(workload)}: throughput did not fall from 0.2 to 1.0`);
+  const perOpBytes = (fast.bytesPerS - slow.bytesPerS) / (fast.ops - slow.ops);
+  return { perOpBytes, backgroundBytesPerS: slow.bytesPerS - perOpBytes * slow.ops };
+}
+
+const splitBeside = (database: string, workload: Workload) => (p: Figure[][]) =>
+  `${database} ${UPPER(workload)}, bytes/s = background + bytes per operation x ops/s, solved from the epochs at 0.2 and 1.0, per repetition: ` +
+  besideLine(p, [
+    { label: 'background kB/s', read: (r) => trafficSplit(r, database, workload).backgroundBytesPerS / 1000 },
+    { label: 'kB per operation', read: (r) => trafficSplit(r, database, workload).perOpBytes / 1000 },
+    {
+      label: 'background share of the bytes at 1.0, %',
+      read: (r) => {
+        const { backgroundBytesPerS } = trafficSplit(r, database, workload);
+        const ops = r.value({ database, phase: epochLabel(workload, X5), measure: 'throughput' });
+        return (100 * backgroundBytesPerS) / (ops * bytesPerOp(r, database, workload, X5));
+      },
+    },
+  ]);
+
 const growthRow = (id: string, database: string, workload: Workload, as: 'ratio' | '%'): ComparisonSpec => ({
   id,
   ours: `${database} ${UPPER(workload)}: bytes per operation at 1.0 over 0.2${as === '%' ? ', as a rise in %' : ''}, all links, one sample per repetition`,
   observe: (p) => valuePerRepetition(p, as === '%' ? '%' : '', (r) => growth(r, database, workload, as)),
+  beside: splitBeside(database, workload),
 });
 
 const growthOrder = (workload: Workload, higher: string, lower: string) => (p: Parameters<ComparisonSpec['observe']>[0]) =>

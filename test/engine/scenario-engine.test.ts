@@ -18,13 +18,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { localTemporal } from '../support/temporal';
 import type { Worker } from '@temporalio/worker';
 import { runHost } from '../../platform/command';
 import type { CellRecord, RunRecord } from '../../core/run-record';
 import { fleetDown, fleetUp } from '../../infra/local/fleet';
 import { fleetStatus } from '../../infra/local/status';
-import { temporalBinary } from '../../worker/dev-server';
 import { createWorker } from '../../worker/worker';
 import { liveSample } from '../../cli/run-follow';
 import { progressQuery, type RunProgress, type RunSummary, type ScenarioInput } from '../../workflows/definitions';
@@ -44,7 +44,7 @@ const workerProcesses: ChildProcess[] = [];
 
 beforeAll(async () => {
   process.env.FRAGBENCH_RESULTS_DIR = resultsDir;
-  env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
+  env = await localTemporal();
   await fleetUp('fhc-4');
   worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue: TASK_QUEUE });
   workerDone = worker.run();

@@ -1,8 +1,24 @@
 /** A Temporal server of a test's own: the dev server binary on a free port, gone at teardown. */
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment, type DevServerConfig } from '@temporalio/testing';
 import { temporalBinary } from '../../worker/dev-server';
 
+/**
+ * The SDK gives the server a fixed 5 s to answer and kills it if it has not (sdk-core
+ * ephemeral_server): once in a CI run a cold start took longer. Three tries, each a fresh server.
+ */
+const TRIES = 3;
+
 /** `temporal server start-dev` through the SDK's test environment (DESIGN.md: the real binary, not a download). */
-export async function localTemporal(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: await temporalBinary() } } });
+export async function localTemporal(searchAttributes?: DevServerConfig['searchAttributes']): Promise<TestWorkflowEnvironment> {
+  const path = await temporalBinary();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createLocal({
+        server: { executable: { type: 'existing-path', path }, ...(searchAttributes ? { searchAttributes } : {}) },
+      });
+    } catch (err) {
+      if (attempt >= TRIES || !/did not start within/.test(String(err))) throw err;
+      console.error(`the test Temporal server did not answer within the SDK's 5 s (try ${attempt} of ${TRIES}); starting another`);
+    }
+  }
 }

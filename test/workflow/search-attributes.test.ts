@@ -7,8 +7,7 @@
  * unlabelled.
  */
 import { randomUUID } from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { temporalBinary } from '../../worker/dev-server';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createWorker } from '../../worker/worker';
 import { waitFor } from '../../platform/wait';
 import { SEARCH_ATTRIBUTES, type RunSummary } from '../../workflows/definitions';
@@ -19,9 +18,7 @@ jest.setTimeout(120_000);
 
 let labelled: TestWorkflowEnvironment;
 beforeAll(async () => {
-  labelled = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: await temporalBinary() }, searchAttributes: Object.values(SEARCH_ATTRIBUTES) },
-  });
+  labelled = await localTemporal(Object.values(SEARCH_ATTRIBUTES));
 });
 afterAll(async () => {
   await labelled?.teardown();
