@@ -10,7 +10,6 @@ import path from 'node:path';
 import { runHost } from '../../platform/command';
 import { writePrivate } from '../../platform/files';
 import { ManagedProcess } from '../../platform/process';
-import { answers } from '../../worker/dev-server';
 import { freeLoopbackPort } from './ports';
 
 export interface SshKeys {
@@ -52,7 +51,25 @@ export interface LoopbackSshd {
 const PRIVSEP_DIR = '/run/sshd';
 
 /** Starts `sshd -D` on 127.0.0.1 with a configuration of its own; resolves once it accepts connections. */
+/**
+ * A port from freeLoopbackPort can be taken by another test's server before sshd binds it; sshd
+ * then exits, and a check of the port alone would find the other server (ssh then waits forever
+ * for a banner: every test of a file timed out so in one CI run). Ready means sshd's own log says
+ * it listens there; a port lost that way is given up for a fresh one.
+ */
+const PORT_TRIES = 3;
+
 export async function startLoopbackSshd(keys: SshKeys, name: string, logLevel: 'INFO' | 'DEBUG1' = 'INFO'): Promise<LoopbackSshd> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(keys, name, logLevel);
+    } catch (err) {
+      if (attempt >= PORT_TRIES) throw err;
+    }
+  }
+}
+
+async function startOnFreePort(keys: SshKeys, name: string, logLevel: 'INFO' | 'DEBUG1'): Promise<LoopbackSshd> {
   mkdirSync(PRIVSEP_DIR, { recursive: true, mode: 0o755 });
   const port = await freeLoopbackPort();
   const config = path.join(keys.dir, `sshd-${name}.conf`);
@@ -83,7 +100,8 @@ export async function startLoopbackSshd(keys: SshKeys, name: string, logLevel: '
   // Once listening, sshd retitles itself "sshd: <its command line> [listener] ...", one string.
   const marker = [config, `sshd: ${argv.join(' ')}`];
   const sshd = ManagedProcess.start({ argv, logFile, marker, name: `sshd ${name}` });
-  await sshd.waitReady(() => answers('127.0.0.1', port), { what: `sshd ${name} to listen on 127.0.0.1:${port}`, timeoutMs: 10_000, intervalMs: 100 });
+  const listening = new RegExp(`Server listening on 127\\.0\\.0\\.1 port ${port}\\b`);
+  await sshd.waitReady({ logLine: listening }, { what: `sshd ${name} to listen on 127.0.0.1:${port}`, timeoutMs: 10_000, intervalMs: 100 });
   const stop = async () => {
     await sshd.stop();
     if (sshd.isAlive()) throw new Error(`sshd ${name} (pid ${sshd.pid}) still runs after its stop`);
