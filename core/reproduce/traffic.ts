@@ -55,7 +55,11 @@ export function spreadEvenly(r: RepetitionFigures, database: string, workload: W
  * solved from the two epochs. With a background, bytes per operation grow as throughput falls
  * even when each operation moves the same bytes: the growth measures the background's weight.
  */
-export function trafficSplit(r: RepetitionFigures, database: string, workload: Workload): { backgroundBytesPerS: number; perOpBytes: number } {
+export function trafficSplit(
+  r: RepetitionFigures,
+  database: string,
+  workload: Workload,
+): { backgroundBytesPerS: number; perOpBytes: number; backgroundShareAtX5: number } {
   const at = (scale: number) => {
     const ops = r.value({ database, phase: epochLabel(workload, scale), measure: 'throughput' });
     return { ops, bytesPerS: ops * bytesPerOp(r, database, workload, scale) };
@@ -63,7 +67,8 @@ export function trafficSplit(r: RepetitionFigures, database: string, workload: W
   const [fast, slow] = [at(X), at(X5)];
   if (fast.ops <= slow.ops) throw new NotObserved(`${database} ${UPPER(workload)}: throughput did not fall from 0.2 to 1.0`);
   const perOpBytes = (fast.bytesPerS - slow.bytesPerS) / (fast.ops - slow.ops);
-  return { perOpBytes, backgroundBytesPerS: slow.bytesPerS - perOpBytes * slow.ops };
+  const backgroundBytesPerS = slow.bytesPerS - perOpBytes * slow.ops;
+  return { perOpBytes, backgroundBytesPerS, backgroundShareAtX5: backgroundBytesPerS / slow.bytesPerS };
 }
 
 const splitBeside = (database: string, workload: Workload) => (p: Figure[][]) =>
@@ -71,14 +76,7 @@ const splitBeside = (database: string, workload: Workload) => (p: Figure[][]) =>
   besideLine(p, [
     { label: 'background kB/s', read: (r) => trafficSplit(r, database, workload).backgroundBytesPerS / 1000 },
     { label: 'kB per operation', read: (r) => trafficSplit(r, database, workload).perOpBytes / 1000 },
-    {
-      label: 'background share of the bytes at 1.0, %',
-      read: (r) => {
-        const { backgroundBytesPerS } = trafficSplit(r, database, workload);
-        const ops = r.value({ database, phase: epochLabel(workload, X5), measure: 'throughput' });
-        return (100 * backgroundBytesPerS) / (ops * bytesPerOp(r, database, workload, X5));
-      },
-    },
+    { label: 'background share of the bytes at 1.0, %', read: (r) => 100 * trafficSplit(r, database, workload).backgroundShareAtX5 },
   ]);
 
 const growthRow = (id: string, database: string, workload: Workload, as: 'ratio' | '%'): ComparisonSpec => ({

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { runHost } from '../../platform/command';
 import { writePrivate } from '../../platform/files';
 import { ManagedProcess } from '../../platform/process';
+import { withRetries } from '../../platform/retry';
 import { freeLoopbackPort } from './ports';
 
 export interface SshKeys {
@@ -50,7 +51,6 @@ export interface LoopbackSshd {
 /** sshd's privilege separation directory: the system service creates it at boot, a bare install does not. */
 const PRIVSEP_DIR = '/run/sshd';
 
-/** Starts `sshd -D` on 127.0.0.1 with a configuration of its own; resolves once it accepts connections. */
 /**
  * A port from freeLoopbackPort can be taken by another test's server before sshd binds it; sshd
  * then exits, and a check of the port alone would find the other server (ssh then waits forever
@@ -59,14 +59,9 @@ const PRIVSEP_DIR = '/run/sshd';
  */
 const PORT_TRIES = 3;
 
-export async function startLoopbackSshd(keys: SshKeys, name: string, logLevel: 'INFO' | 'DEBUG1' = 'INFO'): Promise<LoopbackSshd> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnFreePort(keys, name, logLevel);
-    } catch (err) {
-      if (attempt >= PORT_TRIES) throw err;
-    }
-  }
+/** Starts `sshd -D` on 127.0.0.1 with a configuration of its own; resolves once it listens. */
+export function startLoopbackSshd(keys: SshKeys, name: string, logLevel: 'INFO' | 'DEBUG1' = 'INFO'): Promise<LoopbackSshd> {
+  return withRetries(PORT_TRIES, () => startOnFreePort(keys, name, logLevel));
 }
 
 async function startOnFreePort(keys: SshKeys, name: string, logLevel: 'INFO' | 'DEBUG1'): Promise<LoopbackSshd> {

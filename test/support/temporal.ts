@@ -1,5 +1,6 @@
 /** A Temporal server of a test's own: the dev server binary on a free port, gone at teardown. */
 import { TestWorkflowEnvironment, type DevServerConfig } from '@temporalio/testing';
+import { withRetries } from '../../platform/retry';
 import { temporalBinary } from '../../worker/dev-server';
 
 /**
@@ -11,14 +12,13 @@ const TRIES = 3;
 /** `temporal server start-dev` through the SDK's test environment (DESIGN.md: the real binary, not a download). */
 export async function localTemporal(searchAttributes?: DevServerConfig['searchAttributes']): Promise<TestWorkflowEnvironment> {
   const path = await temporalBinary();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await TestWorkflowEnvironment.createLocal({
+  return withRetries(
+    TRIES,
+    () =>
+      TestWorkflowEnvironment.createLocal({
         server: { executable: { type: 'existing-path', path }, ...(searchAttributes ? { searchAttributes } : {}) },
-      });
-    } catch (err) {
-      if (attempt >= TRIES || !/did not start within/.test(String(err))) throw err;
-      console.error(`the test Temporal server did not answer within the SDK's 5 s (try ${attempt} of ${TRIES}); starting another`);
-    }
-  }
+      }),
+    (err) => /did not start within/.test(String(err)),
+    (failed) => console.error(`the test Temporal server did not answer within the SDK's 5 s (try ${failed} of ${TRIES}); starting another`),
+  );
 }
