@@ -125,10 +125,16 @@ export class NodeShell {
     await stopEscalating([onNode], { graceMs, pollMs: 200 });
   }
 
-  /** Whether a TCP port accepts connections at address (probed from this node). */
+  /**
+   * Whether a TCP port accepts connections at address (probed from this node). `--norc`: a bash
+   * whose stdin is a socket (Node's child stdio) and whose SHLVL is unset takes itself for one run
+   * by sshd and sources ~/.bashrc; on a host whose .bashrc runs `pyenv init`, that rehash could
+   * outlast the 2 s, be killed by `timeout` and leave pyenv's lock behind, after which every such
+   * shell waited on it: each probe then timed out and a Cassandra node never "served".
+   */
   async portOpen(address: string, port: number): Promise<boolean> {
     const probe = `exec 3<>/dev/tcp/${address}/${port}`;
-    const result = await this.run(['timeout', '2', 'bash', '-c', probe], { allowFailure: true });
+    const result = await this.run(['timeout', '2', 'bash', '--norc', '-c', probe], { allowFailure: true });
     return result.code === 0;
   }
 
