@@ -23,9 +23,10 @@ function late<T>(module: string): T {
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
   { names: ['fleet'], load: () => late<typeof import('./fleet')>('./fleet').registerFleetCommands },
   {
-    names: ['dev', 'worker', 'run', 'validate', 'cancel', 'abort', 'quickstart'],
+    names: ['dev', 'worker', 'run', 'cancel', 'abort', 'quickstart'],
     load: () => late<typeof import('./run')>('./run').registerRunCommands,
   },
+  { names: ['validate'], load: () => late<typeof import('./validate')>('./validate').registerValidateCommand },
   { names: ['report', 'export', 'results'], load: () => late<typeof import('./report')>('./report').registerReportCommands },
   { names: ['runs', 'follow'], load: () => late<typeof import('./runs')>('./runs').registerRunsCommands },
   { names: ['compare'], load: () => late<typeof import('./compare')>('./compare').registerCompareCommand },

@@ -16,7 +16,7 @@ import { REPRODUCTIONS, selectReproductions } from '../core/reproduce/catalogue'
 import type { Reproduction } from '../core/reproduce/experiment';
 import { experimentDurations, formatDurations } from '../core/reproduce/durations';
 import { cellFinished, emptyLedger, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
-import { cellProgress, planNote, replanCells, scenarioAtSize, type CellProgress } from '../core/reproduce/replan';
+import { cellProgress, planNote, replanCells, scenarioAtSize, sharedRunsFinished, type CellProgress } from '../core/reproduce/replan';
 import type { ScenarioFile } from '../core/scenario';
 import { readJson, writeJsonAtomic } from '../platform/files';
 import type { TemporalSettings } from '../worker/connection';
@@ -134,6 +134,11 @@ class ReproduceSession {
     const cells = replanCells(reproductionPart, part.plan);
     const at = { experiment, part: part.id, repetition };
     const label = `[${experiment}] repetition ${repetition}/${repeat}, part ${part.id}`;
+    const shared = reproductionPart.sameRunsAs;
+    if (shared && sharedRunsFinished(this.ledger, shared, repetition, cells)) {
+      console.log(`${label}: the same scenario finished earlier as ${shared.experiment}'s part ${shared.part}; its runs are used, not run again`);
+      return;
+    }
     const tried = new Set<string>();
     for (let round = 0; ; round++) {
       const progress = cellProgress(this.ledger, at, cells);

@@ -3,19 +3,15 @@
  * `abort`, and `quickstart` (the README's main command). A scenario is validated in full before
  * anything starts; a followed run is cancelled (and so cleaned up) on Ctrl-C.
  */
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { runIsLiveVia } from '../operations/fleet/fleet-lease';
 import { loadScenario, readScenarioFile } from '../operations/scenario/scenario-loader';
 import { fleetBusyMessage } from '../core/fleet-lease';
-import { formatPlanView, planView } from '../core/plan-view';
+import { formatPlanView } from '../core/plan-view';
 import { liveLeaseOfAnother } from '../infra/local/lease';
-import { PROJECT_ROOT } from '../operations/scenario/scenario-fleet';
-import { InputError } from '../core/errors';
 import type { PlanOptions } from '../core/scenario-plan';
+import { fleetOverride, planOptions, scenarioPath, scenarioPlan } from './validate';
 import { connectClient, LOCAL_ADDRESS, describeTarget, temporalSettings, workflowUiLink, type TemporalSettings } from '../worker/connection';
 import { stopDevServer, UI_ADDRESS } from '../worker/dev-server';
 import { DevServerKeeper, DevSupervisor } from '../worker/dev-supervisor';
@@ -32,57 +28,9 @@ function loadWorker(): typeof import('../worker/worker') {
   return require('../worker/worker') as typeof import('../worker/worker');
 }
 
-/** A scenario argument: a path (from here or the project root) or a shipped scenario's name. */
-function scenarioPath(arg: string): string {
-  const candidates = [path.resolve(arg), path.resolve(PROJECT_ROOT, arg), path.resolve(PROJECT_ROOT, 'scenarios', `${arg}.yaml`)];
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new InputError('scenario', `no scenario file "${arg}"; give a path or the name of one in scenarios/ (e.g. quickstart)`);
-  return found;
-}
-
-function planOptions(opts: { timeScale?: number }): PlanOptions {
-  return { timeScale: opts.timeScale };
-}
-
 function workflowIdFor(scenario: string): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${scenario}-${stamp}`;
-}
-
-/** A fleet given on the command line instead of the scenario's: a local topology (`--topology`), or a Pulumi stack of this project (`--stack`). */
-type FleetOverride = { local: string } | { pulumiStack: string; cwd: string };
-
-function fleetOverride(opts: { topology?: string; stack?: string }): FleetOverride | undefined {
-  if (opts.stack !== undefined) return { pulumiStack: opts.stack, cwd: '.' };
-  return opts.topology === undefined ? undefined : { local: opts.topology };
-}
-
-/**
- * The scenario on another fleet without editing its file: its fleet, and every matrix value's
- * own fleet, become the one given (a cloud scenario planned on a local topology of its shape, or
- * any scenario run on a stack's inventory).
- */
-function onFleet(scenario: unknown, fleet: FleetOverride): void {
-  if (!scenario || typeof scenario !== 'object') return;
-  const value = scenario as { fleet?: unknown; matrix?: Record<string, unknown> };
-  value.fleet = { ...fleet };
-  for (const axis of Object.values(value.matrix ?? {})) {
-    if (!Array.isArray(axis)) continue;
-    for (const entry of axis) if (entry && typeof entry === 'object' && 'fleet' in entry) (entry as { fleet: unknown }).fleet = { ...fleet };
-  }
-}
-
-/** The plan without touching the host (a stack's inventory is read): what `validate` prints, and what `run` prints first. */
-async function scenarioPlan(scenarioFile: string, options: PlanOptions, fleet?: FleetOverride) {
-  const value = readScenarioFile(scenarioFile);
-  if (fleet !== undefined) onFleet(value, fleet);
-  const { plan, fleets } = await loadScenario(value, 'offline', options);
-  return { value, plan, view: planView(plan, fleets[0].view, availableParallelism()) };
-}
-
-async function validateCommand(scenarioArg: string, opts: { timeScale?: number; json?: boolean; topology?: string; stack?: string }) {
-  const { view } = await scenarioPlan(scenarioPath(scenarioArg), planOptions(opts), fleetOverride(opts));
-  console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlanView(view));
 }
 
 interface FleetChoice {
@@ -270,22 +218,6 @@ export function registerRunCommands(program: Command): void {
       'start the local Temporal dev server if none answers and run a worker in this process for the run (as the quickstart does); implies --follow',
     )
     .action(runCommand);
-
-  program
-    .command('validate <scenario>')
-    .description(
-      'check a scenario against its topology and print its plan: fleet, cells, phases, each event at its time, expected duration, warnings; touches nothing',
-    )
-    .option('--time-scale <factor>', 'the plan with every interval shrunk, as `run --time-scale` would', positiveNumber)
-    .option('--json', 'the same plan as JSON')
-    .addOption(
-      new Option(
-        '--topology <name|file>',
-        "plan on this local topology instead of the scenario's fleet (e.g. a cloud scenario on hybrid-virginia)",
-      ).conflicts('stack'),
-    )
-    .option('--stack <name>', "plan on this Pulumi stack's inventory instead of the scenario's fleet")
-    .action(validateCommand);
 
   program
     .command('cancel <run>')

@@ -36,7 +36,8 @@ for name in "${BENCHES[@]}"; do
   printf '\n== bench: %s (short)\n' "$name"
   started=$(date +%s)
   log=$(mktemp /tmp/fb-bench-log.XXXXXX)
-  if timeout 600 npx tsx "$script" --short 2>&1 | tee "$log"; then result=passed; else result=failed; fi
+  # Timed (scripts/timed.sh): with $PHASE_TIMES set, CI's summary gets the benchmark's seconds and CPU.
+  if bash scripts/timed.sh "bench:$name" timeout 600 npx tsx "$script" --short 2>&1 | tee "$log"; then result=passed; else result=failed; fi
   judged=$(grep -E '^targets: [0-9]+ met, [0-9]+ missed' "$log" | tail -n 1)
   # The missed targets themselves, for CI's summary of what failed.
   [ -n "${BENCH_RESULTS:-}" ] && grep -E '^target .*: MISSED$' "$log" | sed "s/^/bench $name: /" >>"$BENCH_RESULTS.missed"

@@ -235,6 +235,20 @@ export function cellProgress(
 }
 
 /**
+ * Whether a part that shares another experiment's runs (`sameRunsAs`) finds every cell of this
+ * repetition done under that one, in a directory being resumed: the same scenario is not run twice
+ * because only one of the two experiments is named this time (the comparison reads that one's runs).
+ */
+export function sharedRunsFinished(
+  ledger: Ledger,
+  sameRunsAs: { experiment: string; part: string },
+  repetition: number,
+  cells: Parameters<typeof cellProgress>[2],
+): boolean {
+  return cellProgress(ledger, { ...sameRunsAs, repetition }, cells).every((p) => !p.next);
+}
+
+/**
  * Where a repetition's first attempt at a cell starts: where the latest earlier repetition's
  * attempts at it ended. The figures of every repetition then come from one plan (a median across
  * 2 and 1 client threads would mean nothing), and a re-plan is not paid again in each repetition.

@@ -39,7 +39,7 @@ export function classifyByProgram(
   const node = nodeOf(p);
   if (isYcsbClient(p)) return ycsbRole(node ?? 'host');
   // The adapter's own JVMs on a node (nodetool, CQL, the ring watcher) are the tool's work, not the database's.
-  if (p.comm === 'java' && p.argv.some((arg) => TOOL_JVM_MAINS.some((main) => arg === main || arg.endsWith(`/${main}`)))) return 'worker';
+  if (p.comm === 'java' && p.argv.some((arg) => TOOL_JVM_MAINS.includes(arg))) return 'worker';
   if (node !== undefined && isDataNode(node) && DATABASE_PROGRAMS.has(p.comm)) return dbRole(node);
   return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * The CLI loads only the module of the command named: each group's names are exactly the commands
  * its module adds (a name missing there would make the command unknown), and `fleet status` run as
- * a user runs it loads none of the Temporal SDK.
+ * a user runs it, or `validate`, loads none of the Temporal SDK.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,17 +26,21 @@ test('a known command loads its group alone; help, a version or an unknown word 
   for (const first of [undefined, '--help', '-V', 'nosuch']) expect(groupsFor(first, COMMAND_GROUPS)).toHaveLength(COMMAND_GROUPS.length);
 });
 
-test('`fragbench fleet status` loads none of the Temporal SDK', async () => {
+test.each([
+  [['fleet', 'status'], /no local fleet/],
+  [['validate', 'quickstart'], /^fleet /m],
+])('`fragbench %s` loads none of the Temporal SDK', async (args, printed) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'fb-cli-groups-'));
   try {
-    // Preloaded into the CLI's process: at exit, how many modules of the Temporal SDK it had loaded.
+    // Preloaded into the CLI's process: at exit, how many modules it had loaded, and of them the
+    // Temporal SDK's code (a package.json read for its version number is not the SDK).
     const probe = path.join(dir, 'count-modules.js');
     writeFileSync(
       probe,
-      "process.on('exit', () => { const all = Object.keys(require.cache); process.stderr.write(`modules ${all.length} temporal ${all.filter((m) => m.includes('@temporalio')).length}\\n`); });",
+      "process.on('exit', () => { const all = Object.keys(require.cache); process.stderr.write(`modules ${all.length} temporal ${all.filter((m) => m.includes('@temporalio') && !m.endsWith('package.json')).length}\\n`); });",
     );
-    const result = await runHost([process.execPath, '-r', probe, CLI, 'fleet', 'status'], { env: scratchEnv(dir), allowFailure: true });
-    expect(result.stdout).toMatch(/no local fleet/);
+    const result = await runHost([process.execPath, '-r', probe, CLI, ...args], { env: scratchEnv(dir), allowFailure: true });
+    expect(result.stdout).toMatch(printed);
     const [, modules, temporal] = /modules (\d+) temporal (\d+)/.exec(result.stderr)!;
     expect(Number(temporal)).toBe(0);
     expect(Number(modules)).toBeGreaterThan(50);

@@ -169,6 +169,9 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
     const { adapter, commands } = recordingAdapter();
     const timing = await adapter.addNode(node('tlb4'));
     expect(commands.filter((argv) => argv.includes('org.apache.cassandra.service.CassandraDaemon'))).toEqual([]);
+    // The ring waits' tool was compiled once, at formation, not again for this adapter's waits.
+    expect(commands.filter((argv) => argv.join(' ').includes('javac'))).toEqual([]);
+    expect(commands.some((argv) => argv.some((arg) => arg.endsWith('/RingWatch.class')))).toBe(true);
     expect(timing.requestedAt).toBeGreaterThanOrEqual(before);
     // Accepted when the first caller saw it joining: kept through the three deaths.
     expect(timing.acceptedAt).toBeLessThan(firstKilledAt);

@@ -10,6 +10,7 @@ import { registerFleetCommands } from '../../cli/fleet';
 import { positiveNumber } from '../../cli/options';
 import { registerReportCommands } from '../../cli/report';
 import { registerRunCommands } from '../../cli/run';
+import { registerValidateCommand } from '../../cli/validate';
 
 const CLI = path.resolve(__dirname, '../../cli');
 
@@ -19,6 +20,7 @@ function program(): { cli: Command; errors: string[] } {
   const cli = new Command('fragbench').exitOverride().configureOutput({ writeErr: (s) => errors.push(s), writeOut: () => undefined });
   registerFleetCommands(cli);
   registerRunCommands(cli);
+  registerValidateCommand(cli);
   registerReportCommands(cli);
   return { cli, errors };
 }

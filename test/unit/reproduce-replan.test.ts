@@ -17,6 +17,7 @@ import {
   replanDecision,
   replanLadder,
   scenarioAtSize,
+  sharedRunsFinished,
   type ReplanContext,
 } from '../../core/reproduce/replan';
 import { loadScenario } from '../../operations/scenario/scenario-loader';
@@ -304,6 +305,35 @@ describe('the ledger across attempts: a resume runs only what is due', () => {
       ['1_7', 1],
     ]);
   });
+});
+
+test('a resume naming only the experiment that shares runs uses the owner’s finished runs and runs only what they lack', () => {
+  // offline-sizing's 8-node part is latency's Redis part (the same scenario).
+  const { reproductionPart } = partOf('offline-sizing', 'redis');
+  const shared = reproductionPart.sameRunsAs!;
+  expect(shared).toEqual({ experiment: 'latency', part: 'redis' });
+  const cells = cellsOf('offline-sizing', 'redis');
+  const all = cells.map((c) => c.coordinates);
+  const ownerRun = (over: Partial<LedgerRun>): LedgerRun => ({
+    ...shared,
+    repetition: 1,
+    runId: 'latency-r1',
+    status: 'completed',
+    finishedCells: all,
+    startedAt: 1,
+    verdicts: all.map((cell) => ({ cell, verdict: 'ok' as const })),
+    ...over,
+  });
+  const finished = withRun(emptyLedger(0), ownerRun({}));
+  expect(sharedRunsFinished(finished, shared, 1, cells)).toBe(true);
+  // Another repetition, or a run cut short before a cell finished: run here.
+  expect(sharedRunsFinished(finished, shared, 2, cells)).toBe(false);
+  expect(sharedRunsFinished(emptyLedger(0), shared, 1, cells)).toBe(false);
+  expect(sharedRunsFinished(withRun(emptyLedger(0), ownerRun({ status: 'cancelled', finishedCells: all.slice(1) })), shared, 1, cells)).toBe(false);
+  // This part has no smaller plan: a host-bound cell is the owner's last word, not run again here.
+  expect(cells.map((c) => replanLadder(c.context, c.base))).toEqual(cells.map(() => []));
+  const hostBound = ownerRun({ verdicts: all.map((cell) => ({ cell, verdict: 'host-bound' as const, why: HOST })) });
+  expect(sharedRunsFinished(withRun(emptyLedger(0), hostBound), shared, 1, cells)).toBe(true);
 });
 
 test('the figures table says which plan produced each figure', () => {

@@ -1,8 +1,8 @@
 // Runs CQL statements against one Cassandra node and prints the rows they return, one per line,
-// columns separated by tabs. The adapter runs it with Java's source launcher and the jars
+// columns separated by tabs. The adapter compiles it once and runs it with the jars
 // Cassandra ships with (they include the Java driver), because no cqlsh is installed.
 //
-// Usage: java -cp '<cassandra lib>/*' Cql.java <address> <port> < statements
+// Usage (the adapter compiles it once per host): java -cp <classes>:<cassandra lib>/* Cql <address> <port> < statements
 // Statements are separated by lines holding only ';'.
 import com.datastax.driver.core.Cluster;
 import com.datastax.driver.core.ColumnDefinitions;

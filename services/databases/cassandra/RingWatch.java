@@ -5,7 +5,7 @@
 // It reconnects after a failed read (the node restarting) and exits when its stdin closes, so it
 // never outlives its caller.
 //
-// Usage: java -cp '<cassandra lib>/*' RingWatch.java <jmx host> <jmx port> <interval ms>
+// Usage (the adapter compiles it once per host): java -cp <classes>:<cassandra lib>/* RingWatch <jmx host> <jmx port> <interval ms>
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

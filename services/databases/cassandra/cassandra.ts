@@ -10,7 +10,6 @@
  * adapter, unless options.allowBelowSystemReplication is set; then decommission gets `--force`,
  * which a shrinking scenario (8 -> 2) needs.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseAdapter, YcsbBinding, ClusterInfo, ClusterSettings, ResizeTiming } from '../../../core/database';
 import { InputError } from '../../../core/errors';
@@ -18,14 +17,14 @@ import { CommandError } from '../../../core/exec';
 import type { Inventory, InventoryNode } from '../../../core/inventory';
 import { ClusterAdapter, type Member, type Resize } from '../cluster-adapter';
 import { allDone, sleep, waitFor } from '../../../platform/wait';
-import { awaitServing, defaultExecProvider, startServer, type ExecProvider, type ProcessMarker } from '../node-shell';
+import { awaitServing, defaultExecProvider, startServer, type ExecProvider, type NodeShell, type ProcessMarker } from '../node-shell';
 import { installFromVendor } from '../vendor-apt';
 import {
   cassandraYaml,
   configPath,
   configProperty,
+  COMPILE_TOOLS_SCRIPT,
   cqlArgv,
-  cqlSourcePath,
   evenTokens,
   logbackPath,
   LOCAL_LIB,
@@ -34,13 +33,14 @@ import {
   NATIVE_PORT,
   nodetoolArgv,
   ringWatchArgv,
-  ringWatchSourcePath,
   PACKAGE,
   PACKAGE_CLASSPATH,
   RESTART_BOOTSTRAP_PROPERTY,
   serverArgv,
   speedUpProperties,
   TOOL_LOGBACK_XML,
+  TOOL_SOURCES,
+  toolClassesDir,
   toolLogbackPath,
   type CassandraNodeConfig,
 } from './config';
@@ -85,9 +85,6 @@ const SYSTEM_REPLICATION = 3;
 const START_TIMEOUT_MS = 180_000;
 const STREAM_TIMEOUT_MS = 60 * 60_000;
 const POLL_MS = 250;
-
-const CQL_SOURCE = readFileSync(join(__dirname, 'Cql.java'), 'utf8');
-const RING_WATCH_SOURCE = readFileSync(join(__dirname, 'RingWatch.java'), 'utf8');
 
 const CASSANDRA_REPOSITORY = {
   name: 'cassandra',
@@ -167,6 +164,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
   /** Runs CQL statements through `member`; returns the rows, tab-separated. */
   private async cql(member: CassandraMember, statements: string[]): Promise<string> {
     const shell = this.shell(member.node);
+    await this.ensureTools(shell, member.dir);
     const argv = cqlArgv(this.classpath(shell.node), member.dir, member.address);
     return shell.output(argv, { input: statements.join('\n;\n'), timeoutMs: 120_000 });
   }
@@ -190,7 +188,6 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     await shell.writeFile(configPath(dir), cassandraYaml(config));
     await shell.writeFile(logbackPath(dir), LOGBACK_XML);
     await shell.writeFile(toolLogbackPath(dir), TOOL_LOGBACK_XML);
-    await shell.writeFile(cqlSourcePath(dir), CQL_SOURCE);
     const pid = await this.launch(node, config);
     return { node: node.name, address: node.overlayAddress, pid, dir };
   }
@@ -410,11 +407,25 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
     return { nodetoolStatus: nodetoolArgv(this.classpath(node), dir, ['status']), ringWatch: await this.ringWatcherOn(node.name, dir) };
   }
 
-  /** The ring watcher's argv on a member, its source written into the member's directory first. */
+  /** The ring watcher's argv on a member, its tools compiled first. */
   private async ringWatcherOn(name: string, dir: string): Promise<string[]> {
     const shell = this.shell(name);
-    await shell.writeFile(ringWatchSourcePath(dir), RING_WATCH_SOURCE);
+    await this.ensureTools(shell, dir);
     return ringWatchArgv(this.classpath(shell.node), dir, RING_WATCH_INTERVAL_MS);
+  }
+
+  /** The adapter's Java tools compiled where the member whose directory is `dir` runs them (once per host and fleet). */
+  private async ensureTools(shell: NodeShell, dir: string): Promise<void> {
+    const classes = toolClassesDir(dir);
+    if ((await shell.run(['test', '-f', join(classes, 'RingWatch.class')], { allowFailure: true })).code === 0) return;
+    const sources = `${classes}.${shell.node.name}-${process.pid}`;
+    await shell.makeDir(sources);
+    try {
+      for (const [name, source] of Object.entries(TOOL_SOURCES)) await shell.writeFile(join(sources, `${name}.java`), source);
+      await shell.run(['sh', '-c', COMPILE_TOOLS_SCRIPT, 'sh', classes, sources, this.classpath(shell.node)], { timeoutMs: 120_000 });
+    } finally {
+      await shell.removeDir(sources);
+    }
   }
 
   private seedMember(state: CassandraState): CassandraMember {

@@ -3,7 +3,9 @@
  * line. Cassandra runs from the jars of cassandra-all (Maven Central) without its launch scripts,
  * so the JVM flags the scripts would add are spelled out here.
  */
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 export interface CassandraNodeConfig {
   clusterName: string;
@@ -47,8 +49,7 @@ export const LOCAL_LIB = resolve(__dirname, '../../../.cache/cassandra/lib');
 /**
  * VMs install Apache's Debian package, which puts the server's jar in `home` and its dependencies
  * in `home`/lib; the adapter runs them with its own command line, not the package's scripts. A
- * JDK beside it, not a JRE: the CQL tool runs through Java's source launcher, which needs the
- * compiler.
+ * JDK beside it, not a JRE: the adapter's own tools (Cql, RingWatch) are compiled on the node.
  */
 export const PACKAGE = { name: 'cassandra', jdk: 'openjdk-17-jdk-headless', home: '/usr/share/cassandra' };
 export const PACKAGE_CLASSPATH = `${PACKAGE.home}/*:${PACKAGE.home}/lib/*`;
@@ -232,23 +233,43 @@ export function nodetoolArgv(classpath: string, dir: string, args: string[]): st
   return [...toolJava(classpath, dir), 'org.apache.cassandra.tools.NodeTool', '-h', '127.0.0.1', '-p', String(JMX_PORT), ...args];
 }
 
-/** Cql.java (see that file) run by Java's source launcher against `address`. */
+/**
+ * The adapter's own Java tools (see each file): Cql runs CQL statements, RingWatch reads the ring
+ * once a second. Compiled once per host and fleet, into a directory beside the members' (named by
+ * the sources' hash, so a changed source is compiled afresh): run through Java's source launcher
+ * instead, every CQL call and ring wait compiled its tool again, seconds of CPU each on 2 cores.
+ */
+export const TOOL_SOURCES = {
+  Cql: readFileSync(join(__dirname, 'Cql.java'), 'utf8'),
+  RingWatch: readFileSync(join(__dirname, 'RingWatch.java'), 'utf8'),
+};
+const TOOLS_HASH = createHash('sha256').update(Object.values(TOOL_SOURCES).join('\0')).digest('hex').slice(0, 12);
+
+/** Where the tools' classes are for the member whose directory is `memberDir`. */
+export function toolClassesDir(memberDir: string): string {
+  return join(dirname(memberDir), `tools-${TOOLS_HASH}`);
+}
+
+/**
+ * A shell script: compiles the sources in `$2` against class path `$3` into `$1`, unless `$1` is
+ * there already. The classes appear at once or not at all (a directory renamed into place), so a
+ * tool never starts on half of them, and of two callers racing, one rename wins and both use it.
+ */
+export const COMPILE_TOOLS_SCRIPT = [
+  'test -f "$1/Cql.class" && test -f "$1/RingWatch.class" && exit 0',
+  'javac -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 -proc:none -nowarn -cp "$3" -d "$2/classes" "$2"/*.java || exit 1',
+  'mv -T "$2/classes" "$1" 2>/dev/null || test -f "$1/RingWatch.class"',
+].join('\n');
+
+/** Cql (see Cql.java), compiled, against `address`. */
 export function cqlArgv(classpath: string, dir: string, address: string): string[] {
-  return [...toolJava(classpath, dir), cqlSourcePath(dir), address, String(NATIVE_PORT)];
+  return [...toolJava(`${toolClassesDir(dir)}:${classpath}`, dir), 'Cql', address, String(NATIVE_PORT)];
 }
 
-export function cqlSourcePath(dir: string): string {
-  return join(dir, 'conf', 'Cql.java');
-}
-
-/** RingWatch.java (see that file): the ring as the node sees it, every `intervalMs`, from one JVM. */
+/** RingWatch (see RingWatch.java), compiled: the ring as the node sees it, every `intervalMs`, from one JVM. */
 export function ringWatchArgv(classpath: string, dir: string, intervalMs: number): string[] {
-  return [...toolJava(classpath, dir), ringWatchSourcePath(dir), '127.0.0.1', String(JMX_PORT), String(intervalMs)];
+  return [...toolJava(`${toolClassesDir(dir)}:${classpath}`, dir), 'RingWatch', '127.0.0.1', String(JMX_PORT), String(intervalMs)];
 }
 
-export function ringWatchSourcePath(dir: string): string {
-  return join(dir, 'conf', 'RingWatch.java');
-}
-
-/** Main classes and sources of the tool's own JVMs on a node (nodetool, CQL, the ring watcher): telemetry counts them as the tool's, not the database's. */
-export const TOOL_JVM_MAINS = ['org.apache.cassandra.tools.NodeTool', 'Cql.java', 'RingWatch.java'];
+/** Main classes of the tool's own JVMs on a node (nodetool, CQL, the ring watcher): telemetry counts them as the tool's, not the database's. */
+export const TOOL_JVM_MAINS = ['org.apache.cassandra.tools.NodeTool', 'Cql', 'RingWatch'];
