@@ -1,7 +1,9 @@
 /**
  * How long each experiment really took, from the ledgers of reproduce directories: for each
  * experiment, its newest complete run (every part of every repetition it asked for completed),
- * timed from its first run's start to its last run's end in that directory, re-plans included.
+ * timed as the time its runs were running in that directory, re-plans and interrupted runs
+ * included: the union of the runs' spans, so that the hours between an interrupted invocation and
+ * its `--resume`, when nothing of it ran, are not counted.
  * This is the figure the 30-minute and 3-hour budgets are judged on (`fragbench reproduce
  * --durations`). Pure: the CLI reads the files and plans the estimates.
  */
@@ -21,11 +23,24 @@ export interface ExperimentDuration {
   repeat: number;
   startedAt: number;
   finishedAt: number;
+  /** While its runs ran: less than finishedAt - startedAt when an invocation was interrupted and resumed later. */
   realS: number;
   /** Runs beyond one per part and repetition: the re-plans of cells that were not `ok`. */
   replans: number;
   /** Every part of every repetition has a completed run; an incomplete one is shown only when no complete one exists. */
   complete: boolean;
+}
+
+/** Seconds covered by the spans [start, end] together (overlaps counted once). */
+function coveredS(spans: [number, number][]): number {
+  let total = 0;
+  let reached = -Infinity;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+    if (end <= reached) continue;
+    total += end - Math.max(start, reached);
+    reached = end;
+  }
+  return total / 1000;
 }
 
 function durationIn(directory: string, ledger: Ledger, experiment: string, parts: string[]): ExperimentDuration | undefined {
@@ -43,7 +58,7 @@ function durationIn(directory: string, ledger: Ledger, experiment: string, parts
     repeat,
     startedAt,
     finishedAt,
-    realS: (finishedAt - startedAt) / 1000,
+    realS: coveredS(runs.map((r) => [r.startedAt, r.finishedAt ?? r.startedAt])),
     replans: runs.filter((r) => (r.attempt ?? 1) > 1).length,
     complete,
   };

@@ -26,7 +26,7 @@ const EXPERIMENTS = [
   { id: 'latency', parts: ['redis'] },
 ];
 
-test("an experiment's time runs from its first run's start to its last run's end, re-plans included", () => {
+test("an experiment's time runs from its first run's start to its last run's end when it ran without a pause, re-plans included", () => {
   const found = experimentDurations(
     [
       {
@@ -42,6 +42,25 @@ test("an experiment's time runs from its first run's start to its last run's end
   );
   expect(found.get('traffic')).toMatchObject({ directory: 'reproduce-a', realS: 12 * 60, replans: 1, complete: true, repeat: 1 });
   expect(found.get('latency')).toBeUndefined();
+});
+
+test('an interrupted invocation resumed hours later counts the time its runs ran, not the hours between', () => {
+  const found = experimentDurations(
+    [
+      {
+        directory: 'reproduce-a',
+        ledger: ledger({ traffic: 1 }, [
+          run('traffic', 'redis', 1, 0, 4),
+          run('traffic', 'cassandra', 1, 4, 6, { status: 'cancelled' }),
+          // Resumed 3 hours later; two runs overlapping by a minute count that minute once.
+          run('traffic', 'cassandra', 1, 186, 192),
+          run('traffic', 'cassandra', 1, 191, 193, { attempt: 2 }),
+        ]),
+      },
+    ],
+    EXPERIMENTS,
+  );
+  expect(found.get('traffic')).toMatchObject({ realS: (6 + 7) * 60, startedAt: T0, finishedAt: T0 + 193 * MIN, complete: true, replans: 1 });
 });
 
 test('the newest complete run wins over a newer incomplete one; an incomplete one shows only when nothing completed', () => {
