@@ -17,7 +17,7 @@ import { answers } from '../../worker/dev-server';
 import type { DevFault } from '../../worker/dev-supervisor';
 import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 import { fragbench, printed, scratchEnv, startFragbench } from '../support/cli';
-import { freeLoopbackPort } from '../support/ports';
+import { restartableLoopbackPort } from '../support/ports';
 
 jest.setTimeout(120_000);
 
@@ -40,10 +40,11 @@ const faults = (): DevFault[] =>
     : [];
 
 /** A port whose UI port (1000 above) is free too. */
+/** The server's port and its UI's (port + 1000), both kept out of the ephemeral range: the test kills the server and starts it again on them. */
 async function devPort(): Promise<number> {
   for (;;) {
-    const port = await freeLoopbackPort();
-    if (port <= 64535 && !(await answers('127.0.0.1', port + 1000, 200))) return port;
+    const port = await restartableLoopbackPort(1000);
+    if (!(await answers('127.0.0.1', port + 1000, 200))) return port;
   }
 }
 

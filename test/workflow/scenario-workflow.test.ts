@@ -225,7 +225,9 @@ test('progress never goes back: the sequence grows, the last event never gets ol
       await sleep(50);
     }
   });
-  expect(seen.length).toBeGreaterThan(20);
+  // Snapshots across the events, not a count of them: under CI's lanes a query can take 300 ms, and
+  // 15 snapshots in 4 s still see the event shown change at least twice.
+  expect(new Set(seen.map((p) => p.lastEvent?.label)).size).toBeGreaterThanOrEqual(3);
   for (let i = 1; i < seen.length; i++) {
     expect(seen[i].seq).toBeGreaterThanOrEqual(seen[i - 1].seq);
     expect(seen[i].lastEvent?.requestedAt ?? 0).toBeGreaterThanOrEqual(seen[i - 1].lastEvent?.requestedAt ?? 0);
