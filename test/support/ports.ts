@@ -2,30 +2,27 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/**
- * A loopback port free at the time of the call: bound to port 0, read, released. A program that
- * cannot listen on port 0 itself (sshd) gets it next; nothing else on this host asks for it.
- */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Whether a TCP listener can bind 127.0.0.1:port right now. */
-async function bindable(port: number): Promise<boolean> {
+/** Listens on 127.0.0.1:port (0: the kernel picks) and lets go again; the port it had, or undefined if it was taken. */
+async function listenOnce(port: number): Promise<number | undefined> {
   const server = createServer();
   const bound = await new Promise<boolean>((resolve) => {
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => resolve(true));
   });
-  if (bound) await new Promise<void>((resolve) => server.close(() => resolve()));
-  return bound;
+  if (!bound) return undefined;
+  const { port: had } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return had;
+}
+
+/**
+ * A loopback port free at the time of the call: bound to port 0, read, released. A program that
+ * cannot listen on port 0 itself (sshd) gets it next; nothing else on this host asks for it.
+ */
+export async function freeLoopbackPort(): Promise<number> {
+  const port = await listenOnce(0);
+  if (port === undefined) throw new Error('could not listen on a loopback port');
+  return port;
 }
 
 /**
@@ -40,7 +37,7 @@ export async function restartableLoopbackPort(offset = 0): Promise<number> {
   const high = ephemeralLow - offset - 1;
   for (let tries = 0; tries < 100; tries++) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if ((await bindable(port)) && (await bindable(port + offset))) return port;
+    if ((await listenOnce(port)) !== undefined && (await listenOnce(port + offset)) !== undefined) return port;
   }
   throw new Error(`no free loopback port pair (port, port + ${offset}) between ${low} and ${high + offset}`);
 }

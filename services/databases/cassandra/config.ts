@@ -251,12 +251,12 @@ export function toolClassesDir(memberDir: string): string {
 }
 
 /**
- * A shell script: compiles the sources in `$2` against class path `$3` into `$1`, unless `$1` is
- * there already. The classes appear at once or not at all (a directory renamed into place), so a
- * tool never starts on half of them, and of two callers racing, one rename wins and both use it.
+ * A shell script: compiles the sources in `$2` against class path `$3` into `$1` (the caller has
+ * found no classes there). The classes appear at once or not at all (a directory renamed into
+ * place), so a tool never starts on half of them, and of two callers racing, one rename wins and
+ * both use it.
  */
 export const COMPILE_TOOLS_SCRIPT = [
-  'test -f "$1/Cql.class" && test -f "$1/RingWatch.class" && exit 0',
   'javac -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 -proc:none -nowarn -cp "$3" -d "$2/classes" "$2"/*.java || exit 1',
   'mv -T "$2/classes" "$1" 2>/dev/null || test -f "$1/RingWatch.class"',
 ].join('\n');
