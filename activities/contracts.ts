@@ -8,7 +8,7 @@ import type { ClusterInfo, ClusterSettings, DatabaseName, ResizeTiming } from '.
 import type { RttMatrix, TrafficMatrix } from '../core/network';
 import type { ConditionChangeSpec, ConditionFactors, ConditionValues } from '../core/link-conditions';
 import type { ConditionEventInput } from '../core/link-selection';
-import type { ReplayInput, ReplayReport } from '../core/trace';
+import type { Lateness, ReplayInput, ReplayReport } from '../core/trace';
 import type { YcsbSettings } from '../core/ycsb';
 import type { MoveInput, MoveResult } from '../core/site-motion';
 
@@ -40,7 +40,7 @@ export interface NetworkActivities {
     change: { set: ConditionValues } | { scale: ConditionFactors };
     overS: number;
     steps: 'linear' | 'seconds';
-  }): Promise<{ appliedAt: number; completedAt: number; links: number }>;
+  }): Promise<{ appliedAt: number; completedAt: number; links: number; latenessMs: Lateness }>;
   /** Moves a positioned node along its path over `overS` seconds; its links' delays follow the distance model. */
   moveSite(input: { fleet: FleetRef } & MoveInput): Promise<{ appliedAt: number; completedAt: number } & MoveResult>;
   /** Cuts every link between the groups; `healPartition` restores exactly those. */

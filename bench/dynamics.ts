@@ -187,8 +187,11 @@ async function ramp(): Promise<void> {
   const inside = errors.filter((_e, i) => within(r.delaysMs[i], expected(r.sentAtMs[i]), 0.02, 1)).length;
   say(`  ${r.delaysMs.length} datagrams: error median ${fmt(median(errors))} ms, p99 |error| ${fmt(quantile(errors.map(Math.abs), 0.99))} ms`);
   targets.count('ramp, datagrams within max(1 ms, 2 %) of the ramp', inside, r.delaysMs.length, Math.ceil(0.95 * r.delaysMs.length));
-  const lateMs = ramped.completedAt - ramped.appliedAt - RAMP_S * 1000;
-  targets.atMost('ramp, end after its planned end', lateMs, 50, ' ms', { digits: 0 });
+  say(
+    `  steps landed late by p50 ${fmt(ramped.latenessMs.p50, 0)} ms, max ${fmt(ramped.latenessMs.max, 0)} ms; ` +
+      `the ramp ended ${fmt(ramped.completedAt - ramped.appliedAt - RAMP_S * 1000, 0)} ms after its planned end`,
+  );
+  targets.atMost('ramp, steps landed late (p99)', ramped.latenessMs.p99, 50, ' ms', { digits: 0 });
   await changeLinkConditions({ fleet, target: { link: 'dy1-dy3/0' }, change: { reset: true } });
 }
 

@@ -143,12 +143,19 @@ export function traceTargetProblems(rows: TraceRow[], fleet: SelectableFleet, fi
   return problems;
 }
 
+/** How late the steps of a timed change (a ramp, a replay) landed after they were due, ms. */
+export interface Lateness {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
 /** What a replay reports: its start and end (host clock), steps applied, and how late rows were, ms. */
 export interface ReplayReport {
   appliedAt: number;
   completedAt: number;
   steps: number;
-  latenessMs: { p50: number; p99: number; max: number };
+  latenessMs: Lateness;
 }
 
 /** What the replay activity takes: the rows and their pace, the speed already time-scaled. */

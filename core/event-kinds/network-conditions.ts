@@ -7,6 +7,7 @@
 import { CONDITION_VALUE_RANGES, type ConditionChangeSpec, type ConditionFactors, type ConditionValues, type ValueRange } from '../link-conditions';
 import { selectLinks, valuesProblem, type ConditionEventInput, type SelectedLink } from '../link-selection';
 import { appliedAt, defineEventKind, type JsonSchema, type TimelineState } from './event-kind';
+import type { Lateness } from '../trace';
 
 const VALUE_DESCRIPTIONS: Partial<Record<keyof ConditionValues, string>> = {
   latencyMs: 'round trip, split over both directions (both directions only)',
@@ -225,9 +226,10 @@ export const rampConditions = defineEventKind({
   lastsS: (a) => a.overS,
   apply: (a, { fleet }) => ({ activity: 'rampLinkConditions', input: { fleet, target: a.target, change: a.change, overS: a.overS, steps: a.steps } }),
   outcome: (a, result) => {
-    const r = result as { appliedAt: number; completedAt: number; links: number };
+    const r = result as { appliedAt: number; completedAt: number; links: number; latenessMs?: Lateness };
     return {
-      detail: { ...a.target, ...a.change, overS: a.overS, steps: a.steps, links: r.links },
+      // Workflows started before the steps' lateness was reported have none.
+      detail: { ...a.target, ...a.change, overS: a.overS, steps: a.steps, links: r.links, ...(r.latenessMs ? { latenessMs: r.latenessMs } : {}) },
       times: { acceptedAt: r.appliedAt, completedAt: r.completedAt },
     };
   },

@@ -17,7 +17,7 @@ import { linkBytes } from '../../services/probes/traffic';
 import { nextHops, tincRoute, type TincFiles } from '../../services/probes/route';
 import { FleetNetwork } from '../../infra/shaping/fleet-network';
 import { applyConditionEvent, flap, partition, rampConditions, replayTrace } from '../../infra/shaping/condition-events';
-import type { ReplayInput, ReplayReport } from '../../core/trace';
+import type { Lateness, ReplayInput, ReplayReport } from '../../core/trace';
 import { quantile } from '../../services/probes/quantile';
 import { moveSite as moveAlong } from '../../infra/shaping/site-motion';
 import type { MoveInput, MoveResult } from '../../core/site-motion';
@@ -93,12 +93,17 @@ export async function rampLinkConditions(input: {
   change: { set: ConditionValues } | { scale: ConditionFactors };
   overS: number;
   steps: 'linear' | 'seconds';
-}): Promise<{ appliedAt: number; completedAt: number; links: number }> {
+}): Promise<{ appliedAt: number; completedAt: number; links: number; latenessMs: Lateness }> {
   checkPositive(input.overS, 'over', '60 seconds');
   const net = await network(input.fleet);
   const appliedAt = Date.now();
-  const links = await rampConditions(net, input.target, input.change, { overS: input.overS, steps: input.steps });
-  return { appliedAt, completedAt: Date.now(), links };
+  const { links, latenessMs } = await rampConditions(net, input.target, input.change, { overS: input.overS, steps: input.steps });
+  return { appliedAt, completedAt: Date.now(), links, latenessMs: latenessOf(latenessMs) };
+}
+
+/** How late the steps of a timed change (ramp, replay) landed, ms. */
+function latenessOf(latenessMs: number[]): Lateness {
+  return { p50: quantile(latenessMs, 0.5), p99: quantile(latenessMs, 0.99), max: latenessMs.reduce((m, x) => Math.max(m, x), 0) };
 }
 
 /** Runs for the trace's length (or until `untilS` when looped): call it from an activity that heartbeats. */
@@ -114,7 +119,7 @@ export async function replayLinkTrace(input: { fleet: FleetRef } & ReplayInput):
     appliedAt,
     completedAt,
     steps,
-    latenessMs: { p50: quantile(latenessMs, 0.5), p99: quantile(latenessMs, 0.99), max: latenessMs.reduce((m, x) => Math.max(m, x), 0) },
+    latenessMs: latenessOf(latenessMs),
   };
 }
 

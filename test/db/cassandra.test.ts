@@ -184,7 +184,9 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
     expect(status.healthy).toBe(true);
     expect(status.members.sort()).toEqual(['tlb1', 'tlb2', 'tlb3', 'tlb4']);
     expect(await rowCount()).toBe(ROWS);
-  });
+    // Three JVM starts and a bootstrap: 59 s alone with the fleetless lane beside it; the lanes'
+    // full load of CI stretches JVM starts severalfold, so its budget is the file's twice over.
+  }, 360_000);
 
   test('remove: killed while leaving, it is not asked to decommission again and leaves once', async () => {
     const before = Date.now();

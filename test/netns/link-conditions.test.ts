@@ -128,6 +128,8 @@ test('a ramp moves the delay linearly to its target; a node-grain change touches
   const done = await ramp;
   expect(done.links).toBe(1);
   expect(done.completedAt - done.appliedAt).toBeGreaterThanOrEqual(2900);
+  expect(done.latenessMs.p50).toBeGreaterThanOrEqual(0);
+  expect(done.latenessMs.max).toBeGreaterThanOrEqual(done.latenessMs.p99);
   const end = (await stats('lc1-lc3/0')).ab.delayMs;
   // From 15 ms each way towards 45; the emulator's own figure leaves out the overlay's share.
   expect(end - mid).toBeGreaterThan(5);

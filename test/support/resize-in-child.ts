@@ -2,9 +2,10 @@
  * Runs one resize of a database adapter in a process of its own, so that a test can kill it
  * part-way, as a crashed worker would be:
  *   node -r tsx/cjs test/support/resize-in-child.ts <inventory.json> <database> add|remove <node> [pause-before]
- * With `pause-before`, every command whose argv holds that word waits 2 s before it runs: a step
- * that follows its predecessor at once (del-node after the last slot) then leaves the test a
- * window to see the state between them and kill there, instead of racing it.
+ * With `pause-before`, the first command whose argv holds that word waits before it runs, until the
+ * test kills the process (at most a minute): a step that follows its predecessor at once (del-node
+ * after the last slot) then leaves the test the state between them to see and kill in, however
+ * slowly a loaded host lets it look. A fixed pause of 2 s was missed on a loaded CI host.
  */
 import { readFileSync } from 'node:fs';
 import { adapterFor } from '../../services/databases/registry';
@@ -23,14 +24,21 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(timing));
 }
 
+/** Long enough for any look the test makes; short enough that a test that never kills ends. */
+const PAUSE_UNTIL_KILLED_MS = 60_000;
+
 function pausing(word: string): ExecProvider {
+  let paused = false;
   return (node) => {
     const exec = defaultExecProvider(node);
     return {
       where: exec.where,
       spawnDetached: (argv, logFile, options) => exec.spawnDetached(argv, logFile, options),
       run: async (argv, options) => {
-        if (argv.includes(word)) await sleep(2000);
+        if (argv.includes(word) && !paused) {
+          paused = true;
+          await sleep(PAUSE_UNTIL_KILLED_MS);
+        }
         return exec.run(argv, options);
       },
     };

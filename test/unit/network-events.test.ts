@@ -7,7 +7,7 @@ import { validateTopology } from '../../core/validate-topology';
 import { linkConditionsOf, type Topology } from '../../core/topology';
 import { conditionsBetween, rampFraction, referenceConditions, scaledConditions } from '../../core/link-conditions';
 import { linksBetweenGroups, selectLinks } from '../../core/link-selection';
-import { flap, targetOf } from '../../infra/shaping/condition-events';
+import { flap, stepOver, targetOf } from '../../infra/shaping/condition-events';
 import type { FleetNetwork } from '../../infra/shaping/fleet-network';
 import { inputProblems } from '../support/input-problems';
 import { eventPlanner } from '../support/event-planning';
@@ -199,6 +199,19 @@ describe('ramps and targets', () => {
       jitterMs: 1,
     });
   });
+});
+
+test("a ramp's steps are due from its start: a slow step is reported late and the next ones are not", async () => {
+  const fractions: number[] = [];
+  const latenessMs = await stepOver(0.5, 'linear', async (fraction) => {
+    fractions.push(fraction);
+    if (fractions.length === 1) await new Promise((resolve) => setTimeout(resolve, 250));
+  });
+  expect(fractions.at(-1)).toBe(1);
+  expect(latenessMs).toHaveLength(fractions.length);
+  // The first step (due at 100 ms) took 250 ms; the steps due at 200 and 300 ms ran at once after it.
+  expect(latenessMs[0]).toBeGreaterThanOrEqual(250);
+  expect(latenessMs.at(-1)).toBeLessThan(100);
 });
 
 test('a flap keeps its timeline when cutting and restoring are slow: every cycle flips, none is dropped', async () => {
