@@ -18,7 +18,7 @@ import { namingFleets, runFigures, type CellPlacement, type Figure, type PhaseCl
 import { runsOf, sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
 import type { PlannedPart, PlannedReproduction } from './reproduce-plan';
-import { REPRODUCTIONS } from '../core/reproduce/catalogue';
+import { partsSharingRuns, REPRODUCTIONS, type PartRef } from '../core/reproduce/catalogue';
 
 /**
  * The client each phase of a recorded cell ran with, from the run's own record of its plan: its
@@ -51,19 +51,13 @@ async function figuresOfRun(store: ResultsStore, runId: string, cell: Coordinate
 }
 
 /**
- * The ledger entry a part's runs are under: its own, or, where it shares another reproduction's
- * runs (`sameRunsAs`) and has none of its own in this repetition, that one's.
+ * The ledger entry a part's runs are under: its own, or, where it has none in this repetition, a
+ * part running the same scenario (`sameRunsAs`, either way) that has.
  */
-function runsUnder(
-  ledger: Ledger,
-  experiment: string,
-  part: PlannedPart,
-  defined: { sameRunsAs?: { experiment: string; part: string } },
-  repetition: number,
-) {
+function runsUnder(ledger: Ledger, experiment: string, part: PlannedPart, repetition: number): PartRef {
   const own = { experiment, part: part.id };
-  if (runsOf(ledger, experiment, part.id, repetition).length > 0 || !defined.sameRunsAs) return own;
-  return runsOf(ledger, defined.sameRunsAs.experiment, defined.sameRunsAs.part, repetition).length > 0 ? defined.sameRunsAs : own;
+  if (runsOf(ledger, experiment, part.id, repetition).length > 0) return own;
+  return partsSharingRuns(own).find((other) => runsOf(ledger, other.experiment, other.part, repetition).length > 0) ?? own;
 }
 
 /** One experiment's figures per repetition and the re-plans behind them. */
@@ -88,7 +82,7 @@ async function experimentFigures(store: ResultsStore, ledger: Ledger, planned: P
     for (const part of planned.parts) {
       const defined = planned.reproduction.parts.find((p) => p.id === part.id)!;
       const cells = replanCells(defined, part.plan);
-      const under = runsUnder(ledger, experiment, part, defined, repetition);
+      const under = runsUnder(ledger, experiment, part, repetition);
       if (under.experiment !== experiment) result.sharedRuns[part.id] = under.experiment;
       const runs = runsOf(ledger, under.experiment, under.part, repetition);
       for (const progress of cellProgress(ledger, { ...under, repetition }, cells)) {

@@ -12,11 +12,11 @@ import type { Client } from '@temporalio/client';
 import { defaultResultsDir, ResultsStore } from '../services/results/results-store';
 import { InputError } from '../core/errors';
 import type { CellRecord } from '../core/run-record';
-import { REPRODUCTIONS, selectReproductions } from '../core/reproduce/catalogue';
+import { partsSharingRuns, REPRODUCTIONS, selectReproductions } from '../core/reproduce/catalogue';
 import type { Reproduction } from '../core/reproduce/experiment';
 import { experimentDurations, formatDurations } from '../core/reproduce/durations';
 import { cellFinished, emptyLedger, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
-import { cellProgress, planNote, replanCells, scenarioAtSize, sharedRunsFinished, type CellProgress } from '../core/reproduce/replan';
+import { cellProgress, planNote, replanCells, scenarioAtSize, finishedUnderAnother, type CellProgress } from '../core/reproduce/replan';
 import type { ScenarioFile } from '../core/scenario';
 import { readJson, writeJsonAtomic } from '../platform/files';
 import type { TemporalSettings } from '../worker/connection';
@@ -134,8 +134,8 @@ class ReproduceSession {
     const cells = replanCells(reproductionPart, part.plan);
     const at = { experiment, part: part.id, repetition };
     const label = `[${experiment}] repetition ${repetition}/${repeat}, part ${part.id}`;
-    const shared = reproductionPart.sameRunsAs;
-    if (shared && sharedRunsFinished(this.ledger, shared, repetition, cells)) {
+    const shared = finishedUnderAnother(this.ledger, partsSharingRuns(at), repetition, cells);
+    if (shared) {
       console.log(`${label}: the same scenario finished earlier as ${shared.experiment}'s part ${shared.part}; its runs are used, not run again`);
       return;
     }

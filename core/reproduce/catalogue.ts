@@ -26,6 +26,25 @@ export const REPRODUCTIONS: readonly Reproduction[] = [
   timedEvents,
 ];
 
+/** A part of a reproduction, named as the ledger names it. */
+export interface PartRef {
+  experiment: string;
+  part: string;
+}
+
+/**
+ * The parts that run the same scenario as `of` (`sameRunsAs`, either way): the one it shares,
+ * then those that share it. A resume that finds one of them finished reuses its runs, whichever
+ * of the two experiments was named when they ran.
+ */
+export function partsSharingRuns(of: PartRef): PartRef[] {
+  const own = REPRODUCTIONS.find((r) => r.id === of.experiment)?.parts.find((p) => p.id === of.part)?.sameRunsAs;
+  const sharers = REPRODUCTIONS.flatMap((r) =>
+    r.parts.filter((p) => p.sameRunsAs?.experiment === of.experiment && p.sameRunsAs.part === of.part).map((p) => ({ experiment: r.id, part: p.id })),
+  );
+  return [...(own ? [own] : []), ...sharers];
+}
+
 /**
  * `all`, or one or more ids (each once, in the catalogue's order, so that a suite run in parts
  * runs as `all` would); the error lists the ids.

@@ -202,6 +202,7 @@ export function suiteTable(comparisons: Pick<ExperimentComparison, 'reproduction
     '',
     markdownTable(agreementTable(comparisons.flatMap((c) => c.agreement.rows))),
     '',
+    ...besideSection(comparisons.flatMap((c) => c.agreement.rows)),
     markdownTable({
       columns: ['experiment', 'repetitions', 'agree', 'disagree', 'undecided', 'not comparable here (why)'],
       rows: [
@@ -211,6 +212,12 @@ export function suiteTable(comparisons: Pick<ExperimentComparison, 'reproduction
     }),
     '',
   ].join('\n');
+}
+
+/** What is shown beside rows (a trend, what a model of the round trips predicts), under the table: where a disagreement's cause is measured. */
+function besideSection(rows: ComparisonRow[]): string[] {
+  const lines = besideLines(rows);
+  return lines.length === 0 ? [] : ['Shown beside rows, not judged:', '', ...lines.map((l) => `- ${l}`), ''];
 }
 
 function countCells(n: AgreementCounts): string[] {

@@ -74,7 +74,7 @@ export interface ComparisonSpec {
    */
   target?: () => Target;
   observe: (perRepetition: Figure[][]) => Observed;
-  /** Our figures shown beside the row (a trend over node counts), not judged. */
+  /** Our figures shown beside the row (a trend over node counts, a model of the round trips), not judged. */
   beside?: (perRepetition: Figure[][]) => string;
 }
 

@@ -4,13 +4,16 @@
  * mean read and update latency, and bytes per operation (in all and per node pair) where traffic
  * was measured; around each event what event-figures.ts reads (load after a resize or a client,
  * recovery and outages after a link cut, the overlay's path per step); per cell each resize's
- * acceptance and completion. Each figure carries the verdict it was measured under: a figure not `ok` is
+ * acceptance and completion; per phase the round trip each probed node pair was configured for,
+ * and per cell its replication factor, for models of what the network alone explains
+ * (quorum-model.ts). Each figure carries the verdict it was measured under: a figure not `ok` is
  * reported as not reproducible here, never silently used.
  */
 import type { CellRecord, PhaseRecord } from '../run-record';
 import { latestPerSecond, type Sample } from '../samples';
 import { withRunPhaseVerdicts, type Verdict } from '../verdict';
 import type { FleetSpec } from '../scenario';
+import { median } from './statistics';
 import { allClientsPerSecond, eventWindowFigures, latencyFigures, linkEventFigures, pairTrafficFigures, ycsbOk } from './event-figures';
 
 /** Seconds left out at a phase's start: the JVM's first second and a latency change settling. */
@@ -132,6 +135,32 @@ function probeCostFigures(phase: PhaseRecord, seconds: Sample[], base: Omit<Figu
   return values.flatMap(([measure, value]) => (value === undefined ? [] : [{ ...base, measure, unit: 'ops/s', value }]));
 }
 
+/**
+ * Per node pair the phase's probes measured, the round trip its links were configured for (the
+ * median over the phase: a latency epoch changes it), `a-b` in name order. Detail figures: in
+ * comparison.json, not in the table.
+ */
+function configuredRttFigures(phase: PhaseRecord, base: Omit<Figure, 'measure' | 'unit' | 'value'>): Figure[] {
+  const byPair = new Map<string, number[]>();
+  for (const probe of phase.probes ?? []) {
+    const pair = [probe.from, probe.to].sort().join('-');
+    byPair.set(pair, [...(byPair.get(pair) ?? []), probe.configuredMs]);
+  }
+  return [...byPair].map(([pair, values]) => ({ ...base, measure: CONFIGURED_RTT, unit: 'ms', value: median(values), pair, detail: true }));
+}
+
+export const CONFIGURED_RTT = 'configured rtt';
+export const REPLICATION_FACTOR = 'replication factor';
+
+/** The cell's replication factor, as its cluster record states it; its text is the read and write consistency. */
+function replicationFigures(cell: CellRecord, base: Omit<Figure, 'measure' | 'unit' | 'value' | 'phase'>): Figure[] {
+  const consistency = cell.cluster?.consistency;
+  const factor = Number(consistency?.['replication factor']);
+  if (!consistency || !Number.isFinite(factor)) return [];
+  const text = `${consistency['read consistency'] ?? '?'} reads, ${consistency['write consistency'] ?? '?'} writes`;
+  return [{ ...base, phase: 'cluster', measure: REPLICATION_FACTOR, unit: '', value: factor, text, detail: true }];
+}
+
 /** YCSB's mean operations per second over `seconds`; undefined for none. */
 function meanThroughput(seconds: Sample[]): number | undefined {
   return seconds.length ? seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length : undefined;
@@ -177,6 +206,7 @@ export function runFigures(
       if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });
       figures.push(...removalFigures(phase, seconds, { database, cell: place, ...judged }));
       figures.push(...probeCostFigures(phase, seconds, { ...base, ...judged }));
+      figures.push(...configuredRttFigures(phase, { ...base, ...judged }));
       const placement = placementOf(cell);
       const ramped = cell.phases.filter((p) => p.name.startsWith(`${phase.name}:`)).map((p) => latestPerSecond(p.samples));
       const together = allClientsPerSecond(seconds, ramped);
@@ -189,6 +219,7 @@ export function runFigures(
       figures.push(...more.map((f) => ({ ...base, ...f, ...judged })));
     }
     const cellVerdict = cell.summary.verdict;
+    figures.push(...replicationFigures(cell, { database, cell: place, verdict: 'ok' }));
     const judged = cellVerdict
       ? { verdict: cellVerdict.verdict, ...(cellVerdict.reasons.length ? { why: cellVerdict.reasons.map((r) => r.text).join('; ') } : {}) }
       : { verdict: 'unjudged' as const };

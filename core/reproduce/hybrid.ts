@@ -20,7 +20,9 @@ import {
   type NotComparedGroup,
   type Reproduction,
 } from './experiment';
-import { fmt, greater, holdsIn, valuesPerEvent, type RepetitionFigures } from './observe';
+import { besideLine, fmt, greater, holdsIn, valuesPerEvent, type RepetitionFigures } from './observe';
+import { modelledOperationMs } from './quorum-model';
+import type { Figure } from './figures';
 import { DECISION, type Observation } from './rules';
 import { NOT_RUNNABLE, OTHER_HARDWARE, RETRIES_HIDE_ERRORS, VM_SIZE, versionsDeviation } from './shared-deviations';
 import { publishedIds } from './published';
@@ -29,10 +31,14 @@ const WORKLOADS: Workload[] = ['a', 'c'];
 const SECONDS = 20;
 const RATE = { redis: { threads: 5, target: 600 }, cassandra: { threads: 1, target: 100 } };
 
+/** The database nodes of layout `n_m`: prv1..prvn and pub1..pubm. */
+function layoutNodes(privateNodes: number, publicNodes: number): string[] {
+  return [...Array.from({ length: privateNodes }, (_, i) => `prv${i + 1}`), ...Array.from({ length: publicNodes }, (_, i) => `pub${i + 1}`)];
+}
+
 /** `n_m` as a matrix value whose database nodes are prv1..prvn and pub1..pubm. */
 export function layout(privateNodes: number, publicNodes: number): MatrixValue {
-  const nodes = [...Array.from({ length: privateNodes }, (_, i) => `prv${i + 1}`), ...Array.from({ length: publicNodes }, (_, i) => `pub${i + 1}`)];
-  return { name: `${privateNodes}_${publicNodes}`, database: { nodes } };
+  return { name: `${privateNodes}_${publicNodes}`, database: { nodes: layoutNodes(privateNodes, publicNodes) } };
 }
 
 function phases(database: 'redis' | 'cassandra', workloads: Workload[]) {
@@ -128,6 +134,36 @@ const LAN_BOUND = {
 const BURST_REDIS = ['8_0', '4_4', '1_7'];
 const BURST_CASSANDRA = ['3_0', '2_1', '1_2'];
 
+/** A layout's database members, as `layout()` names them. */
+function membersOf(layoutName: string): string[] {
+  const [privateNodes, publicNodes] = layoutName.split('_').map(Number);
+  return layoutNodes(privateNodes, publicNodes);
+}
+
+/**
+ * Cassandra's mean operation per layout (workload A): the quorum model's, from the configured
+ * round trips, beside the measured one (threads over throughput: a closed loop). Where they meet,
+ * the layout's throughput is its round trips': a third of the operations at 2_1 (those a public
+ * node coordinates) and every one at 1_2 cross the WAN twice or once.
+ */
+const cassandraRoundTrips = (p: Figure[][]) =>
+  `Cassandra, workload A, ms an operation, the quorum model's (every member a replica, QUORUM of 3, coordinators in turn) against the measured (threads over throughput): ${besideLine(
+    p,
+    BURST_CASSANDRA.flatMap((l) => [
+      {
+        label: `${l} modelled`,
+        read: (r: RepetitionFigures) => modelledOperationMs(r, { database: 'cassandra', cell: `layout=${l}`, phase: 'a' }, 'client', membersOf(l)),
+      },
+      {
+        label: `${l} measured`,
+        read: (r: RepetitionFigures) => {
+          const f = r.figure({ database: 'cassandra', cell: `layout=${l}`, phase: 'a', measure: 'throughput' });
+          return (1000 * (f.threads ?? RATE.cassandra.threads)) / f.value;
+        },
+      },
+    ]),
+  )}`;
+
 const BURSTING_COMPARES: ComparisonSpec[] = [
   {
     id: 'bu-wan-degrades',
@@ -137,6 +173,7 @@ const BURSTING_COMPARES: ComparisonSpec[] = [
         ...along(r, 'redis', BURST_REDIS, WORKLOADS, 'throughput', true),
         ...along(r, 'cassandra', BURST_CASSANDRA, WORKLOADS, 'throughput', true),
       ]),
+    beside: cassandraRoundTrips,
   },
   {
     id: 'bu-readlat-cassandra',

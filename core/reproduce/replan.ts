@@ -235,17 +235,21 @@ export function cellProgress(
 }
 
 /**
- * Whether a part that shares another experiment's runs (`sameRunsAs`) finds every cell of this
- * repetition done under that one, in a directory being resumed: the same scenario is not run twice
- * because only one of the two experiments is named this time (the comparison reads that one's runs).
+ * The first of `sharing` (parts running the same scenario, core/reproduce/catalogue.ts
+ * partsSharingRuns) under which every cell of this repetition is done, in a directory being
+ * resumed: the same scenario is not run twice because only one of the experiments is named this
+ * time (the comparison reads that one's runs).
  */
-export function sharedRunsFinished(
+export function finishedUnderAnother(
   ledger: Ledger,
-  sameRunsAs: { experiment: string; part: string },
+  sharing: { experiment: string; part: string }[],
   repetition: number,
   cells: Parameters<typeof cellProgress>[2],
-): boolean {
-  return cellProgress(ledger, { ...sameRunsAs, repetition }, cells).every((p) => !p.next);
+): { experiment: string; part: string } | undefined {
+  return sharing.find((other) => {
+    const progress = cellProgress(ledger, { ...other, repetition }, cells);
+    return progress.every((p) => !p.next);
+  });
 }
 
 /**

@@ -19,7 +19,10 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 import { fragbench, printed, scratchEnv, startFragbench } from '../support/cli';
 import { restartableLoopbackPort } from '../support/ports';
 
-jest.setTimeout(120_000);
+// The sum of the waits below that can follow one another (a start, a server's restart, the held
+// workflow's return, the worker's stop): each fails with its own message before this does. 120 s
+// timed out in CI under the lanes' load, where a start alone can take a minute.
+jest.setTimeout(240_000);
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'fb-cli-dev-'));
 const env = scratchEnv(scratch);

@@ -164,18 +164,20 @@ async function whenRunning(handle: WorkflowHandle): Promise<void> {
 
 test('from a bare host: the run brings its fleet up, runs, reports and takes the fleet down; a second run meanwhile is refused', async () => {
   await expectCleanHost();
-  const first = await startAsTheUiDoes(env, { scenario: userScenario(6) }, TASK_QUEUE, 'bare-host');
+  // Its run phase outlasts the refusal of the second run by a margin, however slow the host.
+  const first = await startAsTheUiDoes(env, { scenario: userScenario(15) }, TASK_QUEUE, 'bare-host');
   await whenRunning(first);
   expect(readState()?.plan.name).toBe('three-sites');
 
-  const refusedAt = Date.now();
   const second = await startAsTheUiDoes(env, { scenario: userScenario(6) }, TASK_QUEUE, 'bare-host');
   const refusal: unknown = await second.result().catch((err: unknown) => err);
   expect(refusal).toBeInstanceOf(WorkflowFailedError);
   const cause = (refusal as WorkflowFailedError).cause as ApplicationFailure;
   expect(cause.type).toBe('FleetBusy');
   expect(cause.message).toMatch(new RegExp(`^fleet busy: run ${first.workflowId} on three-sites since \\d{4}-`));
-  expect(Date.now() - refusedAt).toBeLessThan(10_000);
+  // Refused at once, not queued behind the first: that one still runs (a bound in seconds was
+  // missed by the lanes' load in CI, 11.6 s against 10, while the first run was still going).
+  expect((await first.describe()).status.name).toBe('RUNNING');
 
   const summary = (await first.result()) as RunSummary;
   expect(summary.status).toBe('completed');

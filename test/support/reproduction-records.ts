@@ -42,6 +42,11 @@ export interface RecordModel {
   verdict?: (cell: CellPlan, phase: string) => Verdict;
   /** A resize's acceptance and completion, s after its request. */
   resize?: (cell: CellPlan, label: string) => { acceptedAfterS: number; completedAfterS: number };
+  /**
+   * The round trip a pair of the cell (the client included) is configured for, ms: given, every
+   * phase probes each pair once and the cluster records replication 3 with QUORUM reads and writes.
+   */
+  configuredRttMs?: (cell: CellPlan, pair: [string, string]) => number;
 }
 
 function judged(verdict: Verdict, warmup: boolean): PhaseVerdict {
@@ -124,6 +129,13 @@ export function synthesizeCell(scenario: string, cell: CellPlan, model: RecordMo
       .filter((e) => e.kind === 'measure-rtt')
       .map((e) => ({ time: e.requestedAt + 3000, startedAt: e.requestedAt, pairs: [], meanMs: model.pingMs?.(scenario, e.scheduledOffsetS) ?? 80 }));
     const verdict = model.verdict?.(cell, planned.name) ?? 'ok';
+    const rttOf = model.configuredRttMs;
+    const probes = rttOf
+      ? pairs.map(([a, b]) => {
+          const configuredMs = rttOf(cell, [a, b]);
+          return { time: clock + 1000, from: a, to: b, measuredMs: configuredMs, configuredMs };
+        })
+      : undefined;
     phases.push({
       name: planned.name,
       samples,
@@ -134,13 +146,19 @@ export function synthesizeCell(scenario: string, cell: CellPlan, model: RecordMo
       traffic,
       resizes: [],
       ...(paths.length ? { paths } : {}),
+      ...(probes ? { probes } : {}),
     });
     clock += seconds * 1000;
   }
   const summary = summarizeCell(phases);
   return {
     cellId: cell.cellId,
-    cluster: { database: cell.database, version: 'synthetic', nonDefaultSettings: {} },
+    cluster: {
+      database: cell.database,
+      version: 'synthetic',
+      nonDefaultSettings: {},
+      ...(model.configuredRttMs ? { consistency: { 'replication factor': '3', 'read consistency': 'QUORUM', 'write consistency': 'QUORUM' } } : {}),
+    },
     coordinates: cell.coordinates,
     phases,
     summary: { ...summary, resizes },

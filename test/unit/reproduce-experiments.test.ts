@@ -9,6 +9,7 @@ import { planReproduction, type PlannedReproduction } from '../../cli/reproduce-
 import { REPRODUCTIONS } from '../../core/reproduce/catalogue';
 import { epochParts } from '../../core/reproduce/latency';
 import { compareReproduction, type ComparisonRow } from '../../core/reproduce/comparison';
+import { suiteTable } from '../../core/reproduce/comparison-text';
 import { namingFleets, runFigures, type Figure } from '../../core/reproduce/figures';
 import type { OverlayPath } from '../../core/overlay-path';
 import type { CellPlan } from '../../core/scenario';
@@ -122,6 +123,55 @@ test('latency: a closed loop bound by its round trips is judged as such', () => 
   // The trend beside the 8-node ratio: 8, 4 and 2 nodes, per repetition.
   expect(row('lat-cassandra-a-x-2x').beside).toMatch(
     /^Cassandra A T\(0\.2\)\/T\(0\.4\) by node count, per repetition: 8 nodes: 1\.43, 1\.38; 4 nodes: 1\.43, 1\.38; 2 nodes: 1\.43, 1\.38$/,
+  );
+});
+
+/** Round trips by pair name, either way round; 100 ms for a pair not listed. */
+const roundTrips =
+  (table: Record<string, number>) =>
+  (_cell: CellPlan, [a, b]: [string, string]): number =>
+    table[`${a}-${b}`] ?? table[`${b}-${a}`] ?? 100;
+
+test("resize-on-the-fly: beside Virginia's ratio, what the configured round trips alone predict for a quorum", () => {
+  // fhc-8dc's: Seoul and Virginia 12 ms apart, Melbourne over 200 ms from both.
+  const rtts = roundTrips({
+    'client-melbourne': 195,
+    'client-seoul': 153,
+    'client-virginia': 142,
+    'melbourne-seoul': 207,
+    'melbourne-virginia': 219,
+    'seoul-virginia': 12,
+  });
+  const row = rowsOf('resize-on-the-fly', (j) => ({ ...closedLoop(j), configuredRttMs: rtts })).find((r) => r.id === 'otf-cassandra-a-virginia')!;
+  // Three left: coordinators Melbourne 195 + 207, Seoul 153 + 12, Virginia 142 + 12: 240 ms.
+  // Two left: the quorum of 3 is both, 195 + 207 and 153 + 207: 381 ms; 240 / 381 = 0.63.
+  expect(row.beside).toBe(
+    'what the round trips alone predict (quorum model: every member a replica, QUORUM of 3, coordinators in turn): ' +
+      'Melbourne, Seoul and Virginia, ms an operation: 240, 240; Melbourne and Seoul: 381, 381; throughput ratio: 0.63, 0.63',
+  );
+  // The suite table shows it under the table, where the disagreement is read.
+  const p = planned.find((x) => x.reproduction.id === 'resize-on-the-fly')!;
+  const agreement = compareReproduction(p.reproduction, [repetition(p, { ...closedLoop(), configuredRttMs: rtts })]);
+  expect(suiteTable([{ reproduction: p.reproduction, agreement, repeat: 1 }], 'results/x')).toContain(
+    '\n- Beside otf-cassandra-a-virginia: what the round trips alone predict',
+  );
+  // Without probes the model says why it has nothing.
+  expect(rowsOf('resize-on-the-fly').find((r) => r.id === 'otf-cassandra-a-virginia')!.beside).toMatch(
+    /Melbourne and Seoul: r1 not measured: cassandra replication factor/,
+  );
+});
+
+test('bursting: beside the fall with public nodes, Cassandra’s modelled operation against the measured one, per layout', () => {
+  // The private site's nodes 1 ms apart, Virginia's 229.5 ms away; two public nodes reach each other through the private site.
+  const rtts = (_cell: CellPlan, [a, b]: [string, string]) => {
+    const isPublic = (n: string) => n.startsWith('pub');
+    if (isPublic(a) && isPublic(b)) return 459;
+    return isPublic(a) || isPublic(b) ? 229.5 : 1;
+  };
+  const row = rowsOf('bursting', (j) => ({ ...closedLoop(j), configuredRttMs: rtts })).find((r) => r.id === 'bu-wan-degrades')!;
+  // 3_0: 1 + 1; 2_1: (2 + 2 + 229.5 + 229.5) / 3; 1_2: (1 + 229.5, 229.5 + 229.5 twice) / 3. Measured: 1 thread at 40 ops/s.
+  expect(row.beside).toMatch(
+    /3_0 modelled: 2\.00, 2\.00; 3_0 measured: 25\.0, 25\.0; 2_1 modelled: 154, 154; 2_1 measured: 25\.0, 25\.0; 1_2 modelled: 383, 383;/,
   );
 });
 

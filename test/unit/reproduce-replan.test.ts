@@ -5,7 +5,7 @@
  */
 import { planReproduction, type PlannedReproduction } from '../../cli/reproduce-plan';
 import { aggregate } from '../../core/reproduce/aggregate';
-import { REPRODUCTIONS } from '../../core/reproduce/catalogue';
+import { partsSharingRuns, REPRODUCTIONS } from '../../core/reproduce/catalogue';
 import { figureTable, markdownTable } from '../../core/reproduce/comparison-text';
 import type { Figure } from '../../core/reproduce/figures';
 import { emptyLedger, withRun, type CellSize, type Coordinates, type Ledger, type LedgerRun } from '../../core/reproduce/ledger';
@@ -17,7 +17,7 @@ import {
   replanDecision,
   replanLadder,
   scenarioAtSize,
-  sharedRunsFinished,
+  finishedUnderAnother,
   type ReplanContext,
 } from '../../core/reproduce/replan';
 import { loadScenario } from '../../operations/scenario/scenario-loader';
@@ -325,15 +325,45 @@ test('a resume naming only the experiment that shares runs uses the owner’s fi
     ...over,
   });
   const finished = withRun(emptyLedger(0), ownerRun({}));
-  expect(sharedRunsFinished(finished, shared, 1, cells)).toBe(true);
+  const sharing = partsSharingRuns({ experiment: 'offline-sizing', part: 'redis' });
+  expect(sharing).toEqual([shared]);
+  expect(finishedUnderAnother(finished, sharing, 1, cells)).toEqual(shared);
   // Another repetition, or a run cut short before a cell finished: run here.
-  expect(sharedRunsFinished(finished, shared, 2, cells)).toBe(false);
-  expect(sharedRunsFinished(emptyLedger(0), shared, 1, cells)).toBe(false);
-  expect(sharedRunsFinished(withRun(emptyLedger(0), ownerRun({ status: 'cancelled', finishedCells: all.slice(1) })), shared, 1, cells)).toBe(false);
+  expect(finishedUnderAnother(finished, sharing, 2, cells)).toBeUndefined();
+  expect(finishedUnderAnother(emptyLedger(0), sharing, 1, cells)).toBeUndefined();
+  expect(
+    finishedUnderAnother(withRun(emptyLedger(0), ownerRun({ status: 'cancelled', finishedCells: all.slice(1) })), sharing, 1, cells),
+  ).toBeUndefined();
   // This part has no smaller plan: a host-bound cell is the owner's last word, not run again here.
   expect(cells.map((c) => replanLadder(c.context, c.base))).toEqual(cells.map(() => []));
   const hostBound = ownerRun({ verdicts: all.map((cell) => ({ cell, verdict: 'host-bound' as const, why: HOST })) });
-  expect(sharedRunsFinished(withRun(emptyLedger(0), hostBound), shared, 1, cells)).toBe(true);
+  expect(finishedUnderAnother(withRun(emptyLedger(0), hostBound), sharing, 1, cells)).toEqual(shared);
+});
+
+test('a resume naming only the experiment whose runs are shared uses the sharer’s finished runs', () => {
+  // latency's Redis part ran earlier as offline-sizing's (a directory where only offline-sizing was named).
+  const sharing = partsSharingRuns({ experiment: 'latency', part: 'redis' });
+  expect(sharing).toEqual([
+    { experiment: 'traffic', part: 'redis' },
+    { experiment: 'offline-sizing', part: 'redis' },
+  ]);
+  expect(partsSharingRuns({ experiment: 'resize-on-the-fly', part: 'cassandra' }).map((p) => p.experiment)).toEqual(['single-resize']);
+  // A part nothing shares has nothing to reuse.
+  expect(partsSharingRuns({ experiment: 'bursting', part: 'redis-virginia' })).toEqual([]);
+  const cells = cellsOf('latency', 'redis');
+  const all = cells.map((c) => c.coordinates);
+  const sharerRun: LedgerRun = {
+    experiment: 'offline-sizing',
+    part: 'redis',
+    repetition: 1,
+    runId: 'offline-sizing-r1',
+    status: 'completed',
+    finishedCells: all,
+    startedAt: 1,
+    verdicts: all.map((cell) => ({ cell, verdict: 'ok' as const })),
+  };
+  expect(finishedUnderAnother(withRun(emptyLedger(0), sharerRun), sharing, 1, cells)).toEqual({ experiment: 'offline-sizing', part: 'redis' });
+  expect(finishedUnderAnother(withRun(emptyLedger(0), { ...sharerRun, finishedCells: all.slice(1) }), sharing, 1, cells)).toBeUndefined();
 });
 
 test('the figures table says which plan produced each figure', () => {

@@ -260,7 +260,10 @@ test("progress shows the running phase's latest seconds while it runs, never an 
   // While the run phase still runs (a second before its end, to leave the client's return out).
   const during = seen.filter((p) => p.cell.step === 'run' && p.at < startedAt + (durationS - 1) * 1000);
   const newest = (samples: Sample[]) => Math.max(...samples.map((s) => s.time));
-  expect(during.length).toBeGreaterThan(20);
+  // Snapshots across the phase, not a count of them (the count is the query rate, which the CI
+  // lanes' load once cut to 16 in 11 s): at least five, spread over more than half the phase.
+  expect(during.length).toBeGreaterThanOrEqual(5);
+  expect(during.at(-1)!.at - during[0].at).toBeGreaterThan((durationS / 2) * 1000);
   for (const p of during) expect(p.cell.latestSamples.map((s) => s.okPerS)).not.toContain(7);
   const first = during.find((p) => p.cell.latestSamples.length > 0);
   expect(first).toBeDefined();
