@@ -141,26 +141,20 @@ function membersOf(layoutName: string): string[] {
 }
 
 /**
- * Cassandra's mean operation per layout (workload A): the quorum model's, from the configured
- * round trips, beside the measured one (threads over throughput: a closed loop). Where they meet,
- * the layout's throughput is its round trips': a third of the operations at 2_1 (those a public
- * node coordinates) and every one at 1_2 cross the WAN twice or once.
+ * Cassandra's operations per layout (workload A): the quorum model's, from the configured round
+ * trips, beside the measured mean read and update. Where they meet, the layout's operations cost
+ * its round trips; where one kind does not, that kind's path does more than the model's.
  */
 const cassandraRoundTrips = (p: Figure[][]) =>
-  `Cassandra, workload A, ms an operation, the quorum model's (every member a replica, QUORUM of 3, coordinators in turn) against the measured (threads over throughput): ${besideLine(
+  `Cassandra, workload A, ms an operation, the quorum model's (every member a replica, QUORUM of 3, coordinators in turn) against the measured mean read and update: ${besideLine(
     p,
     BURST_CASSANDRA.flatMap((l) => [
       {
         label: `${l} modelled`,
         read: (r: RepetitionFigures) => modelledOperationMs(r, { database: 'cassandra', cell: `layout=${l}`, phase: 'a' }, 'client', membersOf(l)),
       },
-      {
-        label: `${l} measured`,
-        read: (r: RepetitionFigures) => {
-          const f = r.figure({ database: 'cassandra', cell: `layout=${l}`, phase: 'a', measure: 'throughput' });
-          return (1000 * (f.threads ?? RATE.cassandra.threads)) / f.value;
-        },
-      },
+      { label: `${l} read`, read: (r: RepetitionFigures) => at(r, 'cassandra', l, 'a', 'read latency') },
+      { label: `${l} update`, read: (r: RepetitionFigures) => at(r, 'cassandra', l, 'a', 'update latency') },
     ]),
   )}`;
 
