@@ -40,7 +40,7 @@ export interface NetworkActivities {
     change: { set: ConditionValues } | { scale: ConditionFactors };
     overS: number;
     steps: 'linear' | 'seconds';
-  }): Promise<{ appliedAt: number; completedAt: number; links: number; latenessMs: Lateness }>;
+  }): Promise<{ appliedAt: number; startedAt: number; completedAt: number; links: number; latenessMs: Lateness }>;
   /** Moves a positioned node along its path over `overS` seconds; its links' delays follow the distance model. */
   moveSite(input: { fleet: FleetRef } & MoveInput): Promise<{ appliedAt: number; completedAt: number } & MoveResult>;
   /** Cuts every link between the groups; `healPartition` restores exactly those. */

@@ -24,6 +24,10 @@ export interface KillOutcome {
   backS?: number;
   /** Seconds of the phase with no stored sample, from this kill to the next. */
   lostS: number;
+  /** The phase's seconds without a sample after the kill (before the next kill or the end): the hole, and any later gap. */
+  missingSeconds: number[];
+  /** When the kill came, seconds from the phase's origin. */
+  killedAtS: number;
   /** Until a second's successful operations were back to 80 % of the median of the 10 s before. */
   loadBackS?: number;
   /** The record that says the tool saw it: its kind and label. */
@@ -89,8 +93,9 @@ export function judgeKills(
   return ordered.map((kill, i) => {
     const killS = secondOf(kill.at);
     const untilS = secondOf(ordered[i + 1]?.at ?? phaseEndMs);
-    let lostS = 0;
-    for (let s = Math.ceil(killS); s < untilS; s++) if (s >= 1 && !bySecond.has(s)) lostS++;
+    const missing: number[] = [];
+    for (let s = Math.ceil(killS); s < untilS; s++) if (s >= 1 && !bySecond.has(s)) missing.push(s);
+    const lostS = missing.length;
     const window = [...bySecond].filter(([s]) => s < killS && s >= killS - 10).map(([, ok]) => ok);
     const before = window.length === 0 ? undefined : median(window);
     const backS =
@@ -99,6 +104,8 @@ export function judgeKills(
     return {
       kill,
       lostS,
+      missingSeconds: missing,
+      killedAtS: killS,
       detectedS: seen && (seen.detectedAt - kill.at) / 1000,
       backS: seen?.backAt === undefined ? undefined : (seen.backAt - kill.at) / 1000,
       loadBackS: backS === undefined ? undefined : backS - killS,

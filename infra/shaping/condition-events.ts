@@ -113,15 +113,15 @@ const LINEAR_STEP_MS = 100;
 /**
  * Calls `step` with the share of `overS` gone (and the seconds since the start) every 0.1 s
  * (linear) or every second (seconds), until it has been called with 1: ramps and moves share it,
- * so both end exactly on their target however late a step runs. Returns how late each step
- * finished after it was due, ms: each is due at its place from the start, so one late step does
- * not make the next ones late.
+ * so both end exactly on their target however late a step runs. Returns when it started (the
+ * clock its fractions count from) and how late each step finished after it was due, ms: each is
+ * due at its place from the start, so one late step does not make the next ones late.
  */
 export async function stepOver(
   overS: number,
   steps: 'linear' | 'seconds',
   step: (fraction: number, elapsedS: number) => Promise<void>,
-): Promise<number[]> {
+): Promise<{ startedAt: number; latenessMs: number[] }> {
   const start = Date.now();
   const stepMs = steps === 'seconds' ? 1000 : LINEAR_STEP_MS;
   const latenessMs: number[] = [];
@@ -132,7 +132,7 @@ export async function stepOver(
     const fraction = rampFraction(elapsedS, overS, steps);
     await step(fraction, elapsedS);
     latenessMs.push(Date.now() - dueAt);
-    if (fraction >= 1) return latenessMs;
+    if (fraction >= 1) return { startedAt: start, latenessMs };
   }
 }
 
@@ -145,17 +145,17 @@ export async function rampConditions(
   input: ConditionEventInput,
   change: { set: ConditionValues } | { scale: ConditionFactors },
   options: RampOptions,
-): Promise<{ links: number; latenessMs: number[] }> {
+): Promise<{ links: number; startedAt: number; latenessMs: number[] }> {
   const links = selected(net, input);
   checkValues(change, links);
   const plan = targets(net, links, change);
-  const latenessMs = await stepOver(options.overS, options.steps, async (fraction) => {
+  const { startedAt, latenessMs } = await stepOver(options.overS, options.steps, async (fraction) => {
     await net.setConditions(
       plan.map((t) => ({ link: t.link, direction: t.direction, values: overrideOf(conditionsBetween(t.from, t.to, fraction)) })),
     );
     options.onStep?.(fraction);
   });
-  return { links: links.length, latenessMs };
+  return { links: links.length, startedAt, latenessMs };
 }
 
 export interface ReplayOptions extends ReplayPace {

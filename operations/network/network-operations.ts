@@ -93,17 +93,22 @@ export async function rampLinkConditions(input: {
   change: { set: ConditionValues } | { scale: ConditionFactors };
   overS: number;
   steps: 'linear' | 'seconds';
-}): Promise<{ appliedAt: number; completedAt: number; links: number; latenessMs: Lateness }> {
+}): Promise<{ appliedAt: number; startedAt: number; completedAt: number; links: number; latenessMs: Lateness }> {
   checkPositive(input.overS, 'over', '60 seconds');
   const net = await network(input.fleet);
   const appliedAt = Date.now();
-  const { links, latenessMs } = await rampConditions(net, input.target, input.change, { overS: input.overS, steps: input.steps });
-  return { appliedAt, completedAt: Date.now(), links, latenessMs: latenessOf(latenessMs) };
+  const { links, startedAt, latenessMs } = await rampConditions(net, input.target, input.change, { overS: input.overS, steps: input.steps });
+  return { appliedAt, startedAt, completedAt: Date.now(), links, latenessMs: latenessOf(latenessMs) };
 }
 
 /** How late the steps of a timed change (ramp, replay) landed, ms. */
 function latenessOf(latenessMs: number[]): Lateness {
-  return { p50: quantile(latenessMs, 0.5), p99: quantile(latenessMs, 0.99), max: latenessMs.reduce((m, x) => Math.max(m, x), 0) };
+  return {
+    p50: quantile(latenessMs, 0.5),
+    p95: quantile(latenessMs, 0.95),
+    p99: quantile(latenessMs, 0.99),
+    max: latenessMs.reduce((m, x) => Math.max(m, x), 0),
+  };
 }
 
 /** Runs for the trace's length (or until `untilS` when looped): call it from an activity that heartbeats. */

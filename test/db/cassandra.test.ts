@@ -54,10 +54,24 @@ async function processesIn(name: string): Promise<{ servers: number[]; others: s
   return { servers: live.filter((p) => isServer(p.argv)).map((p) => p.pid), others: live.filter((p) => !isServer(p.argv)).map((p) => p.argv) };
 }
 
+/**
+ * `processesIn`, once the tools of a killed caller are gone (up to 10 s): they die by the kernel's
+ * parent-death signal, which a JVM takes a moment to act on (CI once listed a killed caller's
+ * nodetool a few milliseconds after its caller's exit).
+ */
+async function processesOnceToolsGone(name: string): Promise<Awaited<ReturnType<typeof processesIn>>> {
+  let last = await processesIn(name);
+  await waitFor(async () => ((last = await processesIn(name)).others.length === 0 ? true : undefined), {
+    what: `no tool left in ${name}`,
+    timeoutMs: 10_000,
+  }).catch(() => undefined);
+  return last;
+}
+
 /** One server JVM per member, none elsewhere, and nothing else left running. */
 async function expectOneServerPerMember(members: string[]): Promise<void> {
   for (const name of ['tlb1', 'tlb2', 'tlb3', 'tlb4']) {
-    const { servers, others } = await processesIn(name);
+    const { servers, others } = await processesOnceToolsGone(name);
     expect({ name, servers: servers.length, others }).toEqual({ name, servers: members.includes(name) ? 1 : 0, others: [] });
   }
 }
@@ -196,7 +210,7 @@ describe('a resize whose callers die part-way (killed workers) resumes from the 
     );
     const killedAt = Date.now();
     // The decommission goes on in the node's JVM; the killed caller's nodetool died with it.
-    expect((await processesIn('tlb4')).others).toEqual([]);
+    expect((await processesOnceToolsGone('tlb4')).others).toEqual([]);
     expect(['LEAVING', 'DECOMMISSIONED']).toContain(await modeOf('tlb4'));
 
     const { adapter, commands } = recordingAdapter();

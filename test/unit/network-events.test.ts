@@ -203,11 +203,15 @@ describe('ramps and targets', () => {
 
 test("a ramp's steps are due from its start: a slow step is reported late and the next ones are not", async () => {
   const fractions: number[] = [];
-  const latenessMs = await stepOver(0.5, 'linear', async (fraction) => {
+  const before = Date.now();
+  const { startedAt, latenessMs } = await stepOver(0.5, 'linear', async (fraction) => {
     fractions.push(fraction);
     if (fractions.length === 1) await new Promise((resolve) => setTimeout(resolve, 250));
   });
   expect(fractions.at(-1)).toBe(1);
+  // The clock the fractions count from: when the ramp began.
+  expect(startedAt).toBeGreaterThanOrEqual(before);
+  expect(startedAt - before).toBeLessThan(50);
   expect(latenessMs).toHaveLength(fractions.length);
   // The first step (due at 100 ms) took 250 ms; the steps due at 200 and 300 ms ran at once after it.
   expect(latenessMs[0]).toBeGreaterThanOrEqual(250);

@@ -217,7 +217,9 @@ test('progress never goes back: the sequence grows, the last event never gets ol
     { atS: 2, label: 'LSF 0.4', path: 'e3', action: { kind: 'latency-epoch', scale: 0.4 } },
   ];
   const seen: CellProgress[] = [];
-  await run(plan([runPhase({ durationS: 4, events })]), { resizeMs: 2500 }, async (handle) => {
+  // 8 s: the last event (2 s) fires well before the phase's end even when the lanes' load delays
+  // the timers (at 4 s, CI once ended the phase before the epoch fired).
+  await run(plan([runPhase({ durationS: 8, events })]), { resizeMs: 2500 }, async (handle) => {
     for (;;) {
       const p = (await handle.query(progressQuery)) as RunProgress;
       if (p.cell) seen.push(p.cell);
@@ -226,7 +228,7 @@ test('progress never goes back: the sequence grows, the last event never gets ol
     }
   });
   // Snapshots across the events, not a count of them: under CI's lanes a query can take 300 ms, and
-  // 15 snapshots in 4 s still see the event shown change at least twice.
+  // 15 snapshots in 4 s still saw the event shown change at least twice.
   expect(new Set(seen.map((p) => p.lastEvent?.label)).size).toBeGreaterThanOrEqual(3);
   for (let i = 1; i < seen.length; i++) {
     expect(seen[i].seq).toBeGreaterThanOrEqual(seen[i - 1].seq);
