@@ -84,9 +84,10 @@ function reportRtt(pairs: PairRtt[], scale: number): void {
   say(`pair                      configured   median   err     ${TAIL.name}    err`);
   let medianOk = 0;
   let tailOk = 0;
+  const tailOf = (p: PairRtt) => quantile(p.samplesMs, TAIL.q);
   for (const p of pairs) {
     const medErr = p.medianMs - p.configuredMs;
-    const tailMs = quantile(p.samplesMs, TAIL.q);
+    const tailMs = tailOf(p);
     const tailErr = tailMs - p.configuredMs;
     if (Math.abs(medErr) <= medianLimitMs(p.configuredMs)) medianOk++;
     if (Math.abs(tailErr) <= tailLimitMs(p.configuredMs)) tailOk++;
@@ -95,7 +96,7 @@ function reportRtt(pairs: PairRtt[], scale: number): void {
     );
   }
   const medErrs = pairs.map((p) => Math.abs(p.medianMs - p.configuredMs));
-  const tailErrs = pairs.map((p) => Math.abs(quantile(p.samplesMs, TAIL.q) - p.configuredMs));
+  const tailErrs = pairs.map((p) => Math.abs(tailOf(p) - p.configuredMs));
   say(
     `summary scale ${scale}: per-pair median error: median ${fmt(median(medErrs))} ms, worst ${fmt(Math.max(...medErrs))} ms; ` +
       `per-pair ${TAIL.name} error: median ${fmt(median(tailErrs))} ms, worst ${fmt(Math.max(...tailErrs))} ms`,

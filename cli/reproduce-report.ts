@@ -18,7 +18,8 @@ import { namingFleets, runFigures, type CellPlacement, type Figure, type PhaseCl
 import { runsOf, sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
 import type { PlannedPart, PlannedReproduction } from './reproduce-plan';
-import { partsSharingRuns, REPRODUCTIONS, type PartRef } from '../core/reproduce/catalogue';
+import { partsSharingRuns, REPRODUCTIONS } from '../core/reproduce/catalogue';
+import type { PartRef } from '../core/reproduce/experiment';
 
 /**
  * The client each phase of a recorded cell ran with, from the run's own record of its plan: its

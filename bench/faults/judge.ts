@@ -22,9 +22,7 @@ export interface KillOutcome {
   detectedS?: number;
   /** Until the part ran again (its replacement started, or the member served again). */
   backS?: number;
-  /** Seconds of the phase with no stored sample, from this kill to the next. */
-  lostS: number;
-  /** The phase's seconds without a sample after the kill (before the next kill or the end): the hole, and any later gap. */
+  /** The phase's seconds with no stored sample, from this kill to the next (or the phase's end): the hole, and any later gap. */
   missingSeconds: number[];
   /** When the kill came, seconds from the phase's origin. */
   killedAtS: number;
@@ -95,7 +93,6 @@ export function judgeKills(
     const untilS = secondOf(ordered[i + 1]?.at ?? phaseEndMs);
     const missing: number[] = [];
     for (let s = Math.ceil(killS); s < untilS; s++) if (s >= 1 && !bySecond.has(s)) missing.push(s);
-    const lostS = missing.length;
     const window = [...bySecond].filter(([s]) => s < killS && s >= killS - 10).map(([, ok]) => ok);
     const before = window.length === 0 ? undefined : median(window);
     const backS =
@@ -103,7 +100,6 @@ export function judgeKills(
     const seen = detection(kill, events, devFaults);
     return {
       kill,
-      lostS,
       missingSeconds: missing,
       killedAtS: killS,
       detectedS: seen && (seen.detectedAt - kill.at) / 1000,

@@ -1,6 +1,6 @@
 /** Every reproduction `fragbench reproduce` knows, in the order of published-results.json (SPEC.md §4's, with the two of §3 and §4.4 it adds). */
 import { InputError } from '../errors';
-import type { Reproduction } from './experiment';
+import type { PartRef, Reproduction } from './experiment';
 import { bursting, distance, horizontal, vertical, vmPacking } from './hybrid';
 import { latency } from './latency';
 import { linkRemoval } from './link-removal';
@@ -25,12 +25,6 @@ export const REPRODUCTIONS: readonly Reproduction[] = [
   vmPacking,
   timedEvents,
 ];
-
-/** A part of a reproduction, named as the ledger names it. */
-export interface PartRef {
-  experiment: string;
-  part: string;
-}
 
 /**
  * The parts that run the same scenario as `of` (`sameRunsAs`, either way): the one it shares,

@@ -27,6 +27,12 @@ export interface PartReplan {
   why: string;
 }
 
+/** A part of a reproduction, named as the ledger names it. */
+export interface PartRef {
+  experiment: string;
+  part: string;
+}
+
 /** One scenario of a reproduction; a reproduction may need several (a fleet per region, a latency per database). */
 export interface ReproductionPart {
   /** Unique in the reproduction, a path segment: `redis`, `sydney`. */
@@ -43,7 +49,7 @@ export interface ReproductionPart {
    * are in one `reproduce` invocation the runs are made once, under that reproduction, and read
    * by both. A unit test holds the two scenarios equal.
    */
-  sameRunsAs?: { experiment: string; part: string };
+  sameRunsAs?: PartRef;
 }
 
 /** Why a published figure or claim is not compared here: the group its count falls in, and the reason. */

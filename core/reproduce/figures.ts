@@ -143,11 +143,14 @@ function probeCostFigures(phase: PhaseRecord, seconds: Sample[], base: Omit<Figu
 function configuredRttFigures(phase: PhaseRecord, base: Omit<Figure, 'measure' | 'unit' | 'value'>): Figure[] {
   const byPair = new Map<string, number[]>();
   for (const probe of phase.probes ?? []) {
-    const pair = [probe.from, probe.to].sort().join('-');
+    const pair = unorderedPair(probe.from, probe.to);
     byPair.set(pair, [...(byPair.get(pair) ?? []), probe.configuredMs]);
   }
   return [...byPair].map(([pair, values]) => ({ ...base, measure: CONFIGURED_RTT, unit: 'ms', value: median(values), pair, detail: true }));
 }
+
+/** A pair's name whichever way it was probed: `a-b` in name order. */
+export const unorderedPair = (a: string, b: string) => [a, b].sort().join('-');
 
 export const CONFIGURED_RTT = 'configured rtt';
 export const REPLICATION_FACTOR = 'replication factor';

@@ -21,7 +21,7 @@ import {
   type Reproduction,
 } from './experiment';
 import { besideLine, fmt, greater, holdsIn, valuesPerEvent, type RepetitionFigures } from './observe';
-import { modelledOperationMs } from './quorum-model';
+import { modelledOperationMs, QUORUM_MODEL_ASSUMPTIONS } from './quorum-model';
 import type { Figure } from './figures';
 import { DECISION, type Observation } from './rules';
 import { NOT_RUNNABLE, OTHER_HARDWARE, RETRIES_HIDE_ERRORS, VM_SIZE, versionsDeviation } from './shared-deviations';
@@ -143,10 +143,12 @@ function membersOf(layoutName: string): string[] {
 /**
  * Cassandra's operations per layout (workload A): the quorum model's, from the configured round
  * trips, beside the measured mean read and update. Where they meet, the layout's operations cost
- * its round trips; where one kind does not, that kind's path does more than the model's.
+ * its round trips; where one kind does not, that kind's path does more than the model's. The
+ * measured means include the client's own first use of each statement: every phase starts a new
+ * YCSB JVM, which prepares each of its statements over the WAN (docs/reproduce-results.md).
  */
 const cassandraRoundTrips = (p: Figure[][]) =>
-  `Cassandra, workload A, ms an operation, the quorum model's (every member a replica, QUORUM of 3, coordinators in turn) against the measured mean read and update: ${besideLine(
+  `Cassandra, workload A, ms an operation, the quorum model's (${QUORUM_MODEL_ASSUMPTIONS}) against the measured mean read and update (these include the phase's new YCSB JVM preparing each statement at its first use, over the WAN where nodes are public): ${besideLine(
     p,
     BURST_CASSANDRA.flatMap((l) => [
       {

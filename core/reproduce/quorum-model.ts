@@ -7,8 +7,11 @@
  * cost are left out: the model says what the network alone explains.
  */
 import { InputError } from '../errors';
-import { CONFIGURED_RTT, REPLICATION_FACTOR } from './figures';
+import { CONFIGURED_RTT, REPLICATION_FACTOR, unorderedPair } from './figures';
 import { NotObserved, type RepetitionFigures } from './observe';
+
+/** The model's assumptions, as the comparison lines state them (every cluster modelled here runs replication 3). */
+export const QUORUM_MODEL_ASSUMPTIONS = 'every member a replica, QUORUM of 3, coordinators in turn';
 
 export interface QuorumCluster {
   client: string;
@@ -60,7 +63,7 @@ export function modelledOperationMs(
   if (factor.text !== 'QUORUM reads, QUORUM writes')
     throw new NotObserved(`the quorum model needs QUORUM reads and writes; the cell ran ${factor.text}`);
   const rttMs = (a: string, b: string) => {
-    const pair = [a, b].sort().join('-');
+    const pair = unorderedPair(a, b);
     const [rtt] = r.all({ database: at.database, cell: at.cell, phase: at.phase, measure: CONFIGURED_RTT, pair });
     if (!rtt) throw new NotObserved(`no probe of ${pair} in ${at.phase}`);
     return rtt.value;

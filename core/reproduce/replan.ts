@@ -9,7 +9,7 @@
  */
 import { eventKindOf } from '../event-kinds/registry';
 import { YCSB_DEFAULTS, type CellPlan, type PhaseSpec, type RunPlan, type ScenarioFile } from '../scenario';
-import type { PartReplan, ReproductionPart } from './experiment';
+import type { PartRef, PartReplan, ReproductionPart } from './experiment';
 import { runsOf, sameCell, type CellSize, type CellVerdictKind, type Coordinates, type Ledger } from './ledger';
 
 export const REPLAN_POLICY = {
@@ -242,14 +242,11 @@ export function cellProgress(
  */
 export function finishedUnderAnother(
   ledger: Ledger,
-  sharing: { experiment: string; part: string }[],
+  sharing: PartRef[],
   repetition: number,
   cells: Parameters<typeof cellProgress>[2],
-): { experiment: string; part: string } | undefined {
-  return sharing.find((other) => {
-    const progress = cellProgress(ledger, { ...other, repetition }, cells);
-    return progress.every((p) => !p.next);
-  });
+): PartRef | undefined {
+  return sharing.find((other) => cellProgress(ledger, { ...other, repetition }, cells).every((p) => !p.next));
 }
 
 /**

@@ -13,7 +13,7 @@
 import type { ScenarioFile } from '../scenario';
 import { LOAD_PHASE, REPRODUCTION_YCSB, warmup, type ComparisonSpec, type NotCompared, type Reproduction, type ReproductionPart } from './experiment';
 import { besideLine, fmt, greater, holdsIn, valuesPerEvent, type RepetitionFigures } from './observe';
-import { modelledOperationMs } from './quorum-model';
+import { modelledOperationMs, QUORUM_MODEL_ASSUMPTIONS } from './quorum-model';
 import { derivedTarget, publishedFigure, targetOf } from './published';
 import { DECISION, type Observation } from './rules';
 import { MONGODB_MYSQL, OTHER_HARDWARE, versionsDeviation } from './shared-deviations';
@@ -100,7 +100,7 @@ export const OTF_COMPARES: ComparisonSpec[] = [
     // With one client thread, throughput is one over the operation's time: the model's ratio is
     // what the round trips alone predict for this figure.
     beside: (p) =>
-      `what the round trips alone predict (quorum model: every member a replica, QUORUM of 3, coordinators in turn): ${besideLine(p, [
+      `what the round trips alone predict (quorum model: ${QUORUM_MODEL_ASSUMPTIONS}): ${besideLine(p, [
         { label: 'Melbourne, Seoul and Virginia, ms an operation', read: (r) => modelled(r, THREE_LEFT) },
         { label: 'Melbourne and Seoul', read: (r) => modelled(r, TWO_LEFT) },
         { label: 'throughput ratio', read: (r) => modelled(r, THREE_LEFT) / modelled(r, TWO_LEFT) },
