@@ -18,6 +18,8 @@ export interface TargetOptions {
   kind?: TargetKind;
   /** Printed after the verdict: why a short-mode bound is looser, what the figure counts. */
   note?: string;
+  /** Printed after the verdict only on a miss: the evidence that says why (which items, by how much), for CI's summary. */
+  onMiss?: string;
 }
 
 export interface Judgement {
@@ -43,7 +45,8 @@ export class Targets {
     const judgement: Judgement = { name, measured, against, met: notJudged ? 'not judged' : met };
     this.judged.push(judgement);
     const verdict = notJudged ? '(speed: not judged in short mode)' : met ? 'met' : 'MISSED';
-    this.print(`target ${name}: ${measured} against ${against}: ${verdict}${options.note ? ` (${options.note})` : ''}`);
+    const notes = [options.note, !met && !notJudged ? options.onMiss : undefined].filter(Boolean);
+    this.print(`target ${name}: ${measured} against ${against}: ${verdict}${notes.map((n) => ` (${n})`).join('')}`);
     return notJudged || met;
   }
 

@@ -40,7 +40,7 @@ for name in "${BENCHES[@]}"; do
   if bash scripts/timed.sh "bench:$name" timeout 600 npx tsx "$script" --short 2>&1 | tee "$log"; then result=passed; else result=failed; fi
   judged=$(grep -E '^targets: [0-9]+ met, [0-9]+ missed' "$log" | tail -n 1)
   # The missed targets themselves, for CI's summary of what failed.
-  [ -n "${BENCH_RESULTS:-}" ] && grep -E '^target .*: MISSED$' "$log" | sed "s/^/bench $name: /" >>"$BENCH_RESULTS.missed"
+  [ -n "${BENCH_RESULTS:-}" ] && grep -E '^target .*: MISSED( \(.*\))?$' "$log" | sed "s/^/bench $name: /" >>"$BENCH_RESULTS.missed"
   # A benchmark that threw (runBenchmark prints `bench:<name> failed: <error>`): its error, for the same summary.
   [ -n "${BENCH_RESULTS:-}" ] && grep -m 1 -E "^bench:$name failed: " "$log" | cut -c 1-300 | sed "s/^/bench $name: /" >>"$BENCH_RESULTS.missed"
   rm -f "$log"

@@ -19,8 +19,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.Vector;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import site.ycsb.ByteIterator;
 import site.ycsb.DBException;
 import site.ycsb.Status;
@@ -51,8 +54,37 @@ public class CassandraClient extends Binding {
       this.writeConsistency = write;
     }
 
-    PreparedStatement prepare(String cacheKey, Function<String, String> cql) {
-      return prepared.computeIfAbsent(cacheKey, k -> this.cql.prepare(cql.apply(k)));
+    PreparedStatement prepare(Statement statement) {
+      return prepared.computeIfAbsent(statement.key, k -> cql.prepare(statement.cql));
+    }
+
+    /**
+     * Prepares every statement at once and waits for all: the first use of a statement otherwise
+     * costs its operation two more round trips (the driver prepares on the coordinator, then on every
+     * other node), which over a WAN made a new client's first ~10 s of updates cost three round
+     * trips instead of one (docs/reproduce-results.md, session 17).
+     */
+    void prime(List<Statement> statements, Duration timeout) throws DBException {
+      long started = System.nanoTime();
+      List<CompletableFuture<Void>> pending = new ArrayList<>();
+      for (Statement statement : statements) {
+        pending.add(cql.prepareAsync(statement.cql).toCompletableFuture()
+            .thenAccept(ps -> prepared.putIfAbsent(statement.key, ps)));
+      }
+      try {
+        CompletableFuture.allOf(pending.toArray(new CompletableFuture[0]))
+            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        // The client's own start-up cost, before its first operation: said so it can be told from the database's.
+        System.err.println("cassandra: prepared " + statements.size() + " statements at start in "
+            + (System.nanoTime() - started) / 1_000_000 + " ms");
+      } catch (ExecutionException | TimeoutException e) {
+        // What did not prepare is prepared at its first use, as before: a node being down must not stop the client.
+        System.err.println("cassandra: preparing the workload's statements at start failed ("
+            + (e.getCause() != null ? e.getCause() : e) + "); the rest are prepared at first use");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new DBException("interrupted while preparing statements", e);
+      }
     }
 
     @Override
@@ -92,7 +124,9 @@ public class CassandraClient extends Binding {
           .withKeyspace(keyspace)
           .withConfigLoader(config)
           .build();
-      return new Session(cql, read, write);
+      Session built = new Session(cql, read, write);
+      built.prime(workloadStatements(p), setupTimeout);
+      return built;
     });
     attempts = new Attempts("cassandra", 1 + p.integer("cassandra.retries", 0));
   }
@@ -111,6 +145,17 @@ public class CassandraClient extends Binding {
     SESSION.release();
   }
 
+  /** A statement and the key its preparation is kept under (one per table, operation and field set). */
+  private static final class Statement {
+    final String key;
+    final String cql;
+
+    Statement(String key, String cql) {
+      this.key = key;
+      this.cql = cql;
+    }
+  }
+
   /** Field names in a fixed order, so one prepared statement serves every call with that set. */
   private static List<String> ordered(Set<String> fields) {
     return new ArrayList<>(new TreeSet<>(fields));
@@ -120,11 +165,78 @@ public class CassandraClient extends Binding {
     return fields == null ? "*" : String.join(", ", ordered(fields));
   }
 
+  private static Statement readStatement(String table, Set<String> fields) {
+    return new Statement("read " + table + " " + columns(fields),
+        "SELECT " + columns(fields) + " FROM " + table + " WHERE " + KEY + " = ?");
+  }
+
+  private static Statement scanStatement(String table, Set<String> fields) {
+    // Partitions are ordered by token, not by key: scanning the token range from the start
+    // key is the closest a hash-partitioned store comes to YCSB's ordered scan.
+    return new Statement("scan " + table + " " + columns(fields),
+        "SELECT " + columns(fields) + " FROM " + table + " WHERE token(" + KEY + ") >= token(?) LIMIT ?");
+  }
+
+  private static Statement updateStatement(String table, List<String> names) {
+    List<String> sets = new ArrayList<>();
+    for (String n : names) {
+      sets.add(n + " = ?");
+    }
+    return new Statement("update " + table + " " + names,
+        "UPDATE " + table + " SET " + String.join(", ", sets) + " WHERE " + KEY + " = ?");
+  }
+
+  private static Statement insertStatement(String table, List<String> names) {
+    return new Statement("insert " + table + " " + names,
+        "INSERT INTO " + table + " (" + KEY + ", " + String.join(", ", names) + ") VALUES (?"
+            + ", ?".repeat(names.size()) + ")");
+  }
+
+  private static Statement deleteStatement(String table) {
+    return new Statement("delete " + table, "DELETE FROM " + table + " WHERE " + KEY + " = ?");
+  }
+
+  /**
+   * Every statement YCSB's core workload can issue with these properties (table, fieldcount,
+   * fieldnameprefix, readallfields, writeallfields, as CoreWorkload reads them): reads and scans of
+   * all fields or of each one, updates of all fields or of each one, the insert of all, the delete.
+   */
+  static List<Statement> workloadStatements(Props p) throws DBException {
+    String table = p.optional("table", "usertable");
+    String prefix = p.optional("fieldnameprefix", "field");
+    Set<String> all = new TreeSet<>();
+    for (int i = 0; i < p.integer("fieldcount", 10); i++) {
+      all.add(prefix + i);
+    }
+    List<Set<String>> readSets = new ArrayList<>();
+    if (p.bool("readallfields", true)) {
+      readSets.add(null);
+    } else {
+      for (String field : all) {
+        readSets.add(Set.of(field));
+      }
+    }
+    List<Statement> out = new ArrayList<>();
+    for (Set<String> fields : readSets) {
+      out.add(readStatement(table, fields));
+      out.add(scanStatement(table, fields));
+    }
+    if (p.bool("writeallfields", false)) {
+      out.add(updateStatement(table, ordered(all)));
+    } else {
+      for (String field : all) {
+        out.add(updateStatement(table, List.of(field)));
+      }
+    }
+    out.add(insertStatement(table, ordered(all)));
+    out.add(deleteStatement(table));
+    return out;
+  }
+
   @Override
   public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
     return attempts.run("read", () -> {
-      PreparedStatement ps = session.prepare("read " + table + " " + columns(fields),
-          k -> "SELECT " + columns(fields) + " FROM " + table + " WHERE " + KEY + " = ?");
+      PreparedStatement ps = session.prepare(readStatement(table, fields));
       Row row = session.cql.execute(ps.bind(key).setConsistencyLevel(session.readConsistency)).one();
       if (row == null) {
         return Status.NOT_FOUND;
@@ -151,10 +263,7 @@ public class CassandraClient extends Binding {
                      Vector<HashMap<String, ByteIterator>> result) {
     return attempts.run("scan", () -> {
       result.clear();
-      // Partitions are ordered by token, not by key: scanning the token range from the start
-      // key is the closest a hash-partitioned store comes to YCSB's ordered scan.
-      PreparedStatement ps = session.prepare("scan " + table + " " + columns(fields),
-          k -> "SELECT " + columns(fields) + " FROM " + table + " WHERE token(" + KEY + ") >= token(?) LIMIT ?");
+      PreparedStatement ps = session.prepare(scanStatement(table, fields));
       ResultSet rows = session.cql.execute(ps.bind(startkey, recordcount)
           .setConsistencyLevel(session.readConsistency));
       for (Row row : rows) {
@@ -171,13 +280,7 @@ public class CassandraClient extends Binding {
     Map<String, String> record = StringByteIterator.getStringMap(values);
     return attempts.run("update", () -> {
       List<String> names = ordered(record.keySet());
-      PreparedStatement ps = session.prepare("update " + table + " " + names, k -> {
-        List<String> sets = new ArrayList<>();
-        for (String n : names) {
-          sets.add(n + " = ?");
-        }
-        return "UPDATE " + table + " SET " + String.join(", ", sets) + " WHERE " + KEY + " = ?";
-      });
+      PreparedStatement ps = session.prepare(updateStatement(table, names));
       List<Object> args = new ArrayList<>();
       for (String n : names) {
         args.add(record.get(n));
@@ -192,9 +295,7 @@ public class CassandraClient extends Binding {
     Map<String, String> record = StringByteIterator.getStringMap(values);
     return attempts.run("insert", () -> {
       List<String> names = ordered(record.keySet());
-      PreparedStatement ps = session.prepare("insert " + table + " " + names, k ->
-          "INSERT INTO " + table + " (" + KEY + ", " + String.join(", ", names) + ") VALUES (?"
-              + ", ?".repeat(names.size()) + ")");
+      PreparedStatement ps = session.prepare(insertStatement(table, names));
       List<Object> args = new ArrayList<>();
       args.add(key);
       for (String n : names) {
@@ -207,8 +308,7 @@ public class CassandraClient extends Binding {
   @Override
   public Status delete(String table, String key) {
     return attempts.run("delete", () -> {
-      PreparedStatement ps = session.prepare("delete " + table,
-          k -> "DELETE FROM " + table + " WHERE " + KEY + " = ?");
+      PreparedStatement ps = session.prepare(deleteStatement(table));
       return write(ps.bind(key));
     });
   }
