@@ -175,6 +175,22 @@ test('bursting: beside the fall with public nodes, Cassandra’s modelled operat
   );
 });
 
+test('a throughput compared across hybrid layouts needs the same client threads in both: a re-planned cell is not compared', () => {
+  const p = planned.find((x) => x.reproduction.id === 'horizontal')!;
+  // 1_6 as if a re-plan had halved its load: its figures carry 3 threads beside the others' planned one.
+  const replanned = (f: Figure): Figure => (f.cell === 'layout=1_6' && f.threads !== undefined ? { ...f, threads: 3 } : f);
+  const rows = compareReproduction(
+    p.reproduction,
+    [1, 1.01].map((j) => repetition(p, closedLoop(j)).map(replanned)),
+  ).rows;
+  expect(rows.find((r) => r.id === 'ho-riak-redis-flat-far')).toMatchObject({
+    agreement: 'not comparable',
+    why: expect.stringMatching(/different client threads \(redis 1, redis 3\)/) as unknown,
+  });
+  // 1_2 against 1_8 ran the same threads: still judged.
+  expect(rows.find((r) => r.id === 'ho-summary')!.agreement).not.toBe('not comparable');
+});
+
 test('one repetition decides no value: the interval rules say undecided', () => {
   const row = rowsOf('latency', closedLoop, 1).find((r) => r.id === 'lat-redis-a-x-2x')!;
   expect(row).toMatchObject({ agreement: 'undecided', why: '1 sample: the rule needs an interval (2 or more)' });
