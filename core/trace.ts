@@ -146,6 +146,7 @@ export function traceTargetProblems(rows: TraceRow[], fleet: SelectableFleet, fi
 /** How late the steps of a timed change (a ramp, a replay) landed after they were due, ms. */
 export interface Lateness {
   p50: number;
+  p90: number;
   p95: number;
   p99: number;
   max: number;

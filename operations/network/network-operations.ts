@@ -105,6 +105,7 @@ export async function rampLinkConditions(input: {
 function latenessOf(latenessMs: number[]): Lateness {
   return {
     p50: quantile(latenessMs, 0.5),
+    p90: quantile(latenessMs, 0.9),
     p95: quantile(latenessMs, 0.95),
     p99: quantile(latenessMs, 0.99),
     max: latenessMs.reduce((m, x) => Math.max(m, x), 0),

@@ -7,7 +7,7 @@
  * - while it runs, a second run is refused at once, naming the run that holds the fleet;
  * - a run cancelled mid-phase also leaves the host clean.
  */
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -34,7 +34,7 @@ let worker: Worker;
 /** `fb-` namespaces that were there before this file ran (another tool's, or a killed benchmark's): not this run's to judge. */
 let namespacesBefore: string[] = [];
 /** PIDs of the programs a run starts that were running before this file ran. */
-let processesBefore: number[] = [];
+let processesBefore: string[] = [];
 const RUN_PROGRAMS = ['fb-wan', 'boringtun-cli', 'tincd', 'redis-server', 'java'];
 let workerDone: Promise<void>;
 
@@ -117,7 +117,7 @@ async function fbNamespaces(): Promise<string[]> {
     .filter((n) => n.startsWith('fb-') && !OTHER_FLEETS.test(n));
 }
 
-const networkOf = (pid: number | 'self'): string | undefined => {
+const networkOf = (pid: number): string | undefined => {
   try {
     return readlinkSync(`/proc/${pid}/ns/net`);
   } catch {
@@ -125,28 +125,48 @@ const networkOf = (pid: number | 'self'): string | undefined => {
   }
 };
 
-/**
- * PIDs of processes running one of RUN_PROGRAMS in a network namespace of this file's runs: one of
- * the fleet's, or one that has no name any more (the fleet's, deleted while the process lived on).
- * Processes on the host's own network or in another named namespace are other tests'. Read from
- * /proc; nothing is signalled.
- */
-async function runProgramPids(): Promise<number[]> {
-  const named = existsSync('/run/netns') ? readdirSync('/run/netns') : [];
-  const others = new Set([
-    networkOf('self'),
-    ...named.filter((n) => !FLEET_NAMESPACES.includes(n)).map((n) => `net:[${statSync(`/run/netns/${n}`).ino}]`),
-  ]);
-  const pids: number[] = [];
-  for (const program of RUN_PROGRAMS) {
-    const { stdout } = await runHost(['pgrep', '-x', program], { allowFailure: true });
-    pids.push(...stdout.split('\n').filter(Boolean).map(Number));
-  }
-  return pids.filter((pid) => !others.has(networkOf(pid)));
+/** The network namespaces (`net:[inode]`) of this file's fleets, taken while each was up: a process left in one after its fleet is gone is this file's. */
+const fleetNetworks = new Set<string>();
+
+/** The network namespaces of this file's fleet namespaces that exist now. */
+const namedFleetNetworks = (): string[] =>
+  FLEET_NAMESPACES.filter((n) => existsSync(`/run/netns/${n}`)).map((n) => `net:[${statSync(`/run/netns/${n}`).ino}]`);
+
+function rememberFleetNetworks(): void {
+  for (const network of namedFleetNetworks()) fleetNetworks.add(network);
 }
 
+/**
+ * Processes running one of RUN_PROGRAMS in a network namespace of this file's fleets: one named
+ * now, or one remembered while its fleet was up (deleted while the process lived on). Each is shown
+ * with its command line. Only these are this file's: the lanes beside it (scripts/run-tests.sh)
+ * start the same programs in namespaces of their own, which they may delete before their processes
+ * are gone (CI of ad6097b counted one such `java` here). Read from /proc; nothing is signalled.
+ */
+async function runProgramPids(): Promise<string[]> {
+  const ours = new Set([...fleetNetworks, ...namedFleetNetworks()]);
+  const found: string[] = [];
+  for (const program of RUN_PROGRAMS) {
+    const { stdout } = await runHost(['pgrep', '-x', program], { allowFailure: true });
+    for (const pid of stdout.split('\n').filter(Boolean).map(Number)) {
+      const network = networkOf(pid);
+      if (network === undefined || !ours.has(network)) continue;
+      found.push(`${pid} ${program} in ${network}: ${commandOf(pid)}`);
+    }
+  }
+  return found;
+}
+
+const commandOf = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').slice(0, 200);
+  } catch {
+    return '(gone)';
+  }
+};
+
 async function expectCleanHost(): Promise<void> {
-  expect((await runProgramPids()).filter((pid) => !processesBefore.includes(pid))).toEqual([]);
+  expect((await runProgramPids()).filter((p) => !processesBefore.includes(p))).toEqual([]);
   expect(readState()).toBeUndefined();
   const now = await fbNamespaces();
   expect(now.filter((n) => !namespacesBefore.includes(n))).toEqual([]);
@@ -157,7 +177,7 @@ async function expectCleanHost(): Promise<void> {
 async function whenRunning(handle: WorkflowHandle): Promise<void> {
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
     const p = (await handle.query(progressQuery)) as RunProgress;
-    if (p.status === 'running' && p.cell?.step === 'run') return;
+    if (p.status === 'running' && p.cell?.step === 'run') return rememberFleetNetworks();
   }
   throw new Error('the run never reached its run phase');
 }
