@@ -180,11 +180,11 @@ function membersOf(layoutName: string): string[] {
  * Cassandra's operations per layout (workload A): the quorum model's, from the configured round
  * trips, beside the measured mean read and update. Where they meet, the layout's operations cost
  * its round trips; where one kind does not, that kind's path does more than the model's. Runs
- * made before the YCSB client prepared its statements at start (2026-11-28) include each statement's
- * first use in the measured means: every phase starts a new JVM (docs/reproduce-results.md).
+ * whose YCSB client predates commit c6977a2 (it prepares its statements at start) include each
+ * statement's first use in the measured means: every phase starts a new JVM (docs/reproduce-results.md).
  */
 const cassandraRoundTrips = (p: Figure[][]) =>
-  `Cassandra, workload A, ms an operation, the quorum model's (${QUORUM_MODEL_ASSUMPTIONS}) against the measured mean read and update (runs made before 2026-11-28 12:00 UTC include the phase's new YCSB JVM preparing each statement at its first use, over the WAN where nodes are public; later clients prepare them at start): ${besideLine(
+  `Cassandra, workload A, ms an operation, the quorum model's (${QUORUM_MODEL_ASSUMPTIONS}) against the measured mean read and update (runs whose YCSB client predates commit c6977a2, 2026-11-28, include the phase's new YCSB JVM preparing each statement at its first use, over the WAN where nodes are public; later clients prepare them at start): ${besideLine(
     p,
     BURST_CASSANDRA.flatMap((l) => [
       {

@@ -33,8 +33,6 @@ let env: TestWorkflowEnvironment;
 let worker: Worker;
 /** `fb-` namespaces that were there before this file ran (another tool's, or a killed benchmark's): not this run's to judge. */
 let namespacesBefore: string[] = [];
-/** PIDs of the programs a run starts that were running before this file ran. */
-let processesBefore: string[] = [];
 const RUN_PROGRAMS = ['fb-wan', 'boringtun-cli', 'tincd', 'redis-server', 'java'];
 let workerDone: Promise<void>;
 
@@ -65,7 +63,6 @@ beforeAll(async () => {
   await fleetDown();
   rmSync(LEASE_FILE, { force: true });
   namespacesBefore = await fbNamespaces();
-  processesBefore = await runProgramPids();
   env = await localTemporal();
   worker = await createWorker({ connection: env.nativeConnection, namespace: 'default', taskQueue: TASK_QUEUE });
   workerDone = worker.run();
@@ -166,7 +163,7 @@ const commandOf = (pid: number): string => {
 };
 
 async function expectCleanHost(): Promise<void> {
-  expect((await runProgramPids()).filter((p) => !processesBefore.includes(p))).toEqual([]);
+  expect(await runProgramPids()).toEqual([]);
   expect(readState()).toBeUndefined();
   const now = await fbNamespaces();
   expect(now.filter((n) => !namespacesBefore.includes(n))).toEqual([]);
