@@ -60,7 +60,7 @@ const REDIS_AFTER_HEAL_S = 3;
 const CASSANDRA_AFTER_HEAL_S = SHORT ? 15 : 30;
 const QUIET_S = SHORT ? 10 : 30;
 /** The CPU comparison: runs of this length at one offered rate, checking off then on, this many times. */
-const CPU_RUN_S = SHORT ? 10 : 60;
+const CPU_RUN_S = SHORT ? 4 : 60;
 const CPU_PAIRS = SHORT ? 1 : 3;
 const CPU_RATE = 1500;
 const NODE_TIMEOUT_MS = 3000;

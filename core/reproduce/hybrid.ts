@@ -20,12 +20,13 @@ import {
   type NotComparedGroup,
   type Reproduction,
 } from './experiment';
-import { besideLine, fmt, greater, holdsIn, valuesPerEvent, type RepetitionFigures } from './observe';
+import { besideLine, fmt, greater, holdsIn, NotObserved, valuesPerEvent, type RepetitionFigures } from './observe';
+import { lineThrough, opMsAt, rttForOpMs, type RegionPoint } from './distance-model';
 import { modelledOperationMs, QUORUM_MODEL_ASSUMPTIONS } from './quorum-model';
-import type { Figure } from './figures';
+import { CONFIGURED_RTT, type Figure } from './figures';
 import { DECISION, type Observation } from './rules';
 import { NOT_RUNNABLE, OTHER_HARDWARE, RETRIES_HIDE_ERRORS, VM_SIZE, versionsDeviation } from './shared-deviations';
-import { publishedIds } from './published';
+import { publishedFigure, publishedIds } from './published';
 
 const WORKLOADS: Workload[] = ['a', 'c'];
 const SECONDS = 20;
@@ -145,6 +146,12 @@ const HYBRID_DEVIATIONS = (published: string, clientThreads = CLIENT_THREADS): D
     why: 'Loading 10,000 records over the 229.5 ms link takes minutes per layout; closed-loop throughput over a WAN does not depend on the data size at this scale',
   },
   {
+    what: 'overlay',
+    published: 'one WireGuard tunnel between the two clouds’ brokers, routed; no overlay',
+    ours: 'tinc over a WireGuard mesh, at tinc’s own timers (a keepalive a minute: failover tinc-defaults, topologies/derive.ts)',
+    why: 'The local fleet always runs its overlay; `fast` failover’s keepalives each second moved up to 6.7 % of an idle fleet’s client-to-public RTTs beyond 5 % (2026-11-28), and these experiments cut no link',
+  },
+  {
     what: 'client retries',
     published: 'YCSB’s defaults',
     ours: '10 s timeouts, one retry',
@@ -262,21 +269,94 @@ const burstingListed: NotCompared[] = [
 // ------------------------------------------------------------------ distance
 
 const REGIONS = ['sydney', 'mumbai', 'virginia'];
+const DISTANCE_LAYOUT = '7_1';
 
-const regionRatio = (id: string, far: string): ComparisonSpec => ({
+/** A distance cell's point for the one-thread line: its public node's configured round trip and its ms an operation. */
+function regionPoint(r: RepetitionFigures, region: string, workload: Workload): RegionPoint {
+  const cell = cellOf(DISTANCE_LAYOUT, region);
+  const throughput = r.figure({ database: 'redis', cell, phase: workload, measure: 'throughput' });
+  if (throughput.threads !== ONE_THREAD.threads)
+    throw new NotObserved(`the line is for ${ONE_THREAD.threads} client thread; ${region} ran ${throughput.threads ?? '?'}`);
+  // Every private node and the client are one configured round trip from the public node; the
+  // in-run probes sample pairs, so whichever private pair to it was probed gives it.
+  const publicNode = membersOf(DISTANCE_LAYOUT).find((n) => n.startsWith('pub'))!;
+  const crossing = (pair?: string) => {
+    const ends = pair?.split('-') ?? [];
+    return ends.includes(publicNode) && ends.some((n) => !n.startsWith('pub'));
+  };
+  const rtt = r.all({ database: 'redis', cell, phase: workload, measure: CONFIGURED_RTT }).find((f) => crossing(f.pair));
+  if (!rtt) throw new NotObserved(`no probe from the private side to ${publicNode} in ${region}`);
+  return { rttMs: rtt.value, opMs: (1000 * ONE_THREAD.threads) / throughput.value };
+}
+
+/**
+ * The one-thread line (core/reproduce/distance-model.ts) through Sydney and Virginia, per workload:
+ * what it predicts for Mumbai beside what Mumbai did, and which Sydney and Mumbai round trips the
+ * published ratios need on it, Virginia (the one measured latency) kept.
+ */
+function distanceLine(p: Figure[][]): string {
+  const published = (id: string) => {
+    const { value } = publishedFigure('distance', id);
+    if (value === undefined) throw new Error(`published-results.json: distance.${id} has no single value for the distance line`);
+    return value;
+  };
+  const items = WORKLOADS.flatMap((w) => {
+    const W = w.toUpperCase();
+    const line = (r: RepetitionFigures) => {
+      const [sydney, virginia] = [regionPoint(r, 'sydney', w), regionPoint(r, 'virginia', w)];
+      if (sydney.rttMs === virginia.rttMs) throw new NotObserved('Sydney and Virginia ran the same round trip');
+      return { fit: lineThrough(sydney, virginia), virginia };
+    };
+    const neededRtt = (r: RepetitionFigures, virginiaOverRegion: number) => {
+      const { fit, virginia } = line(r);
+      if (fit.publicShare <= 0) throw new NotObserved(`operations did not slow with distance (share ${fmt(fit.publicShare)})`);
+      return rttForOpMs(fit, virginia.opMs / virginiaOverRegion);
+    };
+    return [
+      { label: `${W} public share`, read: (r: RepetitionFigures) => line(r).fit.publicShare },
+      { label: `${W} local ms`, read: (r: RepetitionFigures) => line(r).fit.localMs },
+      { label: `${W} Mumbai predicted ops/s`, read: (r: RepetitionFigures) => 1000 / opMsAt(line(r).fit, regionPoint(r, 'mumbai', w).rttMs) },
+      { label: `${W} Mumbai measured ops/s`, read: (r: RepetitionFigures) => 1000 / regionPoint(r, 'mumbai', w).opMs },
+      {
+        label: `${W} Sydney RTT the published ${published('di-redis-7_1-sydney-vs-virginia')} needs`,
+        read: (r: RepetitionFigures) => neededRtt(r, published('di-redis-7_1-sydney-vs-virginia')),
+      },
+      {
+        label: `${W} Mumbai RTT the published pair needs`,
+        read: (r: RepetitionFigures) => neededRtt(r, published('di-redis-7_1-sydney-vs-virginia') / published('di-redis-7_1-sydney-vs-mumbai')),
+      },
+    ];
+  });
+  const configured = REGIONS.map((region) => ({
+    label: `${region} configured RTT ms`,
+    read: (r: RepetitionFigures) => regionPoint(r, region, WORKLOADS[0]).rttMs,
+  }));
+  return `one client thread, ms an operation = local + public share x the public node's configured round trip, the line through Sydney and Virginia per workload and repetition: ${besideLine(p, [...configured, ...items])}`;
+}
+
+/** Sydney's throughput over a farther region's; `line`: the one-thread line beside it (shown once, under the first ratio). */
+const regionRatio = (id: string, far: string, line = false): ComparisonSpec => ({
   id,
-  ours: `Redis 7_1: throughput in Sydney over ${far.charAt(0).toUpperCase()}${far.slice(1)}, one sample per workload (A, C) and repetition`,
+  ours: `Redis ${DISTANCE_LAYOUT}: throughput in Sydney over ${far.charAt(0).toUpperCase()}${far.slice(1)}, one sample per workload (A, C) and repetition`,
   observe: (p) =>
     valuesPerEvent(p, '', (r) =>
       WORKLOADS.map((w) => {
-        const [near, away] = atBoth(r, 'redis', w, 'throughput', { layout: '7_1', region: 'sydney' }, { layout: '7_1', region: far });
+        const [near, away] = atBoth(
+          r,
+          'redis',
+          w,
+          'throughput',
+          { layout: DISTANCE_LAYOUT, region: 'sydney' },
+          { layout: DISTANCE_LAYOUT, region: far },
+        );
         return { value: near / away, from: `${r.label} ${w.toUpperCase()}` };
       }),
     ),
+  ...(line ? { beside: distanceLine } : {}),
 });
 
 const DISTANCE_COMPARES: ComparisonSpec[] = [
-  regionRatio('di-redis-7_1-sydney-vs-mumbai', 'mumbai'),
+  regionRatio('di-redis-7_1-sydney-vs-mumbai', 'mumbai', true),
   regionRatio('di-redis-7_1-sydney-vs-virginia', 'virginia'),
   {
     id: 'di-distance-hurts',

@@ -46,7 +46,7 @@ export interface RecordModel {
    * The round trip a pair of the cell (the client included) is configured for, ms: given, every
    * phase probes each pair once and the cluster records replication 3 with QUORUM reads and writes.
    */
-  configuredRttMs?: (cell: CellPlan, pair: [string, string]) => number;
+  configuredRttMs?: (cell: CellPlan, pair: [string, string], scenario: string) => number;
 }
 
 function judged(verdict: Verdict, warmup: boolean): PhaseVerdict {
@@ -132,7 +132,7 @@ export function synthesizeCell(scenario: string, cell: CellPlan, model: RecordMo
     const rttOf = model.configuredRttMs;
     const probes = rttOf
       ? pairs.map(([a, b]) => {
-          const configuredMs = rttOf(cell, [a, b]);
+          const configuredMs = rttOf(cell, [a, b], scenario);
           return { time: clock + 1000, from: a, to: b, measuredMs: configuredMs, configuredMs };
         })
       : undefined;

@@ -175,6 +175,28 @@ test('bursting: beside the fall with public nodes, Cassandra’s modelled operat
   );
 });
 
+test('distance: beside the ratios, the one-thread line through Sydney and Virginia, its Mumbai, and the round trips the published ratios need', () => {
+  // Public round trips 10, 40 and 90 ms; an operation costs 1 ms + a tenth of that: 500, 200 and 100 ops/s.
+  const publicRtt: Record<string, number> = { sydney: 10, mumbai: 40, virginia: 90 };
+  const regionOf = (scenario: string) => /-(sydney|mumbai|virginia)$/.exec(scenario)![1];
+  const line = (j = 1): RecordModel => ({
+    ...closedLoop(j),
+    ok: (c) => Math.round((j * 1000) / (1 + 0.1 * publicRtt[regionOf(c.scenario)])),
+    configuredRttMs: (_cell, [a, b], scenario) => (a.startsWith('pub') || b.startsWith('pub') ? publicRtt[regionOf(scenario)] : 0.6),
+  });
+  const rows = rowsOf('distance', line);
+  const beside = rows.find((r) => r.id === 'di-redis-7_1-sydney-vs-mumbai')!.beside!;
+  expect(beside).toMatch(/sydney configured RTT ms: 10\.0, 10\.0; mumbai configured RTT ms: 40\.0, 40\.0; virginia configured RTT ms: 90\.0, 90\.0/);
+  // The line is recovered, predicts Mumbai, and the published 5 (Sydney over Virginia) is what it gives at Sydney's own 10 ms;
+  // the published pair (Mumbai 4 times slower than Sydney) needs Mumbai at 70 ms: Virginia's 10 ms an operation over 5/4 is 8.
+  expect(beside).toMatch(
+    /A public share: 0\.10, [^;]+; A local ms: 1\.00, [^;]+; A Mumbai predicted ops\/s: 200, [^;]+; A Mumbai measured ops\/s: 200, [^;]+; A Sydney RTT the published 5 needs: 10\.0, [^;]+; A Mumbai RTT the published pair needs: 70\.0, /,
+  );
+  // Shown once, under the first ratio.
+  expect(rows.find((r) => r.id === 'di-redis-7_1-sydney-vs-virginia')!.beside).toBeUndefined();
+  expect(rows.find((r) => r.id === 'di-redis-7_1-sydney-vs-virginia')).toMatchObject({ agreement: 'agree' });
+});
+
 test('a throughput compared across hybrid layouts needs the same client threads in both: a re-planned cell is not compared', () => {
   const p = planned.find((x) => x.reproduction.id === 'horizontal')!;
   // 1_6 as if a re-plan had halved its load: its figures carry 3 threads beside the others' planned one.
