@@ -11,6 +11,9 @@ import { COMMAND_GROUPS, groupsFor } from '../../cli/command-groups';
 import { runHost } from '../../platform/command';
 import { CLI, scratchEnv } from '../support/cli';
 
+// A CLI process per case: 1-2 s alone, over jest's default 5 s beside stage 1's lanes (CI of dc1d7a5).
+jest.setTimeout(60_000);
+
 test('each group names exactly the top-level commands its module adds, and no name is in two', () => {
   for (const group of COMMAND_GROUPS) {
     const program = new Command('fragbench');

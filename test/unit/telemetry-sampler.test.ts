@@ -107,9 +107,11 @@ describe('telemetry sampler on this host', () => {
     }
     // Its unclassified CPU sets off a scan in the first 300 ms, which takes its baseline then: the
     // CPU it used as the same process before is not its (it started before the last reading).
+    // Counted from its start, the second reading would hold its first 200 ms too: ~167 %. /proc counts
+    // CPU in 10 ms ticks, 3.3 % of a 300 ms reading each (CI saw 105.1 % against a bound of 105).
     expect(busy[0]).toBeLessThan(10);
     expect(busy[1]).toBeGreaterThan(20);
-    expect(busy[1]).toBeLessThanOrEqual(105);
+    expect(busy[1]).toBeLessThanOrEqual(115);
     expect(busy[2]).toBeGreaterThan(20);
   });
 
