@@ -7,6 +7,7 @@
  * real runs of bursting re-planned to from the published 10 (RTT probes off at 10: the stack no
  * longer faithful); Cassandra at 1 (at 2, 3-node layouts were host-bound in 59-88 % of seconds).
  */
+import { InputError } from '../errors';
 import type { Workload } from '../ycsb';
 import type { MatrixValue, ScenarioFile } from '../scenario';
 import {
@@ -297,6 +298,16 @@ function regionPoint(r: RepetitionFigures, region: string, workload: Workload): 
   return { rttMs: rtt.value, opMs: (1000 * ONE_THREAD.threads) / throughput.value };
 }
 
+/** What the distance model refuses in a repetition's figures (two regions at one round trip, a flat line): nothing observed there, with why. */
+function fromModel<T>(compute: () => T): T {
+  try {
+    return compute();
+  } catch (e) {
+    if (e instanceof InputError) throw new NotObserved(e.problem);
+    throw e;
+  }
+}
+
 /**
  * The one-thread line (core/reproduce/distance-model.ts) through Sydney and Virginia, per workload:
  * what it predicts for Mumbai beside what Mumbai did, and which Sydney and Mumbai round trips the
@@ -312,13 +323,11 @@ function distanceLine(p: Figure[][]): string {
     const W = w.toUpperCase();
     const line = (r: RepetitionFigures) => {
       const [sydney, virginia] = [regionPoint(r, 'sydney', w), regionPoint(r, 'virginia', w)];
-      if (sydney.rttMs === virginia.rttMs) throw new NotObserved('Sydney and Virginia ran the same round trip');
-      return { fit: lineThrough(sydney, virginia), virginia };
+      return { fit: fromModel(() => lineThrough(sydney, virginia)), virginia };
     };
     const neededRtt = (r: RepetitionFigures, virginiaOverRegion: number) => {
       const { fit, virginia } = line(r);
-      if (fit.publicShare <= 0) throw new NotObserved(`operations did not slow with distance (share ${fmt(fit.publicShare)})`);
-      return rttForOpMs(fit, virginia.opMs / virginiaOverRegion);
+      return fromModel(() => rttForOpMs(fit, virginia.opMs / virginiaOverRegion));
     };
     return [
       { label: `${W} public share`, read: (r: RepetitionFigures) => line(r).fit.publicShare },

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { execFor } from '../../services/exec/transports';
 import { CassandraAdapter, KEYSPACE, TABLE } from '../../services/databases/cassandra/cassandra';
 import { cqlArgv, logPath, nodetoolArgv } from '../../services/databases/cassandra/config';
+import { parseNodetoolStatus } from '../../services/databases/cassandra/nodetool-status';
 import type { Resize } from '../../services/databases/cluster-adapter';
 import { nodeDir, StateFile } from '../../services/databases/state';
 import type { ResizeTiming } from '../../activities/contracts';
@@ -35,10 +36,14 @@ async function query(cql: string): Promise<string[]> {
   return stdout.trim().split('\n').filter(Boolean);
 }
 
+/** `nodetool <args>` on `name` with the adapter's own tool; its output, whatever it exits with. */
+async function nodetool(name: string, args: string[]): Promise<string> {
+  return (await execFor(node(name).exec).run(nodetoolArgv(LIB, dirOf(name), args), { allowFailure: true })).stdout;
+}
+
 /** The node's own operation mode, as `nodetool netstats` prints it (NORMAL, LEAVING...). */
 async function modeOf(name: string): Promise<string | undefined> {
-  const { stdout } = await execFor(node(name).exec).run(nodetoolArgv(LIB, dirOf(name), ['netstats']));
-  return /^Mode: (\S+)/m.exec(stdout)?.[1];
+  return /^Mode: (\S+)/m.exec(await nodetool(name, ['netstats']))?.[1];
 }
 
 /** What runs in `name`'s namespace: Cassandra servers, and anything else (a tool a killed caller left). */
@@ -109,13 +114,11 @@ async function rowCount(): Promise<number> {
   return Number((await query(`SELECT COUNT(*) FROM ${KEYSPACE}.${TABLE}`))[0]);
 }
 
-/** `nodetool status` as `name` prints it: the ring a failed health check saw, for its message. */
+/** The ring as `name` sees it, read as the adapter reads it: for a failed health check's message. */
 async function ringAsSeenBy(name: string): Promise<string> {
-  const { stdout } = await execFor(node(name).exec).run(nodetoolArgv(LIB, dirOf(name), ['status']), { allowFailure: true });
-  return stdout
-    .split('\n')
-    .filter((l) => /^[UD][NLJM] /.test(l))
-    .join('\n');
+  return parseNodetoolStatus(await nodetool(name, ['status']))
+    .map((e) => `${e.up ? 'U' : 'D'}${e.state} ${e.address}`)
+    .join(', ');
 }
 
 /**
