@@ -268,7 +268,7 @@ async function durations(which: string[]): Promise<void> {
   const ledgers = dirs.map((dir) => ({ directory: path.basename(dir), ledger: readJson<Ledger>(paths(dir).ledger)! }));
   const found = experimentDurations(
     ledgers,
-    selected.map((r) => ({ id: r.id, parts: r.parts.map((p) => p.id) })),
+    selected.map((r) => ({ id: r.id, parts: r.parts.map((p) => ({ id: p.id, sameRunsAs: partsSharingRuns({ experiment: r.id, part: p.id }) })) })),
   );
   const plannedS = new Map<string, number>();
   const ids = selected.map((r) => r.id);

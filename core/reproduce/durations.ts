@@ -9,12 +9,19 @@
  */
 import { BUDGET } from './experiment';
 import { minutes } from './estimate';
-import type { Ledger, LedgerRun } from './ledger';
+import type { PartRef } from './experiment';
+import type { Ledger } from './ledger';
 
 export interface LedgerIn {
   /** The reproduce directory (its name is shown). */
   directory: string;
   ledger: Ledger;
+}
+
+/** An experiment's part, and the parts of other experiments that run the same scenario (their runs complete it too). */
+export interface DurationPart {
+  id: string;
+  sameRunsAs?: PartRef[];
 }
 
 export interface ExperimentDuration {
@@ -43,21 +50,26 @@ function coveredS(spans: [number, number][]): number {
   return total / 1000;
 }
 
-function durationIn(directory: string, ledger: Ledger, experiment: string, parts: string[]): ExperimentDuration | undefined {
+function durationIn(directory: string, ledger: Ledger, experiment: string, parts: DurationPart[]): ExperimentDuration | undefined {
   const runs = ledger.runs.filter((r) => r.experiment === experiment);
-  if (runs.length === 0) return undefined;
-  const repeat = ledger.repeat[experiment] ?? Math.max(...runs.map((r) => r.repetition));
-  const completed = (part: string, repetition: number) =>
-    runs.some((r: LedgerRun) => r.part === part && r.repetition === repetition && r.status === 'completed');
-  const complete = Array.from({ length: repeat }, (_, i) => i + 1).every((rep) => parts.every((part) => completed(part, rep)));
-  const startedAt = Math.min(...runs.map((r) => r.startedAt));
-  const finishedAt = Math.max(...runs.map((r) => r.finishedAt ?? r.startedAt));
+  const repeat = ledger.repeat[experiment] ?? (runs.length > 0 ? Math.max(...runs.map((r) => r.repetition)) : 0);
+  // A shared part runs once, under whichever experiment ran first (a resume reuses it): its time
+  // is counted there, and it completes both.
+  const completedRuns = (part: DurationPart, repetition: number) =>
+    [{ experiment, part: part.id }, ...(part.sameRunsAs ?? [])].flatMap((ref) =>
+      ledger.runs.filter((r) => r.experiment === ref.experiment && r.part === ref.part && r.repetition === repetition && r.status === 'completed'),
+    );
+  const repetitions = Array.from({ length: repeat }, (_, i) => i + 1);
+  const complete = repeat > 0 && repetitions.every((rep) => parts.every((part) => completedRuns(part, rep).length > 0));
+  // An experiment whose every part ran under another (traffic reads latency's runs) took no time of its own.
+  const spanned = runs.length > 0 ? runs : complete ? repetitions.flatMap((rep) => parts.flatMap((part) => completedRuns(part, rep))) : [];
+  if (spanned.length === 0) return undefined;
   return {
     experiment,
     directory,
     repeat,
-    startedAt,
-    finishedAt,
+    startedAt: Math.min(...spanned.map((r) => r.startedAt)),
+    finishedAt: Math.max(...spanned.map((r) => r.finishedAt ?? r.startedAt)),
     realS: coveredS(runs.map((r) => [r.startedAt, r.finishedAt ?? r.startedAt])),
     replans: runs.filter((r) => (r.attempt ?? 1) > 1).length,
     complete,
@@ -67,7 +79,7 @@ function durationIn(directory: string, ledger: Ledger, experiment: string, parts
 /** Per experiment (catalogue order): its newest complete run across the ledgers, else its newest incomplete one, else none. */
 export function experimentDurations(
   ledgers: LedgerIn[],
-  experiments: { id: string; parts: string[] }[],
+  experiments: { id: string; parts: DurationPart[] }[],
 ): Map<string, ExperimentDuration | undefined> {
   const newest = (a: ExperimentDuration | undefined, b: ExperimentDuration | undefined) => {
     if (!a || !b) return a ?? b;

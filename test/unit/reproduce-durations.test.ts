@@ -20,10 +20,11 @@ function run(experiment: string, part: string, repetition: number, fromMin: numb
 
 const ledger = (repeat: Record<string, number>, runs: LedgerRun[]): Ledger => ({ createdAt: T0, repeat, runs });
 
+const parts = (...ids: string[]) => ids.map((id) => ({ id }));
 const EXPERIMENTS = [
-  { id: 'traffic', parts: ['redis', 'cassandra'] },
-  { id: 'bursting', parts: ['redis'] },
-  { id: 'latency', parts: ['redis'] },
+  { id: 'traffic', parts: parts('redis', 'cassandra') },
+  { id: 'bursting', parts: parts('redis') },
+  { id: 'latency', parts: parts('redis') },
 ];
 
 test("an experiment's time runs from its first run's start to its last run's end when it ran without a pause, re-plans included", () => {
@@ -61,6 +62,43 @@ test('an interrupted invocation resumed hours later counts the time its runs ran
     EXPERIMENTS,
   );
   expect(found.get('traffic')).toMatchObject({ realS: (6 + 7) * 60, startedAt: T0, finishedAt: T0 + 193 * MIN, complete: true, replans: 1 });
+});
+
+test("a part that runs another experiment's scenario is complete when that one's run completed, and its time is counted there", () => {
+  const shares = [
+    { id: 'single-resize', parts: [{ id: 'redis' }, { id: 'cassandra', sameRunsAs: [{ experiment: 'resize-on-the-fly', part: 'cassandra' }] }] },
+    { id: 'resize-on-the-fly', parts: [{ id: 'cassandra', sameRunsAs: [{ experiment: 'single-resize', part: 'cassandra' }] }] },
+  ];
+  const interrupted = [run('single-resize', 'redis', 1, 0, 10), run('single-resize', 'cassandra', 1, 10, 12, { status: 'cancelled' })];
+  const alone = experimentDurations([{ directory: 'reproduce-a', ledger: ledger({ 'single-resize': 1 }, interrupted) }], shares);
+  expect(alone.get('single-resize')).toMatchObject({ complete: false });
+
+  const found = experimentDurations(
+    [
+      {
+        directory: 'reproduce-a',
+        ledger: ledger({ 'single-resize': 1, 'resize-on-the-fly': 1 }, [...interrupted, run('resize-on-the-fly', 'cassandra', 1, 100, 120)]),
+      },
+    ],
+    shares,
+  );
+  expect(found.get('single-resize')).toMatchObject({ complete: true, realS: 12 * 60 });
+  expect(found.get('resize-on-the-fly')).toMatchObject({ complete: true, realS: 20 * 60 });
+  // Another repetition's completed run does not complete this one.
+  const otherRepetition = experimentDurations(
+    [{ directory: 'reproduce-a', ledger: ledger({ 'single-resize': 1 }, [...interrupted, run('resize-on-the-fly', 'cassandra', 2, 100, 120)]) }],
+    shares,
+  );
+  expect(otherRepetition.get('single-resize')).toMatchObject({ complete: false });
+});
+
+test('an experiment whose every part ran under another is complete in no time of its own; with none of them run, it has no run', () => {
+  const reads = [{ id: 'traffic', parts: [{ id: 'redis', sameRunsAs: [{ experiment: 'latency', part: 'redis' }] }] }];
+  const latencyRuns = [run('latency', 'redis', 1, 0, 10), run('latency', 'redis', 2, 10, 20)];
+  const both = experimentDurations([{ directory: 'reproduce-a', ledger: ledger({ latency: 2, traffic: 2 }, latencyRuns) }], reads);
+  expect(both.get('traffic')).toMatchObject({ complete: true, realS: 0, repeat: 2, startedAt: T0, finishedAt: T0 + 20 * MIN });
+  const oneOfTwo = experimentDurations([{ directory: 'reproduce-a', ledger: ledger({ latency: 2, traffic: 2 }, latencyRuns.slice(0, 1)) }], reads);
+  expect(oneOfTwo.get('traffic')).toBeUndefined();
 });
 
 test('the newest complete run wins over a newer incomplete one; an incomplete one shows only when nothing completed', () => {
