@@ -14,6 +14,7 @@ import {
   RULES_NOTE,
   agreementTable,
   besideLines,
+  causeLines,
   countsLine,
   deviationTable,
   figureTable,
@@ -106,6 +107,7 @@ async function experimentHtml(store: ResultsStore, c: ExperimentComparison): Pro
   const flagged = c.figures.some((f) => f.flagged.length > 0);
   const figures = await Promise.all((await experimentFigures(store, c)).map(figureHtml));
   const beside = besideLines(c.agreement.rows);
+  const causes = causeLines(c.agreement.rows);
   return `<section class="experiment" id="exp-${escapeHtml(r.id)}">
 <h2>${escapeHtml(`${r.id}: ${r.title}`)}</h2>
 <p>Source: ${escapeHtml(`${r.source}; ${paperSource(r.id)}`)}. Repetitions: ${c.repeat}.</p>
@@ -118,6 +120,7 @@ ${c.plans.length ? `<ul class="plans">${c.plans.map((p) => `<li>${escapeHtml(p)}
 ${tableHtml(agreementTable(c.agreement.rows), 'comparison')}
 <p class="counts">${escapeHtml(countsLine(c.agreement.counts))}</p>
 ${beside.map((l) => `<p class="beside">${escapeHtml(l)}</p>`).join('\n')}
+${causes.map((l) => `<p class="cause">${escapeHtml(`Disagreement ${l}`)}</p>`).join('\n')}
 <h3>Our figures (${escapeHtml(INTERVAL_NOTE)})</h3>
 ${tableHtml(figureTable(c.figures), 'figures')}
 ${figures.join('\n')}

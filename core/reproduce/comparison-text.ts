@@ -169,6 +169,7 @@ export function experimentSection(c: ExperimentComparison): string {
     '',
     countsLine(agreement.counts),
     ...besideLines(agreement.rows).flatMap((l) => ['', l]),
+    ...causeLines(agreement.rows).flatMap((l) => ['', `Disagreement ${l}`]),
     '',
     `Our figures (${INTERVAL_NOTE}):`,
     '',
@@ -203,6 +204,7 @@ export function suiteTable(comparisons: Pick<ExperimentComparison, 'reproduction
     markdownTable(agreementTable(comparisons.flatMap((c) => c.agreement.rows))),
     '',
     ...besideSection(comparisons.flatMap((c) => c.agreement.rows)),
+    ...causeSection(comparisons.flatMap((c) => c.agreement.rows)),
     markdownTable({
       columns: ['experiment', 'repetitions', 'agree', 'disagree', 'undecided', 'not comparable here (why)'],
       rows: [
@@ -218,6 +220,16 @@ export function suiteTable(comparisons: Pick<ExperimentComparison, 'reproduction
 function besideSection(rows: ComparisonRow[]): string[] {
   const lines = besideLines(rows);
   return lines.length === 0 ? [] : ['Shown beside rows, not judged:', '', ...lines.map((l) => `- ${l}`), ''];
+}
+
+/** Every row that disagrees, with its cause as measured, as suspected, or that none was found. */
+export function causeLines(rows: ComparisonRow[]): string[] {
+  return rows.filter((r) => r.cause).map((r) => `${r.id} (${r.experiment}): ${r.cause}`);
+}
+
+function causeSection(rows: ComparisonRow[]): string[] {
+  const lines = causeLines(rows);
+  return lines.length === 0 ? [] : ['Disagreements and their causes:', '', ...lines.map((l) => `- ${l}`), ''];
 }
 
 function countCells(n: AgreementCounts): string[] {

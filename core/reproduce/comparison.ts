@@ -4,7 +4,7 @@
  * listed as not comparable here with the reason, and the counts the table ends with. Pure: the
  * CLI gathers the figures per repetition (cli/reproduce-report.ts).
  */
-import type { ComparisonSpec, NotCompared, Reproduction } from './experiment';
+import type { ComparisonSpec, DisagreementCause, NotCompared, Reproduction } from './experiment';
 import type { Figure } from './figures';
 import { publishedEntry, publishedIds, targetOf } from './published';
 import { countAgreements, judge, type Agreement, type AgreementCounts } from './rules';
@@ -28,6 +28,8 @@ export interface ComparisonRow {
   reason?: string;
   /** Our figures shown beside it (a trend), not judged. */
   beside?: string;
+  /** When it disagrees: the cause measured, the one suspected, or that none was found. */
+  cause?: string;
 }
 
 export interface ExperimentAgreement {
@@ -87,7 +89,13 @@ function comparedRow(experiment: string, spec: ComparisonSpec, perRepetition: Fi
     verdict: missing ? (notOk ? `not ok: ${observed.why}` : '–') : 'ok',
     ...(j.agreement === 'not comparable' ? { reason: notOk ? 'not measured ok here' : 'not measured' } : {}),
     ...(spec.beside ? { beside: spec.beside(perRepetition) } : {}),
+    ...(j.agreement === 'disagree' ? { cause: causeText(spec.disagreement) } : {}),
   };
+}
+
+function causeText(cause: DisagreementCause | undefined): string {
+  if (!cause) return 'no cause found';
+  return 'measured' in cause ? `measured: ${cause.measured}` : `suspected, not measured: ${cause.suspected}`;
 }
 
 /** `perRepetition[i]`: the reproduction's figures of repetition i + 1, every part's. */

@@ -82,7 +82,15 @@ export interface ComparisonSpec {
   observe: (perRepetition: Figure[][]) => Observed;
   /** Our figures shown beside the row (a trend over node counts, a model of the round trips), not judged. */
   beside?: (perRepetition: Figure[][]) => string;
+  /**
+   * Why ours differs from the published figure, as runs here showed it (measured: the line beside
+   * the row or docs/reproduce-results.md holds the figures) or as suspected and not yet measured.
+   * Printed only when the row disagrees; a row that disagrees without it says no cause was found.
+   */
+  disagreement?: DisagreementCause;
 }
+
+export type DisagreementCause = { measured: string } | { suspected: string };
 
 export interface Reproduction {
   /** What `fragbench reproduce <id>` takes; also its entry in published-results.json. */

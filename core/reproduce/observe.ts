@@ -6,6 +6,7 @@
  * ordering between figures measured with different client threads is not judged (its reason
  * says so): closed-loop throughput grows with threads.
  */
+import { InputError } from '../errors';
 import { notReproducible } from './aggregate';
 import type { Figure } from './figures';
 import type { Observation, Observed, Sample } from './rules';
@@ -21,6 +22,16 @@ export interface FigureQuery {
 
 /** Thrown inside a reading when a figure it needs is missing or not ok: the repetition gives nothing. */
 export class NotObserved extends Error {}
+
+/** What a model refuses in a repetition's figures (two points at one abscissa, a flat line): nothing observed there, with why. */
+export function fromModel<T>(compute: () => T): T {
+  try {
+    return compute();
+  } catch (e) {
+    if (e instanceof InputError) throw new NotObserved(e.problem);
+    throw e;
+  }
+}
 
 const matches = (v: string, want: string | RegExp | undefined) => want === undefined || (typeof want === 'string' ? v === want : want.test(v));
 

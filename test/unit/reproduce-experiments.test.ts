@@ -122,8 +122,40 @@ test('latency: a closed loop bound by its round trips is judged as such', () => 
   expect(row('lat-mysql-e')).toMatchObject({ agreement: 'not comparable', verdict: '–', reason: 'database not runnable here' });
   // The trend beside the 8-node ratio: 8, 4 and 2 nodes, per repetition.
   expect(row('lat-cassandra-a-x-2x').beside).toMatch(
-    /^Cassandra A T\(0\.2\)\/T\(0\.4\) by node count, per repetition: 8 nodes: 1\.43, 1\.38; 4 nodes: 1\.43, 1\.38; 2 nodes: 1\.43, 1\.38$/,
+    /^Cassandra A T\(0\.2\)\/T\(0\.4\) by node count, per repetition: 8 nodes: 1\.43, 1\.38; 4 nodes: 1\.43, 1\.38; 2 nodes: 1\.43, 1\.38\. /,
   );
+  // Then the latency-scale line through 0.2 and 0.4 (one thread: 25 ms at 40 ops/s, 35.7 ms at 28):
+  // 53.6 ms per unit of scale, so 10.7 ms of round trips at 0.2 and 14.3 ms fixed; 1.38 needs
+  // 53.6 x (0.4 - 1.38 x 0.2) / 0.38 = 17.5 ms fixed.
+  expect(row('lat-cassandra-a-x-2x').beside).toMatch(
+    /the line through 0\.2 and 0\.4 per repetition: A fixed ms: 14\.3, [\d.]+; A round trips at 0\.2, ms: 10\.7, [\d.]+; A fixed ms the published 1\.38 needs: 17\.5, [\d.]+$/,
+  );
+  // Rows that agree carry no cause; one that disagrees without a stated cause says none was found.
+  expect(row('lat-cassandra-a-x-2x').cause).toBeUndefined();
+  expect(row('lat-f-vs-others').cause).toBe('no cause found');
+});
+
+test('latency: a Cassandra bound by its round trips disagrees with the published ratio, with the cause measured beside it, in the suite table too', () => {
+  const roundTripBound = (jitter = 1): RecordModel => {
+    const base = closedLoop(jitter);
+    return {
+      ...base,
+      ok: (c: SecondContext) => {
+        const scale = scaleOf(c.phase);
+        return c.cell.database === 'cassandra' && scale !== undefined ? Math.round(40 * jitter * (0.2 / scale)) : base.ok(c);
+      },
+    };
+  };
+  const p = planned.find((x) => x.reproduction.id === 'latency')!;
+  const comparison = compareReproduction(p.reproduction, [repetition(p, roundTripBound(1)), repetition(p, roundTripBound(1.01))]);
+  const row = comparison.rows.find((r) => r.id === 'lat-cassandra-a-x-2x')!;
+  expect(row.agreement).toBe('disagree');
+  expect(row.cause).toMatch(/^measured: one client thread's operation here is nearly all round trips/);
+  // Every operation is round trips here: no fixed part, 25 ms of round trips at 0.2.
+  expect(row.beside).toMatch(/A fixed ms: 0\.0, [-\d.]+; A round trips at 0\.2, ms: 25\.0, [\d.]+;/);
+  const table = suiteTable([{ reproduction: p.reproduction, agreement: comparison, repeat: 2 }], 'results/reproduce-x');
+  expect(table).toContain("Disagreements and their causes:\n\n- lat-cassandra-a-x-2x (latency): measured: one client thread's operation");
+  expect(table).toContain('- lat-f-vs-others (latency): no cause found');
 });
 
 /** Round trips by pair name, either way round; 100 ms for a pair not listed. */
