@@ -1,8 +1,8 @@
 /**
- * What the latency scale does to one closed-loop client thread's operation. The scale multiplies
- * every configured round trip, so an operation costs fixedMs + scale x msPerScale: msPerScale is
- * the round trips it waits for at scale 1, fixedMs what does not grow with latency (the nodes'
- * processing, the client, the stack's own floor).
+ * What the latency scale does to something that waits on round trips: one closed-loop client
+ * thread's operation, or a resize's acceptance. The scale multiplies every configured round trip,
+ * so it takes fixedMs + scale x msPerScale: msPerScale is the round trips it waits for at scale 1,
+ * fixedMs what does not grow with latency (the nodes' processing, the client, the stack's floor).
  *
  * Two scales fix the line. A published throughput ratio between two scales then says what fixed
  * part the paper's operations needed at the same round trips: where ours is near zero and the
@@ -13,8 +13,8 @@ import { InputError } from '../errors';
 
 export interface ScalePoint {
   scale: number;
-  /** ms an operation: 1000 x threads / throughput of a closed loop. */
-  opMs: number;
+  /** ms it took at that scale: an operation's (1000 x threads / throughput of a closed loop), a resize's acceptance. */
+  ms: number;
 }
 
 export interface ScaleLine {
@@ -25,8 +25,12 @@ export interface ScaleLine {
 /** The line through two scales' points; they must differ in scale. */
 export function scaleLine(a: ScalePoint, b: ScalePoint): ScaleLine {
   if (a.scale === b.scale) throw new InputError('scale', `two points at the same scale (${a.scale}) do not fix a line`);
-  const msPerScale = (b.opMs - a.opMs) / (b.scale - a.scale);
-  return { fixedMs: a.opMs - msPerScale * a.scale, msPerScale };
+  const msPerScale = (b.ms - a.ms) / (b.scale - a.scale);
+  return { fixedMs: a.ms - msPerScale * a.scale, msPerScale };
+}
+
+export function msAtScale(line: ScaleLine, scale: number): number {
+  return line.fixedMs + line.msPerScale * scale;
 }
 
 /**

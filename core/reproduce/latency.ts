@@ -194,7 +194,7 @@ const FIXED_PART_CAUSE: DisagreementCause = {
 function scalePoint(r: RepetitionFigures, workload: Workload, scale: number): ScalePoint {
   const t = throughput(r, 'cassandra', workload, scale);
   if (t.threads === undefined) throw new NotObserved(`no client threads recorded for cassandra ${epochLabel(workload, scale)}`);
-  return { scale, opMs: (1000 * t.threads) / t.value };
+  return { scale, ms: (1000 * t.threads) / t.value };
 }
 
 /**

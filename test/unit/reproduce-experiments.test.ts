@@ -299,3 +299,20 @@ test("latency: the Cassandra trend's shrinks never remove the cluster's seed (it
   expect(removed).not.toContain(nodes[0]);
   expect(nodes.filter((n) => !removed.includes(n))).toEqual(nodes.slice(0, 2));
 });
+
+test("single-resize: beside Redis's acceptance, the line through its two scales, reaching the published X and 5X", () => {
+  // Acceptance 0.1 s plus 2 s per unit of scale: 0.14 s at 0.02, 0.3 s at 0.1; 0.5 s at 0.2 and 2.1 s at 1.0.
+  const acceptance = (jitter = 1): RecordModel => ({
+    ...closedLoop(jitter),
+    resize: (cell) => ({ acceptedAfterS: 0.1 + 2 * Number(cell.coordinates.latencyScale), completedAfterS: 60 }),
+  });
+  const row = rowsOf('single-resize', acceptance).find((r) => r.id === 'rs-redis-accept')!;
+  expect(row.beside).toMatch(
+    /fixed s: 0\.10, 0\.10; s per unit of scale: 2\.00, 2\.00; at the published X \(0\.2\), s: 0\.50, 0\.50; at the published 5X \(1\), s: 2\.10, 2\.10$/,
+  );
+  // Its values, 0.14-0.3 s, lie below 2 s less 20 %: a disagreement, with its cause measured beside it.
+  expect(row).toMatchObject({
+    agreement: 'disagree',
+    cause: expect.stringMatching(/^measured: Redis resizes here at a tenth of the published scales/) as unknown,
+  });
+});
