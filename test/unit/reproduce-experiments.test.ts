@@ -229,6 +229,27 @@ test('distance: beside the ratios, the one-thread line through Sydney and Virgin
   expect(rows.find((r) => r.id === 'di-redis-7_1-sydney-vs-virginia')).toMatchObject({ agreement: 'agree' });
 });
 
+test("horizontal: beside the flat-far claim, what the public side's share of the slots predicts per layout", () => {
+  // Virginia 200 ms from the private side; the measured operation is the slot share's, plus 10 % (hot keys on the far side).
+  const share = (layoutName: string) => {
+    const [n, m] = layoutName.replace('layout=', '').split('_').map(Number);
+    return m / (n + m);
+  };
+  const model = (j = 1): RecordModel => ({
+    ...closedLoop(j),
+    ok: (c) => Math.round(1000 / (1.1 * share(String(c.cell.coordinates.layout)) * 200)),
+    configuredRttMs: (_cell, [a, b]) => (a.startsWith('pub') !== b.startsWith('pub') ? 200 : 0.6),
+  });
+  const row = rowsOf('horizontal', model).find((r) => r.id === 'ho-riak-redis-flat-far')!;
+  // 1_2: 2/3 of the slots public, 1000 / (2/3 x 200) = 7.5 ops/s predicted, 7 measured (6.82 rounded);
+  // 1_8: 8/9 public, 5.63 predicted, 5 measured (5.11 rounded).
+  expect(row.beside).toMatch(/^one client thread, ms an operation = the public side's share of the slots x its configured round trip/);
+  expect(row.beside).toMatch(
+    /configured RTT ms: 200, 200; 1_2 public share of the slots: 0\.67, 0\.67; 1_2 A predicted ops\/s: 7\.50, 7\.50; 1_2 A measured ops\/s: 7\.00, 7\.00;/,
+  );
+  expect(row.beside).toMatch(/1_8 C predicted ops\/s: 5\.63, 5\.63; 1_8 C measured ops\/s: 5\.00, 5\.00$/);
+});
+
 test('a throughput compared across hybrid layouts needs the same client threads in both: a re-planned cell is not compared', () => {
   const p = planned.find((x) => x.reproduction.id === 'horizontal')!;
   // 1_6 as if a re-plan had halved its load: its figures carry 3 threads beside the others' planned one.
