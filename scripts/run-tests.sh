@@ -7,8 +7,9 @@
 # Temporal port), none of them judging time:
 #   static     type check, lint and format, imports
 #   fleetless  the jest projects that build no fleet
-#   lan        database adapters on bridged LANs of namespaces (test/db), bench:db
-#   vm         VM-shaped nodes (the cloud code path), bench:vm-nodes
+#   lan        database adapters on bridged LANs of namespaces (test/db)
+#   vm         VM-shaped nodes (the cloud code path), bench:vm-nodes, then bench:db (a LAN of its own,
+#              tag h: the lan lane ended stage 1, the vm lane minutes before it)
 #   fleet      the local emulated fleet through the engine and the CLI, bench:consistency
 # Stage 2, alone: what judges time or precision: the Go emulator's timing tests, the jest files
 # that measure RTT, lateness and one-way delay, and the benchmarks with such targets (bench:events
@@ -27,8 +28,8 @@ VM_TESTS='test/netns/vm-[^/]*\.test\.ts|test/engine/vm-scenario\.test\.ts'
 FLEET_TESTS='test/engine/(bare-host|cli-run-local)\.test\.ts|test/netns/(fleet|cli-fleet|heal)\.test\.ts'
 QUIET_TESTS='test/netns/(emulator|link-conditions|trace-replay|overlay-paths|loss-seed|moving-site|tcconfig-comparison|light-stacks)\.test\.ts|test/engine/scenario-engine\.test\.ts|test/unit/(telemetry-sampler|trace-replay)\.test\.ts'
 FLEETLESS_PROJECTS=(unit report infra cli workflow)
-LAN_BENCHES=(db)
-VM_BENCHES=(vm-nodes)
+LAN_BENCHES=()
+VM_BENCHES=(vm-nodes db)
 FLEET_BENCHES=(consistency)
 QUIET_BENCHES=(events network scale dynamics fleets validity telemetry stack faults)
 
