@@ -26,7 +26,7 @@ import { modelledOperationMs, QUORUM_MODEL_ASSUMPTIONS } from './quorum-model';
 import { CONFIGURED_RTT, type Figure } from './figures';
 import { DECISION, type Observation } from './rules';
 import { NOT_RUNNABLE, OTHER_HARDWARE, RETRIES_HIDE_ERRORS, VM_SIZE, versionsDeviation } from './shared-deviations';
-import { publishedFigure, publishedIds } from './published';
+import { publishedIds, publishedValue } from './published';
 
 const WORKLOADS: Workload[] = ['a', 'c'];
 const SECONDS = 20;
@@ -308,11 +308,7 @@ const regionPoint = (r: RepetitionFigures, region: string, workload: Workload): 
  * published ratios need on it, Virginia (the one measured latency) kept.
  */
 function distanceLine(p: Figure[][]): string {
-  const published = (id: string) => {
-    const { value } = publishedFigure('distance', id);
-    if (value === undefined) throw new Error(`published-results.json: distance.${id} has no single value for the distance line`);
-    return value;
-  };
+  const published = (id: string) => publishedValue('distance', id, 'the distance line');
   const items = WORKLOADS.flatMap((w) => {
     const W = w.toUpperCase();
     const line = (r: RepetitionFigures) => {

@@ -28,7 +28,7 @@ import {
 } from './experiment';
 import { fixedMsForRatio, scaleLine, type ScalePoint } from './latency-scale-model';
 import { besideLine, fmt, fromModel, greater, holdsIn, NotObserved, valuePerRepetition, valuesPerEvent, type RepetitionFigures } from './observe';
-import { publishedFigure } from './published';
+import { publishedValue } from './published';
 import { MONGODB_MYSQL, versionsDeviation } from './shared-deviations';
 
 /** Workloads whose epochs run at X and 5X; A also at 2X. C and D are left out: the paper says B, C and D nearly coincide. */
@@ -204,8 +204,7 @@ function scalePoint(r: RepetitionFigures, workload: Workload, scale: number): Sc
  */
 function fixedPartLine(workload: Workload, from: number, to: number, id: string, publishedRatio: (value: number) => number) {
   return (perRepetition: Figure[][]): string => {
-    const { value } = publishedFigure('latency', id);
-    if (value === undefined) throw new Error(`published-results.json: latency.${id} has no single value for the latency-scale line`);
+    const value = publishedValue('latency', id, 'the latency-scale line');
     const line = (r: RepetitionFigures) => fromModel(() => scaleLine(scalePoint(r, workload, from), scalePoint(r, workload, to)));
     const W = UPPER(workload);
     return `Cassandra ${W} on 8 nodes, ms an operation = fixed + scale x round trips, the line through ${from} and ${to} per repetition: ${besideLine(

@@ -83,6 +83,13 @@ export function publishedFigure(experiment: string, id: string): PublishedFigure
   return entry.figure;
 }
 
+/** A published figure's single value, for a model line that computes with it (a range or a bound has none). */
+export function publishedValue(experiment: string, id: string, usedBy: string): number {
+  const { value } = publishedFigure(experiment, id);
+  if (value === undefined) throw new Error(`${PUBLISHED_FILE}: ${experiment}.${id} has no single value for ${usedBy}`);
+  return value;
+}
+
 /** The values a published statement allows, before any tolerance: [low, high], either end open. */
 export interface Target {
   low: number;
