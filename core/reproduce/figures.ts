@@ -32,7 +32,7 @@ export interface Figure {
   cell: string;
   phase: string;
   /**
-   * `throughput`, `bytes per operation`, `accepted after`, `completed after`, the removal and
+   * `throughput`, `operations measured`, `bytes per operation`, `accepted after`, `completed after`, the removal and
    * probe-cost measures below, and event-figures.ts's (`throughput after`, `recovery after`,
    * `outage after`, `path`, `pair bytes per operation`, `read latency`, ...).
    */
@@ -164,10 +164,19 @@ function replicationFigures(cell: CellRecord, base: Omit<Figure, 'measure' | 'un
   return [{ ...base, phase: 'cluster', measure: REPLICATION_FACTOR, unit: '', value: factor, text, detail: true }];
 }
 
+/** YCSB's operations completed in `seconds`. */
+const completed = (seconds: Sample[]) => seconds.reduce((n, s) => n + ycsbOk(s), 0);
+
 /** YCSB's mean operations per second over `seconds`; undefined for none. */
 function meanThroughput(seconds: Sample[]): number | undefined {
-  return seconds.length ? seconds.reduce((n, s) => n + ycsbOk(s), 0) / seconds.length : undefined;
+  return seconds.length ? completed(seconds) / seconds.length : undefined;
 }
+
+/**
+ * The operations a phase's throughput figure counts (its measured seconds): a throughput counted
+ * from a few long operations (E's scans at 1.0) is a small count, wide and biased in a ratio.
+ */
+export const OPERATIONS_MEASURED = 'operations measured';
 
 /**
  * `clientOf`: the phase's client as planned (its ceiling and threads), where the plan is known;
@@ -204,8 +213,9 @@ export function runFigures(
         : judged;
       const base = { database, cell: place, phase: phase.name, ...(client?.threads !== undefined ? { threads: client.threads } : {}) };
       figures.push({ ...base, measure: 'throughput', unit: 'ops/s', value: throughput, ...verdict });
+      figures.push({ ...base, measure: OPERATIONS_MEASURED, unit: '', value: completed(seconds), ...verdict, detail: true });
       const bytes = bytesOf(phase);
-      const ops = phase.samples.reduce((n, s) => n + ycsbOk(s), 0);
+      const ops = completed(phase.samples);
       if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });
       figures.push(...removalFigures(phase, seconds, { database, cell: place, ...judged }));
       figures.push(...probeCostFigures(phase, seconds, { ...base, ...judged }));

@@ -126,11 +126,14 @@ export function greater(from: string, what: string, a: number, b: number): Obser
 }
 
 /** A ratio's median per repetition across several figures, for a line beside a row. */
-export function besideLine(perRepetition: Figure[][], items: { label: string; read: (r: RepetitionFigures) => number }[]): string {
+export function besideLine(
+  perRepetition: Figure[][],
+  items: { label: string; read: (r: RepetitionFigures) => number; show?: (x: number) => string }[],
+): string {
   return items
-    .map(({ label, read }) => {
+    .map(({ label, read, show = fmt }) => {
       const { values, whyNot } = readings(perRepetition, (r) => [read(r)]);
-      return values.length === 0 ? `${label}: ${whyNot[0] ?? 'not run'}` : `${label}: ${values.map(fmt).join(', ')}`;
+      return values.length === 0 ? `${label}: ${whyNot[0] ?? 'not run'}` : `${label}: ${values.map(show).join(', ')}`;
     })
     .join('; ');
 }
