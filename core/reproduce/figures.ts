@@ -32,9 +32,10 @@ export interface Figure {
   cell: string;
   phase: string;
   /**
-   * `throughput`, `operations measured`, `bytes per operation`, `accepted after`, `completed after`, the removal and
-   * probe-cost measures below, and event-figures.ts's (`throughput after`, `recovery after`,
-   * `outage after`, `path`, `pair bytes per operation`, `read latency`, ...).
+   * `throughput`, `operations measured`, `bytes per operation`, `accepted after`, `completed
+   * after`, the removal and probe-cost measures below, and event-figures.ts's (`throughput
+   * after`, `recovery after`, `outage after`, `path`, `pair bytes per operation`, `read
+   * latency`, ...).
    */
   measure: string;
   unit: string;
