@@ -5,6 +5,7 @@
  * of its last plan), so the comparison can be made again at any time (`reproduce --resume <dir>
  * --report-only`).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ResultsStore } from '../services/results/results-store';
 import { writeFileAtomic, writeJsonAtomic } from '../platform/files';
@@ -12,13 +13,24 @@ import type { CellPlan } from '../core/scenario';
 import type { CellRecord } from '../core/run-record';
 import { aggregate } from '../core/reproduce/aggregate';
 import { compareReproduction } from '../core/reproduce/comparison';
-import { experimentSection, REPLAN_NOTE, RULES_NOTE, suiteTable, type ExperimentComparison } from '../core/reproduce/comparison-text';
+import {
+  experimentSection,
+  readmeSection,
+  REPLAN_NOTE,
+  RULES_NOTE,
+  suiteTable,
+  type ExperimentComparison,
+  type RunTime,
+} from '../core/reproduce/comparison-text';
+import { experimentDurations } from '../core/reproduce/durations';
+import { BUDGET } from '../core/reproduce/experiment';
+import { InputError } from '../core/errors';
 import { writeComparisonHtml } from '../report/comparison-html';
 import { namingFleets, runFigures, type CellPlacement, type Figure, type PhaseClient } from '../core/reproduce/figures';
 import { runsOf, sameCell, type Coordinates, type Ledger } from '../core/reproduce/ledger';
 import { cellProgress, planNote, replanCells } from '../core/reproduce/replan';
 import type { PlannedPart, PlannedReproduction } from './reproduce-plan';
-import { partsSharingRuns, REPRODUCTIONS } from '../core/reproduce/catalogue';
+import { partsSharingRuns, REPRODUCTIONS, withSharedRuns } from '../core/reproduce/catalogue';
 import type { PartRef } from '../core/reproduce/experiment';
 
 /**
@@ -134,16 +146,22 @@ export async function compareDirectory(planned: PlannedReproduction[], ledger: L
   return comparisons;
 }
 
+/** Where else the comparison goes: the suite page (`--suite-table`) and a README's section (`--readme`). */
+export interface ComparisonOutputs {
+  suiteTable?: string;
+  readme?: string;
+}
+
 /**
- * Writes comparison.md, comparison.json and comparison.html into `dir` (and, given `suiteTableFile`,
- * the suite's one table there); `store` holds the runs the ledger lists.
+ * Writes comparison.md, comparison.json and comparison.html into `dir` (and the suite page and the
+ * README's section where `outputs` name them); `store` holds the runs the ledger lists.
  */
 export async function writeComparison(
   dir: string,
   planned: PlannedReproduction[],
   ledger: Ledger,
   store = new ResultsStore(),
-  suiteTableFile?: string,
+  outputs: ComparisonOutputs = {},
 ): Promise<string> {
   const writtenAt = Date.now();
   const comparisons = await compareDirectory(planned, ledger, store);
@@ -158,8 +176,60 @@ export async function writeComparison(
   );
   writeJsonAtomic(path.join(dir, 'comparison.json'), json);
   const html = await writeComparisonHtml(store, { dir, writtenAt, comparisons });
-  const suite = suiteTableFile ? writeSuiteTable(suiteTableFile, dir, comparisons) : undefined;
-  return `${markdown}\ncomparison: ${path.join(dir, 'comparison.md')} (and comparison.json, ${path.basename(html)})${suite ? `; suite table: ${suite}` : ''}`;
+  const suite = outputs.suiteTable ? writeSuiteTable(outputs.suiteTable, dir, comparisons) : undefined;
+  const readme = outputs.readme ? writeReadmeSection(outputs.readme, dir, comparisons, planned, ledger, outputs.suiteTable) : undefined;
+  return `${markdown}\ncomparison: ${path.join(dir, 'comparison.md')} (and comparison.json, ${path.basename(html)})${suite ? `; suite table: ${suite}` : ''}${readme ? `; README section: ${readme}` : ''}`;
+}
+
+/** The lines a README's reproduction section sits between; `--readme` rewrites what is between them. */
+export const README_MARKERS = { begin: '<!-- fragbench reproduce: begin -->', end: '<!-- fragbench reproduce: end -->' } as const;
+
+/** Why `file` cannot take the README section (missing, or without both markers in order), or undefined. */
+export function readmeProblem(file: string): string | undefined {
+  if (!existsSync(file)) return `${file} does not exist: give the README to fill, e.g. --readme README.md`;
+  const text = readFileSync(file, 'utf8');
+  const begin = text.indexOf(README_MARKERS.begin);
+  const end = text.indexOf(README_MARKERS.end);
+  if (begin < 0 || end < begin)
+    return `${file} has no place for the table: put the line ${README_MARKERS.begin} and, below it, ${README_MARKERS.end} where the section goes`;
+  return undefined;
+}
+
+/** How long this directory's runs took, per experiment summed, beside the plan and the budget. */
+function runTime(dir: string, planned: PlannedReproduction[], ledger: Ledger): RunTime {
+  const found = experimentDurations(
+    [{ directory: path.basename(dir), ledger }],
+    planned.map((p) => withSharedRuns(p.reproduction)),
+  );
+  const complete = [...found.values()].filter((d) => d?.complete);
+  return {
+    realMinutes: complete.reduce((s, d) => s + d!.realS, 0) / 60,
+    plannedMinutes: planned.filter((p) => found.get(p.reproduction.id)?.complete).reduce((s, p) => s + p.estimate.totalS, 0) / 60,
+    budgetMinutes: BUDGET.suiteS / 60,
+    complete: complete.length,
+  };
+}
+
+function writeReadmeSection(
+  file: string,
+  dir: string,
+  comparisons: ExperimentComparison[],
+  planned: PlannedReproduction[],
+  ledger: Ledger,
+  suitePage?: string,
+): string {
+  const problem = readmeProblem(file);
+  if (problem) throw new InputError('--readme', problem);
+  const target = path.resolve(file);
+  const text = readFileSync(target, 'utf8');
+  const from = path.relative(process.cwd(), dir) || dir;
+  const page = suitePage && path.relative(path.dirname(target), path.resolve(suitePage));
+  const section = readmeSection(comparisons, from, runTime(dir, planned, ledger), page);
+  const before = text.slice(0, text.indexOf(README_MARKERS.begin) + README_MARKERS.begin.length);
+  const after = text.slice(text.indexOf(README_MARKERS.end));
+  // Generated, so the formatter leaves it as written (prettier's own markers for a Markdown range).
+  writeFileAtomic(target, `${before}\n<!-- prettier-ignore-start -->\n${section}\n<!-- prettier-ignore-end -->\n${after}`);
+  return target;
 }
 
 /** How to fill the suite page and read it: kept on the page, which the suite table rewrites whole. */

@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import { defaultResultsDir, ResultsStore } from '../services/results/results-store';
 import { InputError } from '../core/errors';
 import type { CellRecord } from '../core/run-record';
-import { partsSharingRuns, REPRODUCTIONS, selectReproductions } from '../core/reproduce/catalogue';
+import { partsSharingRuns, REPRODUCTIONS, selectReproductions, withSharedRuns } from '../core/reproduce/catalogue';
 import type { Reproduction } from '../core/reproduce/experiment';
 import { experimentDurations, formatDurations } from '../core/reproduce/durations';
 import { cellFinished, emptyLedger, restrictToCell, withRun, type Coordinates, type Ledger, type LedgerRun } from '../core/reproduce/ledger';
@@ -23,7 +23,7 @@ import type { TemporalSettings } from '../worker/connection';
 import { ensureDevServer, stopDevServer } from '../worker/dev-server';
 import { runIdFor } from '../workflows/definitions';
 import { formatSuitePlan, planReproduction, planSuite, suitePlanJson, type PlannedPart, type PlannedReproduction } from './reproduce-plan';
-import { writeComparison } from './reproduce-report';
+import { readmeProblem, writeComparison, type ComparisonOutputs } from './reproduce-report';
 import { startRun, withLocalWorker } from './run';
 import { followRun } from './run-follow';
 
@@ -35,6 +35,8 @@ interface ReproduceOptions {
   resume?: string;
   reportOnly?: boolean;
   suiteTable?: string;
+  /** A README whose reproduction section (between README_MARKERS) the run's compared rows fill. */
+  readme?: string;
 }
 
 function stamp(): string {
@@ -242,7 +244,7 @@ async function reportOnly(which: string[], opts: ReproduceOptions): Promise<void
   const ids = selected.map((r) => r.id);
   const planned: PlannedReproduction[] = [];
   for (const r of selected) planned.push(await planReproduction(r, ledger.repeat[r.id], ids));
-  console.log(await writeComparison(dir, planned, ledger, storeOf(dir), opts.suiteTable));
+  console.log(await writeComparison(dir, planned, ledger, storeOf(dir), outputsOf(opts)));
 }
 
 /** The reproduce directories `fragbench reproduce` made in the results directory (reproduce-<stamp>), oldest first. */
@@ -266,17 +268,21 @@ async function durations(which: string[]): Promise<void> {
     );
   }
   const ledgers = dirs.map((dir) => ({ directory: path.basename(dir), ledger: readJson<Ledger>(paths(dir).ledger)! }));
-  const found = experimentDurations(
-    ledgers,
-    selected.map((r) => ({ id: r.id, parts: r.parts.map((p) => ({ id: p.id, sameRunsAs: partsSharingRuns({ experiment: r.id, part: p.id }) })) })),
-  );
+  const found = experimentDurations(ledgers, selected.map(withSharedRuns));
   const plannedS = new Map<string, number>();
   const ids = selected.map((r) => r.id);
   for (const r of selected) plannedS.set(r.id, (await planReproduction(r, found.get(r.id)?.repeat, ids)).estimate.totalS);
   console.log(formatDurations(found, plannedS));
 }
 
+/** Where the comparison goes besides its directory; a README that cannot take it is refused before anything runs. */
+function outputsOf(opts: Pick<ReproduceOptions, 'suiteTable' | 'readme'>): ComparisonOutputs {
+  return { suiteTable: opts.suiteTable, readme: opts.readme };
+}
+
 async function reproduce(which: string[], opts: ReproduceOptions): Promise<void> {
+  const readme = opts.readme === undefined ? undefined : readmeProblem(opts.readme);
+  if (readme) throw new InputError('--readme', readme);
   if (opts.json && !opts.plan)
     throw new InputError('--json', 'prints the plan only: give it with --plan, e.g. `fragbench reproduce all --plan --json`');
   if (opts.durations) return durations(which);
@@ -320,7 +326,7 @@ export async function reproduceWith(selected: Reproduction[], opts: Omit<Reprodu
     });
   } finally {
     // Whatever finished is in the ledger: the comparison says what it shows, even after an interruption.
-    console.log(await writeComparison(dir, planned, session.current, storeOf(dir), opts.suiteTable));
+    console.log(await writeComparison(dir, planned, session.current, storeOf(dir), outputsOf(opts)));
     if (started) await stopDevServer();
   }
 }
@@ -344,5 +350,9 @@ export function registerReproduceCommands(program: Command): void {
     )
     .option('--report-only', 'with --resume: write the comparison (comparison.md, .json and .html) again from the directory, running nothing')
     .option('--suite-table <file>', 'also write the suite-level table (every experiment, then the counts) to this file, e.g. docs/reproduce.md')
+    .option(
+      '--readme <file>',
+      "also fill the file's reproduction section (between <!-- fragbench reproduce: begin --> and <!-- fragbench reproduce: end -->) with the rows compared, the counts, each disagreement's cause and the run's time, e.g. README.md",
+    )
     .action((experiments: string[], opts: ReproduceOptions) => reproduce(experiments, opts));
 }

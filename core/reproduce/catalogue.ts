@@ -39,6 +39,11 @@ export function partsSharingRuns(of: PartRef): PartRef[] {
   return [...(own ? [own] : []), ...sharers];
 }
 
+/** An experiment with its parts and the runs that complete each, as the durations read them (durations.ts). */
+export function withSharedRuns(r: Reproduction): { id: string; parts: { id: string; sameRunsAs: PartRef[] }[] } {
+  return { id: r.id, parts: r.parts.map((p) => ({ id: p.id, sameRunsAs: partsSharingRuns({ experiment: r.id, part: p.id }) })) };
+}
+
 /**
  * `all`, or one or more ids (each once, in the catalogue's order, so that a suite run in parts
  * runs as `all` would); the error lists the ids.

@@ -28,6 +28,7 @@ export const RULES_NOTE =
   `(the papers ran each configuration once and print one or two digits; the largest spread of a ratio between two runs here was 15 %), disagrees when it lies wholly outside, ` +
   `and is undecided when it reaches past the widened value on every side the value bounds (too wide to decide) or rests on fewer than ${DECISION.minSamples} samples. ` +
   `A published floor or ceiling bounds one side only. A sample is one repetition, or one event where the paper states the figure per event. ` +
+  `A ratio of throughputs carries its own noise, from the spread of its seconds (at least one operation in those counted): the interval holds it, and where that noise alone leaves the samples' mean wider than the tolerance at 95 %, the row is undecided (too few operations to decide). ` +
   `A stated ordering or shape agrees when it held in every observation, disagrees when in none, and is undecided otherwise or with fewer than ${DECISION.minSamples} observations; ` +
   `orderings are judged only between figures measured with the same client threads. Only figures whose verdict was \`ok\` are used.`;
 
@@ -195,7 +196,6 @@ export function suiteCounts(comparisons: Pick<ExperimentComparison, 'reproductio
  * then the counts per experiment and in all; `from` says which reproduce directory filled it.
  */
 export function suiteTable(comparisons: Pick<ExperimentComparison, 'reproduction' | 'agreement' | 'repeat'>[], from: string): string {
-  const { perExperiment, total } = suiteCounts(comparisons);
   return [
     `Filled from \`${from}\` by \`fragbench reproduce --resume ${from} --report-only --suite-table <file>\`: every "ours" is a figure of that directory's runs.`,
     '',
@@ -205,14 +205,82 @@ export function suiteTable(comparisons: Pick<ExperimentComparison, 'reproduction
     '',
     ...besideSection(comparisons.flatMap((c) => c.agreement.rows)),
     ...causeSection(comparisons.flatMap((c) => c.agreement.rows)),
+    markdownTable(countsTable(comparisons)),
+    '',
+  ].join('\n');
+}
+
+/** The counts per experiment and in all, with each not-comparable group and its size. */
+function countsTable(comparisons: Pick<ExperimentComparison, 'reproduction' | 'agreement' | 'repeat'>[]): TextTable {
+  const { perExperiment, total } = suiteCounts(comparisons);
+  return {
+    columns: ['experiment', 'repetitions', 'agree', 'disagree', 'undecided', 'not comparable here (why)'],
+    rows: [
+      ...perExperiment.map(([id, n]) => [id, String(comparisons.find((c) => c.reproduction.id === id)!.repeat), ...countCells(n)]),
+      ['all', '', ...countCells(total)],
+    ],
+  };
+}
+
+/** How long the run behind a table took: its real time beside its plan and the budget, in minutes. */
+export interface RunTime {
+  realMinutes: number;
+  plannedMinutes: number;
+  budgetMinutes: number;
+  /** Experiments with every part of every repetition completed, of those in the table. */
+  complete: number;
+}
+
+const CLAIM_CHARS = 110;
+const CAUSE_CHARS = 220;
+
+/** At most `n` characters, cut at a word, with an ellipsis when cut. */
+function shortened(text: string, n: number): string {
+  if (text.length <= n) return text;
+  const cut = text.slice(0, n);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), n / 2)).replace(/[,;:(]+$/, '')}…`;
+}
+
+/** Ours, short: the median and interval of a value, or how often an ordering held. */
+export function shortOurs(row: Pick<ComparisonRow, 'ours'>): string {
+  const held = /^held in \d+ of \d+/.exec(row.ours);
+  if (held) return held[0];
+  const value = /^[^|]*?\((?:n = \d+|1 sample)\)/.exec(row.ours);
+  return value ? value[0] : shortened(row.ours, CLAIM_CHARS);
+}
+
+/**
+ * The README's reproduction section: the rows compared in one run (agree, disagree or undecided),
+ * short; the counts per experiment and in all; each disagreement's cause; how long the run took.
+ * The full table, with every row not comparable here and why, is the suite page's.
+ */
+export function readmeSection(
+  comparisons: Pick<ExperimentComparison, 'reproduction' | 'agreement' | 'repeat'>[],
+  from: string,
+  time: RunTime,
+  suitePage?: string,
+): string {
+  const rows = comparisons.flatMap((c) => c.agreement.rows);
+  const judged = rows.filter((r) => r.agreement !== 'not comparable');
+  const { total } = suiteCounts(comparisons);
+  const scope = time.complete === comparisons.length ? 'every experiment complete' : `${time.complete} of ${comparisons.length} experiments complete`;
+  const budget = time.realMinutes > time.budgetMinutes ? `OVER the ${time.budgetMinutes} min budget` : `budget ${time.budgetMinutes}`;
+  return [
+    `From \`${from}\` (${comparisons.length} experiments, ${scope}): **${time.realMinutes.toFixed(1)} min real** against ${time.plannedMinutes.toFixed(1)} planned (${budget}). ` +
+      `**${total.agree} agree, ${total.disagree} disagree, ${total.undecided} undecided**, ${total.notComparable} not comparable here.`,
+    '',
     markdownTable({
-      columns: ['experiment', 'repetitions', 'agree', 'disagree', 'undecided', 'not comparable here (why)'],
-      rows: [
-        ...perExperiment.map(([id, n]) => [id, String(comparisons.find((c) => c.reproduction.id === id)!.repeat), ...countCells(n)]),
-        ['all', '', ...countCells(total)],
-      ],
+      columns: AGREEMENT_COLUMNS,
+      rows: judged.map((r) => [r.experiment, r.id, shortened(r.published, CLAIM_CHARS), shortOurs(r), r.agreement, r.verdict]),
     }),
     '',
+    markdownTable(countsTable(comparisons)),
+    '',
+    'Each disagreement and its cause:',
+    '',
+    ...rows.filter((r) => r.cause).map((r) => `- ${r.id}: ${shortened(r.cause!, CAUSE_CHARS)}`),
+    '',
+    `Every row, with ours in full, why each row agrees or not, and what is not comparable here and why${suitePage ? `: [${suitePage}](${suitePage})` : ': the suite page (`--suite-table`)'}.`,
   ].join('\n');
 }
 

@@ -32,7 +32,7 @@ export interface Figure {
   cell: string;
   phase: string;
   /**
-   * `throughput`, `operations measured`, `bytes per operation`, `accepted after`, `completed
+   * `throughput`, `operations measured`, `relative error of throughput`, `bytes per operation`, `accepted after`, `completed
    * after`, the removal and probe-cost measures below, and event-figures.ts's (`throughput
    * after`, `recovery after`, `outage after`, `path`, `pair bytes per operation`, `read
    * latency`, ...).
@@ -180,6 +180,39 @@ function meanThroughput(seconds: Sample[]): number | undefined {
 export const OPERATIONS_MEASURED = 'operations measured';
 
 /**
+ * The seconds before the client's wind-down: YCSB stops issuing at its time limit and reports its
+ * last second or two while it exits (a Cassandra A epoch at 13-19 operations a second ended
+ * `14 1 0`), a fall that is not the throughput's own spread. Trailing seconds below half the
+ * median are that; a phase of mostly empty seconds (a few long scans) has none.
+ */
+function withoutWindDown(perSecond: number[]): number[] {
+  const half = median(perSecond) / 2;
+  let end = perSecond.length;
+  while (end > 0 && perSecond[end - 1] < half) end--;
+  return perSecond.slice(0, end);
+}
+
+/** A throughput's relative standard error, from its own seconds (`throughputError`). */
+export const THROUGHPUT_ERROR = 'relative error of throughput';
+
+/**
+ * How far a phase's mean throughput is from its long-run rate by chance, relative to it: the
+ * standard deviation of its per-second counts over the square root of its seconds, measured, so
+ * a steady closed loop is tight and a few long operations are wide. It is never below one
+ * operation in all it counted: the operation in progress at either end of the measured seconds
+ * moves the count by one, which per-second counts of 0 and 1 do not show.
+ */
+export function throughputError(allSeconds: number[]): number {
+  const perSecond = withoutWindDown(allSeconds);
+  const n = perSecond.length;
+  const total = perSecond.reduce((a, b) => a + b, 0);
+  if (n < 2 || total === 0) return Infinity;
+  const mean = total / n;
+  const variance = perSecond.reduce((sum, c) => sum + (c - mean) ** 2, 0) / (n - 1);
+  return Math.max(Math.sqrt(variance / n) / mean, 1 / total);
+}
+
+/**
  * `clientOf`: the phase's client as planned (its ceiling and threads), where the plan is known;
  * `placementOf`: the cell's client node and database nodes, whose pairs' paths are read.
  */
@@ -215,6 +248,7 @@ export function runFigures(
       const base = { database, cell: place, phase: phase.name, ...(client?.threads !== undefined ? { threads: client.threads } : {}) };
       figures.push({ ...base, measure: 'throughput', unit: 'ops/s', value: throughput, ...verdict });
       figures.push({ ...base, measure: OPERATIONS_MEASURED, unit: '', value: completed(seconds), ...verdict, detail: true });
+      figures.push({ ...base, measure: THROUGHPUT_ERROR, unit: '', value: throughputError(seconds.map(ycsbOk)), ...verdict, detail: true });
       const bytes = bytesOf(phase);
       const ops = completed(phase.samples);
       if (bytes !== undefined && ops > 0) figures.push({ ...base, measure: 'bytes per operation', unit: 'B', value: bytes / ops, ...verdict });

@@ -27,7 +27,8 @@ import {
   type ReproductionPart,
 } from './experiment';
 import { fixedMsForRatio, scaleLine, type ScalePoint } from './latency-scale-model';
-import { besideLine, fmt, fromModel, greater, holdsIn, NotObserved, valuePerRepetition, valuesPerEvent, type RepetitionFigures } from './observe';
+import { besideLine, fmt, fromModel, greater, holdsIn, NotObserved, throughputRatio, valuesPerEvent, type RepetitionFigures } from './observe';
+import type { Sample } from './rules';
 import { publishedValue } from './published';
 import { MONGODB_MYSQL, versionsDeviation } from './shared-deviations';
 
@@ -160,6 +161,20 @@ export function ratio(r: RepetitionFigures, database: string, workload: Workload
   return throughput(r, database, workload, from, cell).value / throughput(r, database, workload, to, cell).value;
 }
 
+/** T(from)/T(to) of one repetition as a sample carrying its own noise (observe.ts throughputRatio). */
+export function ratioSample(
+  r: RepetitionFigures,
+  database: string,
+  workload: Workload,
+  from: number,
+  to: number,
+  label = r.label,
+  cell = MAIN_CELL,
+): Sample {
+  const at = (scale: number) => ({ database, cell, phase: epochLabel(workload, scale) });
+  return throughputRatio(r, at(from), at(to), label);
+}
+
 /** T(X)/T(5X) of two databases, which must have run with the same threads. */
 function sensitivities(r: RepetitionFigures, workload: Workload): { redis: number; cassandra: number } {
   const figures = ['redis', 'cassandra'].flatMap((db) => [throughput(r, db, workload, X), throughput(r, db, workload, X5)]);
@@ -225,14 +240,14 @@ export const LATENCY_COMPARES: ComparisonSpec[] = [
   {
     id: 'lat-cassandra-a-x-2x',
     ours: 'Cassandra A T(0.2)/T(0.4) on 8 nodes, one sample per repetition',
-    observe: (p) => valuePerRepetition(p, '', (r) => ratio(r, 'cassandra', 'a', X, X2)),
+    observe: (p) => valuesPerEvent(p, '', (r) => [ratioSample(r, 'cassandra', 'a', X, X2)]),
     beside: (p) => `${trend(p)}. ${fixedPartLine('a', X, X2, 'lat-cassandra-a-x-2x', (ratio) => ratio)(p)}`,
     disagreement: FIXED_PART_CAUSE,
   },
   {
     id: 'lat-redis-a-x-2x',
     ours: 'Redis A T(0.2)/T(0.4) on 8 nodes, one sample per repetition',
-    observe: (p) => valuePerRepetition(p, '', (r) => ratio(r, 'redis', 'a', X, X2)),
+    observe: (p) => valuesPerEvent(p, '', (r) => [ratioSample(r, 'redis', 'a', X, X2)]),
   },
   {
     id: 'lat-cassandra-bcd-x-5x',
@@ -248,12 +263,12 @@ export const LATENCY_COMPARES: ComparisonSpec[] = [
   {
     id: 'lat-others-bcd-x-5x',
     ours: 'Redis (the one of the three runnable here) T(0.2)/T(1.0) on 8 nodes, workload B (C and D are not run), one sample per repetition',
-    observe: (p) => valuesPerEvent(p, '', (r) => READ_WORKLOADS.map((w) => ({ value: ratio(r, 'redis', w, X, X5), from: `${r.label} ${UPPER(w)}` }))),
+    observe: (p) => valuesPerEvent(p, '', (r) => READ_WORKLOADS.map((w) => ratioSample(r, 'redis', w, X, X5, `${r.label} ${UPPER(w)}`))),
   },
   {
     id: 'lat-redis-e',
     ours: 'Redis E T(0.2)/T(1.0) on 8 nodes, one sample per repetition (reading the LSF interval as X to 5X, as the entry does)',
-    observe: (p) => valuePerRepetition(p, '', (r) => ratio(r, 'redis', 'e', X, X5)),
+    observe: (p) => valuesPerEvent(p, '', (r) => [ratioSample(r, 'redis', 'e', X, X5)]),
     beside: (p) =>
       `Redis E operations counted in the measured seconds, per repetition: ${besideLine(
         p,

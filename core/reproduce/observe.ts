@@ -8,7 +8,8 @@
  */
 import { InputError } from '../errors';
 import { notReproducible } from './aggregate';
-import type { Figure } from './figures';
+import { OPERATIONS_MEASURED, THROUGHPUT_ERROR, type Figure } from './figures';
+import { ratioNoise } from './statistics';
 import type { Observation, Observed, Sample } from './rules';
 
 /** Which figure: every field given must match (a RegExp the whole of it for cell and phase). */
@@ -97,6 +98,24 @@ function readings<T>(perRepetition: Figure[][], read: (r: RepetitionFigures) => 
 }
 
 const missing = (whyNot: string[]): Observed => ({ kind: 'missing', why: whyNot[0] ?? 'no repetition has run' });
+
+/** Where a throughput figure is: its database, cell and phase. */
+export type ThroughputAt = Omit<FigureQuery, 'measure' | 'pair'>;
+
+/**
+ * T(a)/T(b) of one repetition as a sample that carries its own noise, from each throughput's
+ * relative error and the operations it counted (figures.ts), so that a ratio over a few operations
+ * is not taken for a decided one.
+ */
+export function throughputRatio(r: RepetitionFigures, a: ThroughputAt, b: ThroughputAt, from: string): Sample {
+  const part = (at: ThroughputAt) => ({
+    value: r.value({ ...at, measure: 'throughput' }),
+    relativeError: r.value({ ...at, measure: THROUGHPUT_ERROR }),
+    counted: r.value({ ...at, measure: OPERATIONS_MEASURED }),
+  });
+  const [top, bottom] = [part(a), part(b)];
+  return { value: top.value / bottom.value, from, noise: ratioNoise([top, bottom]) };
+}
 
 /** One sample per repetition. */
 export function valuePerRepetition(perRepetition: Figure[][], unit: string, read: (r: RepetitionFigures) => number): Observed {

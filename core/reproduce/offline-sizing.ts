@@ -7,17 +7,18 @@
  * (the same sites, threads, records and epochs): one `reproduce` invocation with both runs it once.
  */
 import type { Workload } from '../ycsb';
-import { EPOCH_RECORDS, EPOCH_SECONDS, LATENCY_CEILINGS, X, X5, epochParts, throughput, MAIN_CELL } from './latency';
+import { EPOCH_RECORDS, EPOCH_SECONDS, LATENCY_CEILINGS, X, X5, epochParts, ratioSample, throughput, MAIN_CELL } from './latency';
 import {
   LOAD_PHASE,
   REPRODUCTION_YCSB,
+  epochLabel,
   epochPhases,
   type ComparisonSpec,
   type NotCompared,
   type Reproduction,
   type ReproductionPart,
 } from './experiment';
-import { fmt, greater, holdsIn, valuesPerEvent, type RepetitionFigures } from './observe';
+import { fmt, greater, holdsIn, throughputRatio, valuesPerEvent, type RepetitionFigures } from './observe';
 import { derivedTarget, publishedExperiment } from './published';
 import { DECISION } from './rules';
 import { versionsDeviation } from './shared-deviations';
@@ -44,14 +45,16 @@ const sizesPart: ReproductionPart = {
 const eightNodes: ReproductionPart = { ...epochParts().find((p) => p.id === 'redis')!, sameRunsAs: { experiment: 'latency', part: 'redis' } };
 
 const cellOf = (size: number) => (size === 8 ? MAIN_CELL : `${MAIN_CELL} nodes=${size}`);
+const at = (size: number, w: Workload, scale: number) => ({ database: 'redis', cell: cellOf(size), phase: epochLabel(w, scale) });
 const T = (r: RepetitionFigures, size: number, w: Workload, scale: number) => throughput(r, 'redis', w, scale, cellOf(size)).value;
-const gain = (r: RepetitionFigures, size: number, w: Workload) => T(r, size, w, X) / T(r, size, w, X5);
+/** T(0.2)/T(1.0) at a size, with its own noise. */
+const gain = (r: RepetitionFigures, size: number, w: Workload, from: string) => ratioSample(r, 'redis', w, X, X5, from, cellOf(size));
 const UPPER = (w: Workload) => w.toUpperCase();
 
 const table5 = (size: number, w: Workload): ComparisonSpec => ({
   id: `os-t5-${size}n-${w}`,
   ours: `Redis on ${size} nodes, ${UPPER(w)}: T(0.2)/T(1.0), one sample per repetition`,
-  observe: (p) => valuesPerEvent(p, '', (r) => [{ value: gain(r, size, w), from: r.label }]),
+  observe: (p) => valuesPerEvent(p, '', (r) => [gain(r, size, w, r.label)]),
 });
 
 export const OFFLINE_SIZING_COMPARES: ComparisonSpec[] = [
@@ -60,7 +63,7 @@ export const OFFLINE_SIZING_COMPARES: ComparisonSpec[] = [
     ours: 'Redis T(8 nodes)/T(3 nodes) at 1.0 (3, not 2: Redis Cluster needs 3 masters here; a disagreement carries over to 2 nodes, which are no faster, an agreement need not), one sample per repetition and workload A, B, F',
     observe: (p) =>
       valuesPerEvent(p, '', (r) =>
-        (['a', 'b', 'f'] as Workload[]).map((w) => ({ value: T(r, 8, w, X5) / T(r, 3, w, X5), from: `${r.label} ${UPPER(w)}` })),
+        (['a', 'b', 'f'] as Workload[]).map((w) => throughputRatio(r, at(8, w, X5), at(3, w, X5), `${r.label} ${UPPER(w)}`)),
       ),
   },
   {
@@ -76,9 +79,7 @@ export const OFFLINE_SIZING_COMPARES: ComparisonSpec[] = [
     id: 'os-redis-x-vs-5x',
     ours: 'Redis T(0.2)/T(1.0), one sample per repetition, cluster size (3, 4, 8) and workload (A, B, E, F)',
     observe: (p) =>
-      valuesPerEvent(p, '', (r) =>
-        [...SIZES, 8].flatMap((n) => SIZING_WORKLOADS.map((w) => ({ value: gain(r, n, w), from: `${r.label} ${n}n ${UPPER(w)}` }))),
-      ),
+      valuesPerEvent(p, '', (r) => [...SIZES, 8].flatMap((n) => SIZING_WORKLOADS.map((w) => gain(r, n, w, `${r.label} ${n}n ${UPPER(w)}`)))),
   },
   {
     id: 'os-more-nodes',
@@ -107,9 +108,7 @@ export const OFFLINE_SIZING_COMPARES: ComparisonSpec[] = [
     ours: "the 'tracks the latency change' part: Redis T(0.2)/T(1.0) against the latency's own change, 1.0/0.2 = 5, one sample per repetition, size and workload (MongoDB's part is not runnable here; Cassandra's is another experiment's runs)",
     target: () => derivedTarget(X5 / X, X5 / X, 'the latency scale’s change, 1.0/0.2'),
     observe: (p) =>
-      valuesPerEvent(p, '', (r) =>
-        [...SIZES, 8].flatMap((n) => SIZING_WORKLOADS.map((w) => ({ value: gain(r, n, w), from: `${r.label} ${n}n ${UPPER(w)}` }))),
-      ),
+      valuesPerEvent(p, '', (r) => [...SIZES, 8].flatMap((n) => SIZING_WORKLOADS.map((w) => gain(r, n, w, `${r.label} ${n}n ${UPPER(w)}`)))),
   },
 ];
 

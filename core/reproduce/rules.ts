@@ -12,12 +12,18 @@
  *   both sides: too wide to decide), or there are fewer than DECISION.minSamples samples (no
  *   interval). A published floor (`bound: lower`) is bounded on one side only: an interval
  *   straddling it is undecided, one wholly above it agrees.
+ * A value that is a ratio of throughputs carries its own noise, measured from their seconds, and
+ * its interval holds that noise too (statistics.ts): a ratio over a handful of operations is wide
+ * and so undecided, where two repetitions that happened to agree would have decided it. When that
+ * noise alone leaves the samples' mean wider than the tolerance (95 % range of the mean of n
+ * samples' own noise, sqrt(sum of their variances) / n), the repetitions are too short to decide:
+ * undecided, whatever the interval.
  * A stated ordering or shape is judged on observations of whether it held, one per repetition or
  * per event: agree when it held in every one, disagree when in none, undecided when in some or
  * when there are fewer than DECISION.minSamples. A claim of several parts agrees when every part
  * does and disagrees when any does.
  */
-import { estimate, type Estimate } from './statistics';
+import { estimate, type Estimate, type OwnNoise } from './statistics';
 import type { Target } from './published';
 
 export const DECISION = {
@@ -33,12 +39,17 @@ export const DECISION = {
   minSamples: 2,
 } as const;
 
+/** A 95 % range on a log-normal noise is exp(±1.96 standard deviations). */
+const NOISE_SPAN = 1.96;
+
 export type Agreement = 'agree' | 'disagree' | 'undecided' | 'not comparable';
 
 export interface Sample {
   value: number;
   /** Where it comes from: `r1`, `r2 removal of singapore-dubai/0`. */
   from: string;
+  /** Its own noise, when it is a ratio of throughputs (statistics.ts `ratioNoise`). */
+  noise?: OwnNoise;
 }
 
 export interface Observation {
@@ -79,16 +90,33 @@ export function tolerated(target: Target, tolerance: number = DECISION.tolerance
   return { low: target.low - tolerance * Math.abs(target.low), high: target.high + tolerance * Math.abs(target.high) };
 }
 
-/** A value's samples against a published target. */
-export function judgeValues(samples: number[], target: Target, unit = ''): Judgement {
+/** A value's samples against a published target; `noise[i]`, when given, is sample i's own noise. */
+export function judgeValues(samples: number[], target: Target, unit = '', noise?: (OwnNoise | undefined)[]): Judgement {
   if (samples.length === 0) return { agreement: 'not comparable', ours: '–', why: 'no sample' };
-  const e = estimate(samples);
+  const e = estimate(samples, noise);
+  const j = judgeEstimate(e, target, unit);
+  if (e.fewestCounted === undefined || e.n < DECISION.minSamples) return j;
+  const counted = `fewest operations counted ${e.fewestCounted}`;
+  const errors = (noise ?? []).map((n) => n?.error ?? 0);
+  const ofMean = Math.hypot(...errors) / errors.length;
+  if (NOISE_SPAN * ofMean > Math.log(1 + DECISION.tolerance)) {
+    const span = `±${((Math.exp(NOISE_SPAN * ofMean) - 1) * 100).toFixed(0)} %`;
+    return {
+      ...j,
+      agreement: 'undecided',
+      why: `the samples' own noise alone leaves their mean ${span} at 95 % (${counted}), wider than the tolerance ±${DECISION.tolerance * 100} %: too few operations to decide`,
+    };
+  }
+  return { ...j, why: `${j.why} (the interval holds the noise of each ratio as well; ${counted})` };
+}
+
+function judgeEstimate(e: Estimate, target: Target, unit: string): Judgement {
   const ours = formatInterval(e, unit);
-  if (samples.length < DECISION.minSamples) {
+  if (e.n < DECISION.minSamples) {
     return {
       agreement: 'undecided',
       ours,
-      why: `${samples.length} sample: the rule needs an interval (${DECISION.minSamples} or more)`,
+      why: `${e.n} sample: the rule needs an interval (${DECISION.minSamples} or more)`,
       estimate: e,
     };
   }
@@ -159,6 +187,7 @@ export function judge(observed: Observed, target?: Target): Judgement {
         observed.samples.map((s) => s.value),
         target,
         observed.unit,
+        observed.samples.some((s) => s.noise) ? observed.samples.map((s) => s.noise) : undefined,
       );
       return { ...j, ours: `${j.ours} from ${observed.samples.map((s) => s.from).join(', ')}` };
     }

@@ -7,11 +7,11 @@
  * from elsewhere. Also through the CLI: `reproduce --resume <dir> --report-only --suite-table`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { planSuite, type PlannedReproduction } from '../../cli/reproduce-plan';
-import { writeComparison } from '../../cli/reproduce-report';
+import { README_MARKERS, readmeProblem, writeComparison } from '../../cli/reproduce-report';
 import { selectReproductions } from '../../core/reproduce/catalogue';
 import { emptyLedger, withRun, type Ledger } from '../../core/reproduce/ledger';
 import { publishedIds } from '../../core/reproduce/published';
@@ -65,7 +65,8 @@ beforeAll(async () => {
     }
   }
   writeJsonAtomic(path.join(dir, 'ledger.json'), ledger);
-  await writeComparison(dir, planned, ledger, store, path.join(dir, 'suite.md'));
+  writeFileSync(path.join(dir, 'README.md'), `# A project\n\nBefore.\n\n${README_MARKERS.begin}\nan older table\n${README_MARKERS.end}\n\nAfter.\n`);
+  await writeComparison(dir, planned, ledger, store, { suiteTable: path.join(dir, 'suite.md'), readme: path.join(dir, 'README.md') });
 });
 afterAll(() => rmSync(results, { recursive: true, force: true }));
 
@@ -87,10 +88,12 @@ test('one table per experiment: every published figure and claim with ours, whet
     'lat-redis-a-x-2x',
     '1.84 ratio (times)',
     'Redis A T(0.2)/T(0.4) on 8 nodes, one sample per repetition: 2.00 [2.00, 2.00] (n = 2) from r1, r2',
-    'agree: our interval meets 1.84 ± 20 %',
+    expect.stringMatching(
+      /^agree: our interval meets 1.84 ± 20 % \(the interval holds the noise of each ratio as well; fewest operations counted \d+\)$/,
+    ),
     'ok',
   ]);
-  expect(html).toContain('<td class="agree">agree: our interval meets 1.84 ± 20 %</td>');
+  expect(html).toContain('<td class="agree">agree: our interval meets 1.84 ± 20 % (the interval holds');
   // Cassandra's A at 0.4 was host-bound in repetition 1: one sample, so undecided; never used.
   expect(row('lat-cassandra-a-x-2x')[4]).toBe('undecided: 1 sample: the rule needs an interval (2 or more)');
   expect(row('lat-mysql-e').slice(3)).toEqual([
@@ -103,6 +106,36 @@ test('one table per experiment: every published figure and claim with ours, whet
   );
   expect(html).toContain('<p class="beside">Beside lat-cassandra-a-x-2x: Cassandra A T(0.2)/T(0.4) by node count, per repetition: 8 nodes: ');
   expect(html).toMatch(/<p class="rule">Rules: A value agrees when our 95 % interval/);
+});
+
+test("the README's section: the rows compared, short, then the counts, each disagreement's cause and the run's time; the rest of the file kept", () => {
+  const readme = readFileSync(path.join(dir, 'README.md'), 'utf8');
+  // The formatter leaves the generated range as written.
+  expect(readme.startsWith(`# A project\n\nBefore.\n\n${README_MARKERS.begin}\n<!-- prettier-ignore-start -->\nFrom \``)).toBe(true);
+  expect(readme.endsWith(`<!-- prettier-ignore-end -->\n${README_MARKERS.end}\n\nAfter.\n`)).toBe(true);
+  expect(readme).toContain('reproduce-20260101-000000` (2 experiments, every experiment complete): **');
+  expect(readme).not.toContain('an older table');
+  expect(readme).toMatch(
+    /\*\*[\d.]+ min real\*\* against [\d.]+ planned \(budget 180\)\. \*\*\d+ agree, \d+ disagree, \d+ undecided\*\*, \d+ not comparable here\./,
+  );
+  const section = readme.slice(readme.indexOf(README_MARKERS.begin), readme.indexOf(README_MARKERS.end));
+  expect(section).toContain('| experiment | figure | published | ours | agrees | verdict |');
+  // Only rows compared: none not comparable; ours short, the interval without where it came from.
+  expect(section).not.toContain('lat-mysql-e');
+  expect(section).toContain('| latency | lat-redis-a-x-2x | 1.84 ratio (times) | 2.00 [2.00, 2.00] (n = 2) | agree | ok |');
+  expect(section).toMatch(/\| all \| {2}\| \d+ \| \d+ \| \d+ \| \d+ \(database not runnable here: \d+/);
+  expect(section).toContain('Each disagreement and its cause:');
+  expect(section).toContain('[suite.md](suite.md)');
+});
+
+test('a README without the two marker lines is refused, naming them', () => {
+  const bare = path.join(dir, 'BARE.md');
+  writeFileSync(bare, '# nothing to fill\n');
+  expect(readmeProblem(bare)).toBe(
+    `${bare} has no place for the table: put the line ${README_MARKERS.begin} and, below it, ${README_MARKERS.end} where the section goes`,
+  );
+  expect(readmeProblem(path.join(dir, 'none.md'))).toMatch(/does not exist: give the README to fill, e\.g\. --readme README\.md$/);
+  expect(readmeProblem(path.join(dir, 'README.md'))).toBeUndefined();
 });
 
 test('the published set-up beside each deviation of ours', () => {

@@ -189,6 +189,16 @@ describe('`fragbench reproduce all --plan --json`', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/--json: prints the plan only: give it with --plan/);
   });
+
+  test('--readme naming a file without the marker lines is refused before anything runs, naming the lines', () => {
+    const bare = path.join(mkdtempSync(path.join(tmpdir(), 'fb-readme-')), 'README.md');
+    writeFileSync(bare, '# no place for the table\n');
+    const result = run('latency', '--readme', bare);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`--readme: ${bare} has no place for the table: put the line <!-- fragbench reproduce: begin --> and, below it`);
+    expect(result.stdout).toBe('');
+    rmSync(path.dirname(bare), { recursive: true });
+  });
 });
 
 describe('`fragbench reproduce --durations`', () => {

@@ -4,7 +4,7 @@
  * ceiling is passed (an experiment whose targets are the load offered); a phase that measured the
  * all-pairs RTT around its link cuts gives throughput and average ping before and after each.
  */
-import { namingFleets, OPERATIONS_MEASURED, runFigures } from '../../core/reproduce/figures';
+import { namingFleets, OPERATIONS_MEASURED, runFigures, THROUGHPUT_ERROR } from '../../core/reproduce/figures';
 import { allClientsPerSecond, eventWindowFigures, linkEventFigures, pairTrafficFigures } from '../../core/reproduce/event-figures';
 import type { RecordedEvent } from '../../core/events';
 import type { CellRecord, PhaseRecord } from '../../core/run-record';
@@ -106,12 +106,14 @@ test("the all-pairs pings' own cost: throughput in the seconds they ran against 
   expect(runFigures([cell([older])]).filter((f) => f.measure.startsWith('throughput ') && f.measure !== 'throughput')).toEqual([]);
 });
 
-test('a throughput figure comes with the operations it counts: those of the measured seconds, after the first two', () => {
+test('a throughput figure comes with the operations it counts and its relative error: those of the measured seconds, after the first two', () => {
   const figures = runFigures([cell([phase('e-lsf1', 3, judged('ok', 10))])]);
   const of = (measure: string) => figures.find((f) => f.measure === measure);
   expect(of('throughput')).toMatchObject({ value: 3, unit: 'ops/s' });
   // 10 seconds of 3 ops, the first two skipped.
   expect(of(OPERATIONS_MEASURED)).toMatchObject({ value: 24, unit: '', verdict: 'ok', detail: true });
+  // Every second alike: no spread, so one operation in the 24 counted.
+  expect(of(THROUGHPUT_ERROR)).toMatchObject({ value: 1 / 24, unit: '', verdict: 'ok', detail: true });
 });
 
 test("an experiment whose parts run on different fleets names each figure's fleet, so regions are not taken for repetitions", () => {

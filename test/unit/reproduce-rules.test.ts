@@ -17,7 +17,8 @@ import {
   tolerated,
   type Observation,
 } from '../../core/reproduce/rules';
-import { bootstrapMedianInterval, estimate, median } from '../../core/reproduce/statistics';
+import { bootstrapMedianInterval, estimate, median, ratioNoise } from '../../core/reproduce/statistics';
+import { throughputError } from '../../core/reproduce/figures';
 
 const value = (v: number) => targetOf({ value: v });
 const range = (a: number, b: number) => targetOf({ range: [a, b] });
@@ -79,6 +80,96 @@ describe('a value against a published single value', () => {
 
   test('no sample is not comparable', () => {
     expect(judgeValues([], value(5)).agreement).toBe('not comparable');
+  });
+});
+
+describe('a ratio of throughputs: its interval holds its own noise, measured from their seconds', () => {
+  test("a throughput's error is its seconds' spread over sqrt(seconds), never below one operation in all it counted", () => {
+    // A steady closed loop, 3 or 4 operations a second for 40 s: about 2 %.
+    const steady = Array.from({ length: 40 }, (_, i) => (i % 2 ? 3 : 4));
+    expect(throughputError(steady)).toBeCloseTo(Math.sqrt(0.25641) / Math.sqrt(40) / 3.5, 3);
+    // Two long scans in 40 s: per-second 0 and 1, at least one operation in two (50 %).
+    const scans = Array.from({ length: 40 }, (_, i) => (i === 7 || i === 29 ? 1 : 0));
+    expect(throughputError(scans)).toBeGreaterThanOrEqual(0.5);
+    // A count that the seconds' spread underrates: 2 operations, both in one second's count, each second alike.
+    expect(throughputError([1, 1])).toBe(0.5);
+    expect(throughputError([0, 0, 0])).toBe(Infinity);
+    // The client's wind-down (its last seconds while YCSB exits) is not the spread: `1 0` after 12-19 a second.
+    const epoch = [12, 16, 10, 11, 13, 16, 14, 13, 13, 19, 14];
+    expect(throughputError([...epoch, 1, 0])).toBe(throughputError(epoch));
+    expect(throughputError(epoch)).toBeLessThan(0.06);
+    expect(
+      ratioNoise([
+        { relativeError: 0.03, counted: 140 },
+        { relativeError: 0.04, counted: 250 },
+      ]),
+    ).toEqual({ error: 0.05, fewestCounted: 140 });
+  });
+
+  test('two repetitions that agree over 2 operations each decide nothing: undecided where the bare values disagree', () => {
+    // Redis E T(0.2)/T(1.0): 9 and 2, 14 and 3 operations measured per repetition in session 21's run.
+    const values = [9.2, 9.9];
+    const noise = [
+      ratioNoise([
+        { relativeError: 0.33, counted: 9 },
+        { relativeError: 0.7, counted: 2 },
+      ]),
+      ratioNoise([
+        { relativeError: 0.27, counted: 14 },
+        { relativeError: 0.58, counted: 3 },
+      ]),
+    ];
+    expect(judgeValues(values, value(4.8)).agreement).toBe('disagree');
+    const j = judgeValues(values, value(4.8), '', noise);
+    expect(j).toMatchObject({
+      agreement: 'undecided',
+      why: expect.stringMatching(
+        /^the samples' own noise alone leaves their mean ±\d+ % at 95 % \(fewest operations counted 2\), wider than the tolerance ±20 %: too few operations to decide$/,
+      ) as unknown,
+    });
+    // Whatever the values: 4.50 and 7.78 (session 21) agreed bare, and are as undecided.
+    expect(judgeValues([4.5, 7.78], value(4.8)).agreement).toBe('agree');
+    expect(judgeValues([4.5, 7.78], value(4.8), '', noise).agreement).toBe('undecided');
+    // Seeded: the same figures give the same interval.
+    expect(judgeValues(values, value(4.8), '', noise).estimate).toEqual(j.estimate);
+  });
+
+  test('a steady throughput of thousands barely moves the interval, and a clear disagreement stays one', () => {
+    const values = [1.84, 1.88];
+    const noise = [
+      ratioNoise([
+        { relativeError: 0.01, counted: 9_000 },
+        { relativeError: 0.012, counted: 4_900 },
+      ]),
+      ratioNoise([
+        { relativeError: 0.01, counted: 9_100 },
+        { relativeError: 0.012, counted: 4_850 },
+      ]),
+    ];
+    const bare = estimate(values);
+    const noisy = estimate(values, noise);
+    expect(noisy.fewestCounted).toBe(4_850);
+    expect(Math.abs(noisy.low - bare.low)).toBeLessThan(0.05);
+    expect(Math.abs(noisy.high - bare.high)).toBeLessThan(0.05);
+    expect(judgeValues(values, value(1.38), '', noise)).toMatchObject({
+      agreement: 'disagree',
+      why: 'our interval lies above 1.38 plus 20 % (the interval holds the noise of each ratio as well; fewest operations counted 4850)',
+    });
+    // Noise 0.05 a sample leaves it a disagreement; 0.12 (±27 % alone, ±18 % for the mean of two) decides, its interval
+    // now wide enough to meet the widened value; 0.14 (±21 % for the mean) is too noisy to decide.
+    const at = (error: number) =>
+      judgeValues(values, value(1.38), '', [
+        { error, fewestCounted: 100 },
+        { error, fewestCounted: 100 },
+      ]).agreement;
+    expect(at(0.05)).toBe('disagree');
+    expect(at(0.12)).toBe('agree');
+    expect(at(0.14)).toBe('undecided');
+  });
+
+  test('a sample without noise of its own adds none', () => {
+    expect(estimate([1.8, 2.0], [undefined, undefined])).toMatchObject({ low: 1.8, high: 2.0, n: 2 });
+    expect(estimate([1.8, 2.0], [undefined, undefined]).fewestCounted).toBeUndefined();
   });
 });
 
