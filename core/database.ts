@@ -16,6 +16,11 @@ export interface DatabaseAdapter {
   readonly name: DatabaseName;
   /** On a VM: install from the vendor's repository. Locally: check the binaries are there. */
   install(node: InventoryNode): Promise<void>;
+  /**
+   * Caps each node's server at `cpus` cores from the next formation on (none: no cap), before
+   * formCluster; refused where the nodes do not share this host.
+   */
+  useCpuCap(cpus: number | undefined, nodes: InventoryNode[]): void;
   /** Starts the database on every node and forms one cluster of them. */
   formCluster(nodes: InventoryNode[], settings: ClusterSettings): Promise<ClusterInfo>;
   addNode(node: InventoryNode): Promise<ResizeTiming>;
@@ -68,6 +73,11 @@ export interface ClusterSettings {
   replication?: number;
   /** Database-specific settings; non-default ones are recorded with the results. */
   options?: Record<string, string | number | boolean>;
+  /**
+   * CPU cores each node's server may use (a cgroup cap): a small VM's CPU on a node that shares
+   * this host's cores. Local fleets only; recorded with the results.
+   */
+  cpusPerNode?: number;
 }
 
 export interface ClusterInfo {

@@ -196,6 +196,14 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
       ),
     );
   }
+  if (s.database.cpus !== undefined && !('local' in s.fleet)) {
+    errors.push(
+      new InputError(
+        'database.cpus',
+        `caps each server's CPU on a local fleet, whose nodes share this host's cores; on fleet ${view.name} each node is a VM whose size sets its CPU: leave it out`,
+      ),
+    );
+  }
   if (database) errors.push(...databaseOptionProblems(database, s.database.options, s.database.optionsPath, s.database.replication));
   const client = s.client.name ?? view.clientNode;
   if (!view.nodes.some((n) => n.name === client)) {
@@ -235,7 +243,11 @@ function planCell(file: ScenarioFile, cell: MatrixCell, lookup: FleetLookup, tim
     database: database ?? 'redis',
     nodes,
     client,
-    settings: { replication: s.database.replication, options: s.database.options },
+    settings: {
+      replication: s.database.replication,
+      options: s.database.options,
+      ...(s.database.cpus !== undefined ? { cpusPerNode: s.database.cpus } : {}),
+    },
     latencyScale: s.latencyScale,
     bandwidthScale: s.bandwidthScale,
     phases,

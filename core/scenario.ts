@@ -28,6 +28,8 @@ export interface DatabaseSpec {
   nodes?: string[] | 'all';
   replication?: number;
   options?: Record<string, string | number | boolean>;
+  /** CPU cores each node's server may use, as on a small VM (a cgroup cap; local fleets only). */
+  cpus?: number;
 }
 
 /** Run phases set maxSeconds themselves, from their duration. */

@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 # ---- where each test file and benchmark runs -------------------------------------------------
 LAN_TESTS='test/db/'
 VM_TESTS='test/netns/vm-[^/]*\.test\.ts|test/engine/vm-scenario\.test\.ts'
-FLEET_TESTS='test/engine/(bare-host|cli-run-local)\.test\.ts|test/netns/(fleet|cli-fleet|heal)\.test\.ts'
+FLEET_TESTS='test/engine/(bare-host|cli-run-local)\.test\.ts|test/netns/(fleet|cli-fleet|heal|cpu-cap)\.test\.ts'
 QUIET_TESTS='test/netns/(emulator|link-conditions|trace-replay|overlay-paths|loss-seed|moving-site|tcconfig-comparison|light-stacks)\.test\.ts|test/engine/scenario-engine\.test\.ts|test/unit/(telemetry-sampler|trace-replay)\.test\.ts'
 FLEETLESS_PROJECTS=(unit report infra cli workflow)
 LAN_BENCHES=()

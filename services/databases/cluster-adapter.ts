@@ -7,7 +7,8 @@ import { InputError } from '../../core/errors';
 import type { Inventory, InventoryNode } from '../../core/inventory';
 import type { ClusterInfo, DatabaseName, ResizeTiming } from '../../core/database';
 import { awaitServing, NodeShell, type ExecProvider, type ProcessMarker } from './node-shell';
-import { nodeDir, StateFile } from './state';
+import { CpuCapFile, nodeDir, StateFile } from './state';
+import { cpuCapProblem } from '../../platform/cpu-cap';
 
 /** A database process an adapter started on a node. */
 export interface Member {
@@ -41,6 +42,8 @@ export abstract class ClusterAdapter<
   M extends Member = Member,
 > {
   protected readonly state: StateFile<S>;
+  /** The CPU each node's server may use, when the cluster was formed with one (`settings.cpusPerNode`). */
+  readonly cpuCap: CpuCapFile;
 
   constructor(
     readonly name: DatabaseName,
@@ -50,13 +53,31 @@ export abstract class ClusterAdapter<
     private readonly clusterNoun: string,
   ) {
     this.state = new StateFile(inventory.name, name);
+    this.cpuCap = new CpuCapFile(inventory.name, name);
   }
 
   protected shell(node: InventoryNode | string): NodeShell {
-    if (typeof node !== 'string') return new NodeShell(node, this.execOf(node));
-    const n = this.inventory.nodes.find((x) => x.name === node);
-    if (!n) throw new Error(`${this.name}: node "${node}" is not in inventory ${this.inventory.name}`);
-    return new NodeShell(n, this.execOf(n));
+    const n = typeof node !== 'string' ? node : this.inventory.nodes.find((x) => x.name === node);
+    if (!n) throw new Error(`${this.name}: node "${String(node)}" is not in inventory ${this.inventory.name}`);
+    return new NodeShell(n, this.execOf(n), this.cpuCap.of(n.name));
+  }
+
+  /**
+   * Asks for a cap of `cpus` cores on each node's server from the next formation on (none: no
+   * cap). Only where the nodes share this host (network namespaces): a VM's size sets its CPU.
+   */
+  useCpuCap(cpus: number | undefined, nodes: InventoryNode[]): void {
+    if (this.state.read()) return; // formed already: formCluster refuses, and the cap stays the running cluster's
+    if (cpus === undefined) return this.cpuCap.clear();
+    const remote = nodes.filter((n) => n.exec.transport !== 'netns').map((n) => n.name);
+    if (remote.length > 0)
+      throw new InputError(
+        'settings.cpusPerNode',
+        `caps servers on nodes that share this host; ${remote.join(', ')} ${remote.length === 1 ? 'is a VM' : 'are VMs'}, whose size sets the CPU: leave it out`,
+      );
+    const problem = cpuCapProblem();
+    if (problem) throw new InputError('settings.cpusPerNode', problem);
+    this.cpuCap.write(cpus);
   }
 
   protected dirOf(node: string): string {
@@ -262,6 +283,7 @@ export abstract class ClusterAdapter<
     // All at once: the cluster is going away, and each JVM's shutdown takes seconds.
     await Promise.all(state.members.map((member) => this.stopMember(member, state)));
     await this.stopNewcomer(state);
+    this.cpuCap.removeGroups(this.inventory.nodes.map((n) => n.name));
     this.state.remove();
   }
 

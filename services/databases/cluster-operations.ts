@@ -34,8 +34,14 @@ export async function startCluster(input: {
   const { inventory, adapter } = await resolve(input.fleet, input.database);
   if (input.nodes.length === 0) throw new InputError('nodes', 'name at least one data node');
   const nodes = input.nodes.map((name, i) => dataNode(inventory, name, `nodes[${i}]`));
+  const cpus = input.settings?.cpusPerNode;
+  adapter.useCpuCap(
+    cpus,
+    inventory.nodes.filter((n) => n.role === 'data'),
+  );
   for (const node of nodes) await adapter.install(node);
-  return adapter.formCluster(nodes, input.settings ?? {});
+  const info = await adapter.formCluster(nodes, input.settings ?? {});
+  return cpus === undefined ? info : { ...info, nonDefaultSettings: { ...info.nonDefaultSettings, 'cpus per node': `${cpus} (cgroup cap)` } };
 }
 
 export async function addNode(input: { fleet: FleetRef; database: DatabaseName; node: string }): Promise<ResizeTiming> {

@@ -9,6 +9,8 @@ import { argvHasMarker, isOurs as isOursOnHost, parseCmdline, pidsWithMarker, st
 import { waitFor } from '../../platform/wait';
 import { startCommand, type RunningCommand } from '../../platform/command';
 import { execFor, hostArgvFor } from '../exec/transports';
+import { capProcess } from '../../platform/cpu-cap';
+import type { CpuCap } from './state';
 
 export type { ProcessMarker };
 
@@ -17,6 +19,9 @@ export type ExecProvider = (node: InventoryNode) => NodeExec;
 export const defaultExecProvider: ExecProvider = (node) => execFor(node.exec);
 
 const STOP_GRACE_MS = 10_000;
+
+/** The cores a capped server may use until it serves (`capServing`): one, as a small VM's start would get. */
+export const STARTING_CPUS = 1;
 
 /** `sh -c` script that starts "$@" detached, output to the log file in $1, and prints its PID. */
 export const SUDO_DETACH = 'log=$1; shift; nohup "$@" >>"$log" 2>&1 </dev/null & echo $!';
@@ -27,6 +32,8 @@ export class NodeShell {
   constructor(
     readonly node: InventoryNode,
     readonly exec: NodeExec,
+    /** A cap on the CPU of the servers it starts (`spawn`), on a node of this host. */
+    private readonly cpuCap?: CpuCap,
   ) {
     this.sudo = node.exec.transport === 'ssh' && node.exec.user !== 'root';
   }
@@ -52,8 +59,22 @@ export class NodeShell {
     return startCommand(hostArgvFor(this.node.exec, this.argv(argv)), { onStdoutLine: onLine, diesWithCaller: true });
   }
 
+  /**
+   * Puts a server that serves under the node's CPU cap, if it has one. From its start it runs under
+   * at most STARTING_CPUS (`spawn`): a JVM's start, and a joining node's bootstrap, take tens of
+   * CPU seconds, minutes under a small cap, yet must not take the whole host from the nodes that serve.
+   */
+  capServing(pid: number): void {
+    if (this.cpuCap) capProcess(this.cpuCap.group, this.cpuCap.cpus, pid);
+  }
+
   /** Starts a long-lived process, output to logFile (on the node); returns its PID. */
   async spawn(argv: string[], logFile: string): Promise<number> {
+    if (this.cpuCap) {
+      const pid = await this.exec.spawnDetached(argv, logFile);
+      capProcess(this.cpuCap.group, Math.max(this.cpuCap.cpus, STARTING_CPUS), pid);
+      return pid;
+    }
     if (!this.sudo) return this.exec.spawnDetached(argv, logFile);
     // The log lives in a root-owned directory: the redirection has to happen under sudo too.
     return Number(await this.output(['sh', '-c', SUDO_DETACH, 'sh', logFile, ...argv]));
@@ -196,6 +217,7 @@ export async function awaitServing(
       },
       { what: `${spec.database} on ${shell.label} to serve`, timeoutMs, intervalMs: 300 },
     );
+    shell.capServing(pid);
     return pid;
   } catch (err) {
     await shell.stopProcess(pid, spec.marker, 2_000);

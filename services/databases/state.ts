@@ -4,6 +4,7 @@
  * database on the host that runs the activities. Node-side files live under nodeDir().
  */
 import { rmSync } from 'node:fs';
+import { removeCap } from '../../platform/cpu-cap';
 import { join } from 'node:path';
 import { readJson, writeJsonAtomic } from '../../platform/files';
 import { statePaths } from '../../platform/paths';
@@ -44,5 +45,49 @@ export class StateFile<T> {
 
   remove(): void {
     rmSync(this.path, { force: true });
+  }
+}
+
+/** A node server's CPU cap: its cgroup's name and the cores it may use. */
+export interface CpuCap {
+  group: string;
+  cpus: number;
+}
+
+/**
+ * The CPU cap a cluster was formed with, beside its state (cpus.json), read by every later call
+ * that starts a server (a join, a restart); its cgroups are named `fb-<fleet>-<database>-<node>`.
+ */
+export class CpuCapFile {
+  private readonly path: string;
+
+  constructor(
+    private readonly fleet: string,
+    private readonly database: DatabaseName,
+  ) {
+    this.path = join(databaseDir(fleet, database), 'cpus.json');
+  }
+
+  write(cpusPerNode: number): void {
+    writeJsonAtomic(this.path, { cpusPerNode });
+  }
+
+  clear(): void {
+    rmSync(this.path, { force: true });
+  }
+
+  of(node: string): CpuCap | undefined {
+    const recorded = readJson<{ cpusPerNode: number }>(this.path);
+    return recorded && { group: this.groupOf(node), cpus: recorded.cpusPerNode };
+  }
+
+  groupOf(node: string): string {
+    return `fb-${this.fleet}-${this.database}-${node}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+  }
+
+  /** Once the servers have stopped: their cgroups and the record go. */
+  removeGroups(nodes: string[]): void {
+    for (const node of nodes) removeCap(this.groupOf(node));
+    this.clear();
   }
 }

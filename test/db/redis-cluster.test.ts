@@ -2,7 +2,9 @@
  * Redis Cluster adapter against real redis-server processes in namespaces of a bridged LAN.
  * The steps build on each other (form, add, remove, flush), so they run in order on one cluster.
  */
+import { readFileSync } from 'node:fs';
 import { runHost } from '../../platform/command';
+import { capOf } from '../../platform/cpu-cap';
 import { waitFor } from '../../platform/wait';
 import { execFor } from '../../services/exec/transports';
 import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluster';
@@ -43,9 +45,21 @@ function expectOrdered(t: ResizeTiming): void {
   expect(t.acceptedAt).toBeLessThanOrEqual(t.completedAt);
 }
 
-test('forms a 3-master cluster that reports healthy', async () => {
+/** Half a core for each server once it serves (one while it starts): the steps here need far less. */
+const CPUS = 0.5;
+
+/** The server process in `member`'s CPU cap group, and the group's cap. */
+function capped(member: string): { cpus: number; comms: string[] } | undefined {
+  const group = capOf(lan.adapter.cpuCap.groupOf(member));
+  return group && { cpus: group.cpus, comms: group.pids.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()) };
+}
+
+test('forms a 3-master cluster that reports healthy, each server under its CPU cap', async () => {
   for (const name of ['tla1', 'tla2', 'tla3']) await lan.adapter.install(node(name));
+  lan.adapter.useCpuCap(CPUS, ['tla1', 'tla2', 'tla3', 'tla4', 'tla5'].map(node));
   const info = await lan.adapter.formCluster(['tla1', 'tla2', 'tla3'].map(node), {});
+  for (const member of ['tla1', 'tla2', 'tla3']) expect(capped(member)).toEqual({ cpus: CPUS, comms: ['redis-server'] });
+  expect(capped('tla4')).toBeUndefined();
   expect(info.members).toEqual(['tla1', 'tla2', 'tla3']);
   expect(info.version).toMatch(/^7\./);
   const status = await lan.adapter.status();
@@ -54,9 +68,10 @@ test('forms a 3-master cluster that reports healthy', async () => {
   expect([...(await slotsByMaster()).values()].filter((s) => s > 0)).toHaveLength(3);
 });
 
-test('adds a 4th node and gives it slots', async () => {
+test('adds a 4th node and gives it slots; its server is capped as the others', async () => {
   const timing = await lan.adapter.addNode(node('tla4'));
   expect(timing.node).toBe('tla4');
+  expect(capped('tla4')).toEqual({ cpus: CPUS, comms: ['redis-server'] });
   expectOrdered(timing);
   const slots = await slotsByMaster();
   expect(slots.get(`${node('tla4').overlayAddress}:6379`)).toBeGreaterThan(0);
@@ -112,6 +127,8 @@ test('a member whose server is SIGKILLed is found dead, and restarted it rejoins
   await lan.adapter.restartMember('tla3');
   expect(await lan.adapter.deadMembers()).toEqual([]);
   expect(await myId()).toBe(idBefore);
+  // Restarted under the same cap, the dead process gone from its group.
+  expect(capped('tla3')).toEqual({ cpus: CPUS, comms: ['redis-server'] });
   await waitFor(async () => ((await lan.adapter.status()).healthy ? true : undefined), {
     what: 'the cluster to be healthy again',
     timeoutMs: 30_000,
@@ -195,8 +212,9 @@ describe('a resize whose caller dies part-way (a killed worker) is finished when
   });
 });
 
-test('stop leaves no redis process', async () => {
+test('stop leaves no redis process and no CPU cap group', async () => {
   await lan.adapter.stop();
   expect((await lan.fleet.processes()).filter((p) => p.comm.startsWith('redis'))).toEqual([]);
+  for (const member of ['tla1', 'tla2', 'tla3', 'tla4', 'tla5']) expect(capped(member)).toBeUndefined();
   expect(await lan.adapter.status()).toEqual({ members: [], healthy: false });
 });

@@ -176,6 +176,12 @@ describe('malformed scenarios are rejected with the path of the bad field', () =
       /^database\.options\.heapMb: is not an option of redis; redis takes port, clusterNodeTimeoutMs, waitReplicas, waitTimeoutMs \(in cell c2-redis\)$/,
     ],
     [
+      'a CPU cap on a VM fleet, whose VM size sets the CPU',
+      `${BASE.replace('fleet: { local: fhc-4 }', 'fleet: { inventoryFile: vms.json }').replace('name: redis,', 'name: redis, cpus: 0.5,')}phases: [{ phase: load }]`,
+      /^database\.cpus: caps each server's CPU on a local fleet, whose nodes share this host's cores; on fleet fhc-4 each node is a VM whose size sets its CPU: leave it out$/,
+    ],
+    ['a CPU cap of no cores', `${BASE.replace('name: redis,', 'name: redis, cpus: 0,')}phases: [{ phase: load }]`, /^database\.cpus: must be > 0/],
+    [
       'riak on a local fleet: VM fleets only, never executed here',
       `${BASE.replace('name: redis', 'name: riak')}phases: [{ phase: load }]`,
       /^database\.name: riak runs only on VM fleets \(inventoryFile or pulumiStack\), .*never been executed here and cannot run on local fleet fhc-4/,
@@ -234,6 +240,13 @@ describe('malformed scenarios are rejected with the path of the bad field', () =
 });
 
 describe('planning', () => {
+  test("a CPU cap per node goes to the cluster's settings; none is none", () => {
+    expect(plan(`${BASE.replace('name: redis,', 'name: redis, cpus: 0.5,')}phases: [{ phase: load }]`).cells[0].settings).toEqual({
+      cpusPerNode: 0.5,
+    });
+    expect(plan(`${BASE}phases: [{ phase: load }]`).cells[0].settings).not.toHaveProperty('cpusPerNode');
+  });
+
   test('the matrix expands in order, the reference value first, and every cell knows its reference', () => {
     const p = plan(`${BASE}matrix: { workload: [a, b], latencyScale: [0.2, 1.0] }\nreference: { latencyScale: 1.0 }\nphases: [{ phase: load }]`);
     expect(p.cells.map((c) => c.cellId)).toEqual(['c1-a-lsf1', 'c2-a-lsf0.2', 'c3-b-lsf1', 'c4-b-lsf0.2']);
