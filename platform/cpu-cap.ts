@@ -95,6 +95,7 @@ export function removeCap(group: string): void {
     const left = capOf(group)?.pids ?? [];
     throw new Error(
       `could not remove CPU cap group ${group}${left.length ? ` (still in it: PIDs ${left.join(', ')})` : ''}: ${(err as Error).message}`,
+      { cause: err },
     );
   }
 }
