@@ -199,10 +199,14 @@ export function planView(plan: RunPlan, fleet: FleetView, cores: number): PlanVi
             members += kind.resize.delta;
           }
         }
-        const jvms = clients + (cell.database === 'cassandra' ? members : 0);
-        if (jvms > cores) {
+        // A server capped below a core (database.cpus) takes no more than its cap of the host.
+        const cap = cell.settings.cpusPerNode;
+        const serverCores = cell.database === 'cassandra' ? members * Math.min(1, cap ?? 1) : 0;
+        if (clients + serverCores > cores) {
+          const servers =
+            cell.database === 'cassandra' ? ` + ${members} Cassandra nodes${cap === undefined ? '' : ` capped at ${cap} core each`}` : '';
           warnings.push(
-            `${cell.cellId} ${phase.name}: ${jvms} JVMs (${clients} YCSB client(s)${cell.database === 'cassandra' ? ` + ${members} Cassandra nodes` : ''}) on ${cores} cores: the host will likely be the bottleneck (the verdict will say host-bound); use fewer nodes or run on a larger host`,
+            `${cell.cellId} ${phase.name}: ${clients + (cell.database === 'cassandra' ? members : 0)} JVMs (${clients} YCSB client(s)${servers}) on ${cores} cores: the host will likely be the bottleneck (the verdict will say host-bound); use fewer nodes or run on a larger host`,
           );
         }
       }

@@ -20,8 +20,12 @@ export const defaultExecProvider: ExecProvider = (node) => execFor(node.exec);
 
 const STOP_GRACE_MS = 10_000;
 
-/** The cores a capped server may use until it serves (`capServing`): one, as a small VM's start would get. */
-export const STARTING_CPUS = 1;
+/**
+ * The cores a capped server may use until it serves (`capServing`): half of one. A JVM's start
+ * takes about a minute at that, and never more than a quarter of this 2-core host's CPU from the
+ * nodes that serve while another joins.
+ */
+export const STARTING_CPUS = 0.5;
 
 /** `sh -c` script that starts "$@" detached, output to the log file in $1, and prints its PID. */
 export const SUDO_DETACH = 'log=$1; shift; nohup "$@" >>"$log" 2>&1 </dev/null & echo $!';
@@ -61,8 +65,8 @@ export class NodeShell {
 
   /**
    * Puts a server that serves under the node's CPU cap, if it has one. From its start it runs under
-   * at most STARTING_CPUS (`spawn`): a JVM's start, and a joining node's bootstrap, take tens of
-   * CPU seconds, minutes under a small cap, yet must not take the whole host from the nodes that serve.
+   * at least STARTING_CPUS (`spawn`): a JVM's start, and a joining node's bootstrap, take tens of
+   * CPU seconds, many minutes under a small cap, yet must not take the host from the nodes that serve.
    */
   capServing(pid: number): void {
     if (this.cpuCap) capProcess(this.cpuCap.group, this.cpuCap.cpus, pid);

@@ -45,8 +45,8 @@ function expectOrdered(t: ResizeTiming): void {
   expect(t.acceptedAt).toBeLessThanOrEqual(t.completedAt);
 }
 
-/** Half a core for each server once it serves (one while it starts): the steps here need far less. */
-const CPUS = 0.5;
+/** 0.4 of a core for each server once it serves (0.5 while it starts): the steps here need far less. */
+const CPUS = 0.4;
 
 /** The server process in `member`'s CPU cap group, and the group's cap. */
 function capped(member: string): { cpus: number; comms: string[] } | undefined {
