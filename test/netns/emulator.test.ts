@@ -36,7 +36,8 @@ while True:
 `;
 
 // Sends count numbered datagrams every interval seconds from src to dst, then waits `wait` s
-// for the last replies; prints the round-trip times (ms) of the replies as JSON.
+// for the last replies; prints the round-trip times (ms) of the replies as JSON, and its own
+// longest stall: how late it woke from a timed wait (ms), the host not running it.
 const PING = `
 import json, select, socket, struct, sys, time
 def addr(text):
@@ -45,7 +46,7 @@ def addr(text):
 src, dst, count, interval, wait = addr(sys.argv[1]), addr(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(src)
-sent, rtts, seq = {}, [], 0
+sent, rtts, seq, stall = {}, [], 0, 0.0
 next_send = time.monotonic()
 while True:
     now = time.monotonic()
@@ -59,12 +60,15 @@ while True:
     timeout = next_send - now if seq < count else end - now
     if seq == count and timeout <= 0:
         break
+    due = now + max(timeout, 0)
     if select.select([s], [], [], max(timeout, 0))[0]:
         data = s.recv(65536)
         k = struct.unpack('!Q', data[:8])[0]
         if k in sent:
             rtts.append((time.monotonic() - sent.pop(k)) * 1000)
-print(json.dumps(rtts))
+    else:
+        stall = max(stall, (time.monotonic() - due) * 1000)
+print(json.dumps({'rtts': rtts, 'stallMs': stall}))
 `;
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fb-emulator-netns-'));
@@ -93,6 +97,15 @@ async function createNamespaces(): Promise<void> {
 
 /** Round trips of `count` datagrams node 1 sends through the relay to node 2's echo. */
 async function ping(count: number, intervalMs: number, opts: { fromPort?: number; waitMs?: number } = {}): Promise<number[]> {
+  return (await pingMeasured(count, intervalMs, opts)).rtts;
+}
+
+/** `ping`'s round trips, and the pinger's own longest stall meanwhile (ms late from a timed wait): the host's, not the relay's. */
+async function pingMeasured(
+  count: number,
+  intervalMs: number,
+  opts: { fromPort?: number; waitMs?: number } = {},
+): Promise<{ rtts: number[]; stallMs: number }> {
   const { fromPort = WG_PORT, waitMs = 500 } = opts;
   // Real-time priority like the relay's, so that the figures are the relay's and not the host's load.
   const { stdout } = await new NetnsExec(NODE1).run([
@@ -108,7 +121,7 @@ async function ping(count: number, intervalMs: number, opts: { fromPort?: number
     String(intervalMs / 1000),
     String(waitMs / 1000),
   ]);
-  return JSON.parse(stdout) as number[];
+  return JSON.parse(stdout) as { rtts: number[]; stallMs: number };
 }
 
 function percentile(values: number[], p: number): number {
@@ -157,14 +170,19 @@ afterAll(async () => {
 }, 60_000);
 
 test('relays between the namespaces with the configured delay', async () => {
-  const rtts = await ping(200, 5);
+  const { rtts, stallMs } = await pingMeasured(200, 5);
   expect(rtts).toHaveLength(200);
   const median = percentile(rtts, 50);
   const p99 = percentile(rtts, 99);
-  expect(Math.abs(median - 20)).toBeLessThanOrEqual(1);
-  expect(p99 - 20).toBeLessThanOrEqual(3);
-  expect(Math.min(...rtts)).toBeGreaterThanOrEqual(20);
   const stats = await linkStats();
+  // A stall of the whole host (a hypervisor not running this VM: +5.9 ms at p99 once in CI, the relay alone
+  // and real-time) delays a round trip as much as the pinger's own wake-up: that much is the host's, not the relay's.
+  console.log(
+    `p99 ${(p99 - 20).toFixed(2)} ms over 20; the pinger's own longest stall ${stallMs.toFixed(2)} ms; relay late max ${stats.ab.late!.maxMs} / ${stats.ba.late!.maxMs} ms`,
+  );
+  expect(Math.abs(median - 20)).toBeLessThanOrEqual(1);
+  expect(p99 - 20).toBeLessThanOrEqual(3 + stallMs);
+  expect(Math.min(...rtts)).toBeGreaterThanOrEqual(20);
   expect([stats.ab.packets, stats.ba.packets]).toEqual([200, 200]);
   expect(stats.ab.bytes).toBe(200 * 108);
   // fb-wan reports its own lateness per direction; the nested counts cannot exceed each other.
