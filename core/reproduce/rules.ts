@@ -187,7 +187,7 @@ export function judge(observed: Observed, target?: Target): Judgement {
         observed.samples.map((s) => s.value),
         target,
         observed.unit,
-        observed.samples.some((s) => s.noise) ? observed.samples.map((s) => s.noise) : undefined,
+        observed.samples.map((s) => s.noise),
       );
       return { ...j, ours: `${j.ours} from ${observed.samples.map((s) => s.from).join(', ')}` };
     }

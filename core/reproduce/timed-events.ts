@@ -24,7 +24,7 @@ export const JOINS = [
 ];
 /**
  * Each server's CPU, in cores. Measured on lab-3 (one Cassandra node, workload A, after a 40 s
- * warm-up, 2026-11-29): capped at 0.25 it carried ~80-120 ops/s with one thread, ~500-1,000 with
+ * warm-up, 2026-11-29; ranges read by hand from the run's per-second progress lines): capped at 0.25 it carried ~80-120 ops/s with one thread, ~500-1,000 with
  * four and ~1,500-2,100 with sixteen (saturated); at 0.5, ~800, ~2,000-2,800 and ~3,500-4,800 (not
  * saturated); at 0.1 a few tens whatever the clients (starved). A ramp at 0.25 (45 s warm-up at
  * one thread) found the server at its cap from the first client on while its throughput still rose
@@ -56,7 +56,7 @@ export const TIMED_EVENTS_COMPARES: ComparisonSpec[] = [
         }),
       ),
     disagreement: {
-      suspected: `the capped server was at its cap (${SERVER_CPUS} core) from the first client on, in every window of the ramp of 2026-11-29, while what it completed rose with each client (65.5, 190, 568, 1,023 ops/s): with one client most of its CPU went to its own background (its JVM still compiling: the warm-up at 15 threads rose from 47 to 500-650 ops/s and had not levelled), and more requests in flight took more of it; Cassandra queues what it cannot serve, where the students' store completed fewer. Not measured: the split of the server's CPU between background and requests`,
+      suspected: `the capped server was at its cap (${SERVER_CPUS} core) from the first client on, in every window of the ramp of 2026-11-29 (its telemetry, read by hand), while what it completed rose with each client (65.5, 190, 568, 1,023 ops/s): with one client most of its CPU went to its own background (its JVM still compiling: the warm-up at 15 threads rose from 47 to 500-650 ops/s and had not levelled), and more requests in flight took more of it; Cassandra queues what it cannot serve, where the students' store completed fewer. Not measured: the split of the server's CPU between background and requests`,
     },
   },
   {

@@ -57,9 +57,8 @@ export abstract class ClusterAdapter<
   }
 
   protected shell(node: InventoryNode | string): NodeShell {
-    if (typeof node !== 'string') return new NodeShell(node, this.execOf(node), this.cpuCap.of(node.name));
-    const n = this.inventory.nodes.find((x) => x.name === node);
-    if (!n) throw new Error(`${this.name}: node "${node}" is not in inventory ${this.inventory.name}`);
+    const n = typeof node === 'string' ? this.inventory.nodes.find((x) => x.name === node) : node;
+    if (!n) throw new Error(`${this.name}: node "${node as string}" is not in inventory ${this.inventory.name}`);
     return new NodeShell(n, this.execOf(n), this.cpuCap.of(n.name));
   }
 

@@ -60,6 +60,8 @@ export interface CpuCap {
  */
 export class CpuCapFile {
   private readonly path: string;
+  /** Read once per adapter (every shell, polls included, asks): a cap changes only at formation, through write or clear. */
+  private recorded: { cpusPerNode: number } | null | undefined;
 
   constructor(
     private readonly fleet: string,
@@ -69,16 +71,18 @@ export class CpuCapFile {
   }
 
   write(cpusPerNode: number): void {
-    writeJsonAtomic(this.path, { cpusPerNode });
+    this.recorded = { cpusPerNode };
+    writeJsonAtomic(this.path, this.recorded);
   }
 
   clear(): void {
+    this.recorded = null;
     rmSync(this.path, { force: true });
   }
 
   of(node: string): CpuCap | undefined {
-    const recorded = readJson<{ cpusPerNode: number }>(this.path);
-    return recorded && { group: this.groupOf(node), cpus: recorded.cpusPerNode };
+    if (this.recorded === undefined) this.recorded = readJson<{ cpusPerNode: number }>(this.path) ?? null;
+    return this.recorded ? { group: this.groupOf(node), cpus: this.recorded.cpusPerNode } : undefined;
   }
 
   groupOf(node: string): string {
