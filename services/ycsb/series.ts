@@ -236,10 +236,14 @@ function opTypesOf(all: Span[]): OpType[] {
 
 /**
  * The latest second that is complete: the one before the newest status line's. Used for
- * heartbeats while YCSB runs; null before the first whole second.
+ * heartbeats while YCSB runs; null before the first whole second, and null until FRAGBENCH-READY
+ * has come: until then the seconds of the client's start cannot be told from the database's, so a
+ * second placed then would sit where the final series has none (under load a JVM's status lines
+ * came before its READY: a restarted client streamed phase second 9, then 11 on, its final series
+ * began at 11, and 10 was missing from the record).
  */
 export function latestSample(output: YcsbOutput): Sample | null {
-  if (output.statuses.length < 2) return null;
+  if (output.statuses.length < 2 || output.readyMs === undefined) return null;
   const t = timeline(output);
   const newest = output.statuses[output.statuses.length - 1].line;
   const second = Math.round((newest.timeMs - t.originMs) / TICK_MS) - 1;

@@ -19,7 +19,9 @@ import { waitFor } from '../../platform/wait';
 import { killResizePartWay } from '../support/kill-resize';
 import { adapterOnLan, crashMember } from '../support/lan-fleet';
 
-jest.setTimeout(180_000);
+// Formation takes 59-81 s beside CI's other lanes (three runs); in the CI of 6b78bf9 the host ran ~3x
+// slower for stage 1's first ten minutes and it passed 180 s. Time is bench:db's figure, not these tests'.
+jest.setTimeout(360_000);
 
 const lan = adapterOnLan('b', 4, (inventory) => new CassandraAdapter(inventory));
 const node = lan.node;

@@ -30,7 +30,10 @@ import { allDone } from '../../platform/wait';
 import { stopDevServer } from '../../worker/dev-server';
 import { writeThreeSitesScenario, writeThreeSitesTopology } from '../support/small-topology';
 
-jest.setTimeout(400_000);
+// A run of 20 s takes 50 s alone and up to 145 s beside CI's other lanes; in the CI of 6b78bf9 the
+// host ran ~3x slower for stage 1's first ten minutes and the run was stopped at 300 s. Nothing here
+// judges time, so the bounds leave room for that; a run still going at 600 s is a fault.
+jest.setTimeout(700_000);
 
 const CLI = path.join(__dirname, '../../bin/fragbench.js');
 const scratch = mkdtempSync(path.join(tmpdir(), 'fb-vm-scenario-'));
@@ -76,9 +79,15 @@ test('fleet built, Redis resized, link cut, report produced on VM-shaped nodes',
   const run = spawnSync(process.execPath, [CLI, 'run', scenario, '--local'], {
     env: { ...process.env, FRAGBENCH_RESULTS_DIR: results },
     encoding: 'utf8',
-    timeout: 300_000,
+    timeout: 600_000,
   });
-  expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: expect.any(String) as unknown });
+  // On a failure, what the run printed last says where it stood.
+  const tail = (text: string | null) => (text ?? '').split('\n').slice(-15).join('\n');
+  expect({ status: run.status, signal: run.signal, stdout: tail(run.stdout) }).toEqual({
+    status: 0,
+    signal: null,
+    stdout: expect.any(String) as unknown,
+  });
   const runId = /^started run (\S+):/m.exec(run.stdout)?.[1] as string;
   const record = JSON.parse(readFileSync(path.join(results, runId, 'run.json'), 'utf8')) as RunRecord;
   expect(record.status).toBe('completed');

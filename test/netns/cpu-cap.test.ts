@@ -27,9 +27,15 @@ async function coresOver(pid: number, ms: number): Promise<number> {
 }
 
 let spinner: ChildProcess | undefined;
-afterEach(() => {
-  spinner?.kill('SIGKILL');
+/** Kills the test's process and waits until it has exited: until then it is still in its group
+ *  (in the CI of 6b78bf9 the next test found the previous spinner there, killed but not yet gone). */
+afterEach(async () => {
+  const child = spinner;
   spinner = undefined;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
 });
 afterAll(async () => {
   await new Promise((resolve) => setTimeout(resolve, 200));

@@ -89,6 +89,26 @@ describe('samples from recorded YCSB runs', () => {
     }
     expect(checked).toBeGreaterThan(5);
   });
+
+  it('streams no second before FRAGBENCH-READY has come, so the streamed seconds and the final series leave no hole', () => {
+    // The client connected 2.5 s into its clock; status lines 1 and 2 reached us before READY did.
+    const run = syntheticRun(
+      [1, 2, 3, 4, 5, 6].map((s) => ({ atMs: s * 1000 + 3, ok: s < 3 ? 0 : 100 })),
+      2_500,
+    );
+    const streamed = new Map<number, number>();
+    run.output.statuses.forEach((_, i) => {
+      const seen = run.output.statuses.slice(0, i + 1);
+      const readyYet = i >= 3; // READY read after the third status line (t = 2 s)
+      const live = latestSample({ ...run.output, statuses: seen, readyMs: readyYet ? run.output.readyMs : undefined });
+      if (live) streamed.set(live.time, live.elapsedS);
+    });
+    const { samples } = buildSeries(run.output, run.totals);
+    // Every streamed second is one of the final series' (by time); none is placed before the client was ready.
+    for (const time of streamed.keys()) expect(samples.map((x) => x.time)).toContain(time);
+    expect(Math.min(...streamed.keys())).toBeGreaterThanOrEqual(samples[0].time);
+    expect(streamed.size).toBeGreaterThan(0);
+  });
 });
 
 /**
