@@ -17,6 +17,7 @@
  * `--short` (CI): 1,000 datagrams per loss level, 100 for delays and spread, one jitter, a 4 s ramp,
  * the trace's first 20 s, 2 s iperf3 runs.
  */
+import { namespaceOf } from '../infra/local/plan';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +67,7 @@ const TOPOLOGY: Topology = {
 let inventory: Inventory;
 let port = 7200;
 const probe = (from: string, to: string, count: number, intervalMs: number): Promise<OneWayResult> =>
-  oneWay(`fb-${from}`, `fb-${to}`, { address: findNode(inventory, to).overlayAddress, port: port++, count, intervalMs });
+  oneWay(namespaceOf(from), namespaceOf(to), { address: findNode(inventory, to).overlayAddress, port: port++, count, intervalMs });
 const within = (measured: number, configured: number, relative: number, floor: number) =>
   Math.abs(measured - configured) <= Math.max(floor, relative * configured);
 const targets = new Targets(say);
@@ -248,7 +249,7 @@ async function traceReplay(): Promise<void> {
   const rows = parsed.rows.filter((r) => r.tS < TRACE_S);
   say(`\nTrace replay of traces/bench-rtt-10min.csv on dy1-dy3/0: ${TRACE_S} s (${rows.length} rows); pings every 100 ms`);
   const count = (TRACE_S + 1) * 10;
-  const pinging = new NetnsExec('fb-dy1').run(
+  const pinging = new NetnsExec(namespaceOf('dy1')).run(
     ['ping', '-n', '-D', '-i', '0.1', '-W', '2', '-c', String(count), findNode(inventory, 'dy3').overlayAddress],
     {
       allowFailure: true,

@@ -22,7 +22,8 @@ import { seededRandom } from '../core/seeded-random';
 import { FLEET_DIR, fleetPaths, readState } from '../infra/local/state';
 import { keyScanPlaces, localFleetKeys } from '../operations/fleet/fleet-keys';
 import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../operations/fleet/secret-scan';
-import { listNamespaces } from '../infra/local/namespaces';
+import { listNamespaces, markedNamespaces } from '../infra/local/namespaces';
+import { namespaceOf, WAN_NAMESPACE } from '../infra/local/plan';
 import { statePaths } from '../platform/paths';
 import { isAlive, signalPid } from '../platform/pid';
 import { readPidFile } from '../platform/process';
@@ -60,14 +61,13 @@ async function refuseIfBusy(): Promise<void> {
       `a Temporal server answers on ${DEV_SERVER.ip}:${DEV_SERVER.port}; this benchmark starts and kills a dev server of its own on that port: stop what serves there first`,
     );
   }
-  const ours = new Set([...DATABASE_NODES, 'client', 'wan'].map((n) => `fb-${n}`));
-  const taken = (await fbNamespaces()).filter((n) => ours.has(n));
+  const ours = new Set([...DATABASE_NODES.map(namespaceOf), WAN_NAMESPACE, namespaceOf('client')]);
+  const taken = (await listNamespaces()).filter((n) => ours.has(n));
   if (taken.length > 0) throw new Error(`a local fleet is up (${taken.join(', ')}); bring it down first (fragbench fleet down)`);
 }
 
-async function fbNamespaces(): Promise<string[]> {
-  return (await listNamespaces()).filter((n) => n.startsWith('fb-'));
-}
+/** This fleet's namespaces (its prefix and marker): another fleet's, running beside it in CI, are not its leftovers. */
+const fbNamespaces = () => markedNamespaces();
 
 function startDev(): ChildProcess {
   const out = openSync(DEV_LOG, 'a');

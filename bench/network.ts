@@ -9,6 +9,7 @@
  * running) are `npm run bench:scale` (bench/scale.ts).
  * `--short` (CI): 10 pings per pair at scale 0.2 only, 3 s iperf3 runs, one failover try each.
  */
+import { namespaceOf } from '../infra/local/plan';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,7 +166,7 @@ async function bandwidth(inventory: Inventory): Promise<void> {
  */
 async function secondsCutOff(inventory: Inventory, from: string, to: string, cut: () => Promise<void>, windowS = 15): Promise<number> {
   const address = findNode(inventory, to).overlayAddress;
-  const pinger = startCommand(netnsArgv(`fb-${from}`, ['ping', '-D', '-n', '-i', '0.05', '-W', '1', '-w', String(windowS), address]), {
+  const pinger = startCommand(netnsArgv(namespaceOf(from), ['ping', '-D', '-n', '-i', '0.05', '-W', '1', '-w', String(windowS), address]), {
     input: '',
     diesWithCaller: true,
   });
@@ -226,7 +227,7 @@ async function busiestLink(ids: string[], from: string, to: string): Promise<str
   const packets = async () => new Map((await emulator.stats()).map((l) => [l.id, l.ab.packets + l.ba.packets]));
   const before = await packets();
   const inventory = await loadInventory(fleet);
-  await ping(new NetnsExec(`fb-${from}`), findNode(inventory, to).overlayAddress, 20, 0.02);
+  await ping(new NetnsExec(namespaceOf(from)), findNode(inventory, to).overlayAddress, 20, 0.02);
   const after = await packets();
   return [...ids].sort((x, y) => after.get(y)! - before.get(y)! - (after.get(x)! - before.get(x)!))[0];
 }
@@ -291,7 +292,7 @@ const TWO_TYPES = linkedSites('bench-two-types', [
  * reproduction's bytes per operation) stands on this floor, which grows with time, not operations.
  */
 async function upkeep(inventory: Inventory): Promise<void> {
-  const execOf = (node: string) => new NetnsExec(`fb-${node}`);
+  const execOf = (node: string) => new NetnsExec(namespaceOf(node));
   const total = (bytes: Map<string, number>) => [...bytes.values()].reduce((a, b) => a + b, 0);
   const before = await linkBytes(inventory, execOf);
   const started = Date.now();

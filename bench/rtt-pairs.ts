@@ -1,4 +1,5 @@
 /** RTT of every directly linked pair of a fleet, over the overlay: what the network benchmarks compare with the configuration. */
+import { namespaceOf } from '../infra/local/plan';
 import { NetnsExec } from '../services/exec/transports';
 import { ping } from '../services/probes/ping';
 import { median, quantile } from '../services/probes/quantile';
@@ -26,7 +27,7 @@ export async function rttPairs(inventory: Inventory, scale: number, pings: numbe
     results.push(
       ...(await Promise.all(
         batch.map(async (link) => {
-          const result = await ping(new NetnsExec(`fb-${link.a}`), findNode(inventory, link.b).overlayAddress, pings, intervalS);
+          const result = await ping(new NetnsExec(namespaceOf(link.a)), findNode(inventory, link.b).overlayAddress, pings, intervalS);
           if (result.samplesMs.length === 0) throw new Error(`no reply from ${link.b} to ${link.a}`);
           return {
             a: link.a,

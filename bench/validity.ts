@@ -16,6 +16,7 @@
  *
  * Needs root and no other local fleet up.
  */
+import { namespaceOf } from '../infra/local/plan';
 import { NetnsExec } from '../services/exec/transports';
 import { loadInventory } from '../services/inventory/inventory-loader';
 import { ping } from '../services/probes/ping';
@@ -192,7 +193,7 @@ function reportRun(label: string, finished: FinishedRun, idleExcess: number[], e
 async function idleExcess(): Promise<number[]> {
   const inventory = await loadInventory({ kind: 'local' });
   const link = inventory.links.find((l) => l.a === 'sydney' && l.b === 'pune') ?? inventory.links[0];
-  const result = await ping(new NetnsExec(`fb-${link.a}`), findNode(inventory, link.b).overlayAddress, SHORT ? 20 : 100, 0.05);
+  const result = await ping(new NetnsExec(namespaceOf(link.a)), findNode(inventory, link.b).overlayAddress, SHORT ? 20 : 100, 0.05);
   // The fleet is at latency scale 1 between runs.
   return result.samplesMs.map((ms) => ms - link.latencyMs).sort((a, b) => a - b);
 }

@@ -3,6 +3,7 @@
  * dev supervisor's PID files, the database node's namespace, the worker's own children), never by a
  * name pattern across the host.
  */
+import { namespaceOf } from '../../infra/local/plan';
 import { runHost } from '../../platform/command';
 import { statePaths } from '../../platform/paths';
 import { readPidFile } from '../../platform/process';
@@ -46,7 +47,7 @@ function fleetDaemon(kind: ProcessKind, random: () => number): Target | undefine
 async function databaseServer(nodes: readonly string[], random: () => number): Promise<Target | undefined> {
   const node = pick(nodes, random);
   if (!node) return undefined;
-  const { stdout } = await runHost(['ip', 'netns', 'pids', `fb-${node}`]);
+  const { stdout } = await runHost(['ip', 'netns', 'pids', namespaceOf(node)]);
   const pid = stdout
     .split('\n')
     .filter(Boolean)

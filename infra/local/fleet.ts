@@ -18,7 +18,7 @@ import { localInventory } from './inventory';
 import { networkCpus } from './network-cpus';
 import { withFleetLock } from './lock';
 import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespaces, plannedNamespaces } from './namespaces';
-import { NAMESPACE_PREFIX, planFleet, planNode, type FleetPlan } from './plan';
+import { NAMESPACE_PREFIX, NETNS_TAG, planFleet, planNode, type FleetPlan } from './plan';
 import { stopPids } from '../../platform/pid';
 import { allDone, waitFor } from '../../platform/wait';
 import { daemonRuns } from './processes';
@@ -237,13 +237,13 @@ async function tearDown(progress: Progress): Promise<boolean> {
   return true;
 }
 
-/** UAPI sockets of killed WireGuard daemons: `fb<node>-<type>.sock` for the fleet's nodes. */
+/** UAPI sockets of killed WireGuard daemons: `fb<tag><node>-<type>.sock` for the fleet's nodes. */
 function removeStaleSockets(namespaces: string[]): void {
   const dir = '/var/run/wireguard';
   if (!existsSync(dir)) return;
   const nodes = new Set(namespaces.map((ns) => ns.slice(NAMESPACE_PREFIX.length)));
   for (const file of readdirSync(dir)) {
-    const match = /^fb([a-z][a-z0-9]*)-\d+\.sock$/.exec(file);
+    const match = new RegExp(`^fb${NETNS_TAG}([a-z][a-z0-9]*)-\\d+\\.sock$`).exec(file);
     const path = uapiSocket(file.replace(/\.sock$/, ''));
     if (match && nodes.has(match[1]) && lstatSync(path).isSocket()) rmSync(path, { force: true });
   }

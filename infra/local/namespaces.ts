@@ -5,11 +5,12 @@
  * later `up` recognise the ones this project created even when the state file is gone.
  */
 import { netnsArgv, runHost } from '../../platform/command';
-import { NAMESPACE_PREFIX, NODE_UPLINK, WAN_NAMESPACE, type FleetPlan } from './plan';
+import { NAMESPACE_PREFIX, NETNS_TAG, NODE_UPLINK, WAN_NAMESPACE, type FleetPlan } from './plan';
 import { isAlive, stopPids } from '../../platform/pid';
 import { allDone } from '../../platform/wait';
 
-export const NAMESPACE_MARKER = 'fragbench-fleet';
+/** On each namespace's loopback (ifalias): a tagged fleet's marker carries its tag (see plan.ts). */
+export const NAMESPACE_MARKER = NETNS_TAG ? `fragbench-fleet-${NETNS_TAG}` : 'fragbench-fleet';
 
 /** Runs `ip` commands in one process (inside `namespace` when given); stops at the first failure. */
 export async function ipBatch(commands: string[], namespace?: string, force = false): Promise<void> {

@@ -14,8 +14,23 @@ import { clientOf, linkReference, linkType, type Topology } from '../../core/top
 import type { InventoryLink } from '../../core/inventory';
 import type { DistanceModel, Position } from '../../core/site-motion';
 
-export const WAN_NAMESPACE = 'fb-wan';
-export const NAMESPACE_PREFIX = 'fb-';
+/**
+ * FRAGBENCH_NETNS_TAG (one lower-case letter, optional) sets this host's local fleets apart from
+ * another's running beside them (CI's parallel lanes): namespaces `fb-<tag>-<node>` and
+ * `fb-<tag>-wan`, WireGuard interfaces `fb<tag><node>-<type>` (their UAPI sockets share one
+ * directory host-wide), and a marker of its own so that one fleet's teardown never takes the
+ * other's namespaces. Read once, when the module loads: a process drives one fleet.
+ */
+export const NETNS_TAG_VARIABLE = 'FRAGBENCH_NETNS_TAG';
+export function netnsTag(value = process.env[NETNS_TAG_VARIABLE]): string {
+  if (value === undefined || value === '') return '';
+  if (!/^[a-z]$/.test(value))
+    throw new InputError(NETNS_TAG_VARIABLE, `must be one lower-case letter (it goes into 15-character interface names), got "${value}"`);
+  return value;
+}
+export const NETNS_TAG = netnsTag();
+export const NAMESPACE_PREFIX = NETNS_TAG ? `fb-${NETNS_TAG}-` : 'fb-';
+export const WAN_NAMESPACE = `${NAMESPACE_PREFIX}wan`;
 /** Node-side name of the veth to the WAN namespace (each node namespace has its own). */
 export const NODE_UPLINK = 'fb-wan';
 export const OVERLAY_INTERFACE = 'fb-overlay';
@@ -81,7 +96,7 @@ export interface FleetPlan {
 }
 
 export function interfaceName(node: string, type: number): string {
-  return `fb${node}-${type}`;
+  return `fb${NETNS_TAG}${node}-${type}`;
 }
 
 export function namespaceOf(node: string): string {

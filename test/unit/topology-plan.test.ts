@@ -20,6 +20,30 @@ const publicKeys = new Map([
 ]);
 
 describe('fleet plan', () => {
+  test('a tagged fleet (FRAGBENCH_NETNS_TAG) has namespaces, interfaces and a marker of its own; a bad tag is refused by name', () => {
+    const before = process.env.FRAGBENCH_NETNS_TAG;
+    process.env.FRAGBENCH_NETNS_TAG = 'q';
+    try {
+      jest.isolateModules(() => {
+        /* eslint-disable @typescript-eslint/no-require-imports */
+        const tagged = require('../../infra/local/plan') as typeof import('../../infra/local/plan');
+        const namespaces = require('../../infra/local/namespaces') as typeof import('../../infra/local/namespaces');
+        /* eslint-enable @typescript-eslint/no-require-imports */
+        const taggedPlan = tagged.planFleet(topology);
+        expect(taggedPlan.nodes.map((n) => n.namespace)).toEqual(['fb-q-alpha', 'fb-q-beta', 'fb-q-gamma', 'fb-q-cl']);
+        expect(namespaces.plannedNamespaces(taggedPlan)[0]).toBe('fb-q-wan');
+        expect(taggedPlan.nodes[0].interfaces.map((i) => i.name)).toEqual(['fbqalpha-0', 'fbqalpha-3']);
+        expect(namespaces.NAMESPACE_MARKER).toBe('fragbench-fleet-q');
+        expect(() => tagged.netnsTag('q2')).toThrow(/FRAGBENCH_NETNS_TAG.*one lower-case letter/);
+      });
+    } finally {
+      if (before === undefined) delete process.env.FRAGBENCH_NETNS_TAG;
+      else process.env.FRAGBENCH_NETNS_TAG = before;
+    }
+    // Untagged, as every fleet is by default.
+    expect(plan.nodes[0].namespace).toBe('fb-alpha');
+  });
+
   test('namespaces, underlay and overlay addresses follow the node index', () => {
     expect(plan.nodes.map((n) => [n.namespace, n.underlayAddress, n.wanAddress, n.overlayAddress, n.role])).toEqual([
       ['fb-alpha', '198.18.1.2', '198.18.1.1', '198.19.100.1', 'data'],
