@@ -17,7 +17,6 @@
  * `--short` (CI): 1,000 datagrams per loss level, 100 for delays and spread, one jitter, a 4 s ramp,
  * the trace's first 20 s, 2 s iperf3 runs.
  */
-import { namespaceOf } from '../infra/local/plan';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +29,7 @@ import { loadInventory } from '../services/inventory/inventory-loader';
 import { oneWay, type OneWayResult } from '../services/probes/one-way';
 import { median, quantile } from '../services/probes/quantile';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
+import { namespaceOf } from '../infra/local/plan';
 import { EmulatorClient, type DirectionStats } from '../infra/local/emulator-client';
 import { fleetPaths } from '../infra/local/state';
 import { NetnsExec } from '../services/exec/transports';

@@ -66,9 +66,6 @@ async function refuseIfBusy(): Promise<void> {
   if (taken.length > 0) throw new Error(`a local fleet is up (${taken.join(', ')}); bring it down first (fragbench fleet down)`);
 }
 
-/** This fleet's namespaces (its prefix and marker): another fleet's, running beside it in CI, are not its leftovers. */
-const fbNamespaces = () => markedNamespaces();
-
 function startDev(): ChildProcess {
   const out = openSync(DEV_LOG, 'a');
   return spawn(process.execPath, [path.resolve(__dirname, '../bin/fragbench.js'), 'dev'], { stdio: ['ignore', out, out], env: process.env });
@@ -207,7 +204,8 @@ function printTable(outcomes: KillOutcome[]): void {
 
 async function main(): Promise<void> {
   await refuseIfBusy();
-  const namespacesBefore = await fbNamespaces();
+  // This fleet's namespaces only (prefix and marker): another fleet's, beside it in CI, are not its leftovers.
+  const namespacesBefore = await markedNamespaces();
   log(`bench:faults${SHORT ? ' --short' : ''}: seed ${SEED}, ${KILLS_PER_PART} kill(s) per part, state ${BENCH_STATE_DIR}`);
   const dev = startDev();
   const targets = new Targets();
@@ -307,7 +305,7 @@ async function main(): Promise<void> {
     if (server) seenPids.add(server);
     await stopDevServer();
   }
-  const leftNamespaces = (await fbNamespaces()).filter((n) => !namespacesBefore.includes(n));
+  const leftNamespaces = (await markedNamespaces()).filter((n) => !namespacesBefore.includes(n));
   const leftPids = [...seenPids].filter((pid) => isAlive(pid));
   const left = [...leftNamespaces.map((n) => `namespace ${n}`), ...leftPids.map((pid) => `pid ${pid}`)];
   targets.holds('left on the host after the run', left.length === 0 ? 'nothing' : left.join(', '), 'nothing', left.length === 0);

@@ -9,7 +9,6 @@
  * running) are `npm run bench:scale` (bench/scale.ts).
  * `--short` (CI): 10 pings per pair at scale 0.2 only, 3 s iperf3 runs, one failover try each.
  */
-import { namespaceOf } from '../infra/local/plan';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { loadInventory } from '../services/inventory/inventory-loader';
 import { findNode, type Inventory } from '../core/inventory';
 import type { FailoverProfile } from '../core/failover';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
+import { namespaceOf } from '../infra/local/plan';
 import { fleetPaths, readState } from '../infra/local/state';
 import { formatPath, metaConnectionLinks, overlayPaths, pairLinks, type OverlayPath } from '../infra/local/overlay-paths';
 import { EmulatorClient } from '../infra/local/emulator-client';
