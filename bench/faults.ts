@@ -25,7 +25,7 @@ import { keyScanProblems, scanForPrivateKeys, type FleetPrivateKey } from '../op
 import { listNamespaces, markedNamespaces } from '../infra/local/namespaces';
 import { namespaceOf, WAN_NAMESPACE } from '../infra/local/plan';
 import { statePaths } from '../platform/paths';
-import { isAlive, signalPid } from '../platform/pid';
+import { identify, isSameProcessAlive, signalPid, type ProcessIdentity } from '../platform/pid';
 import { readPidFile } from '../platform/process';
 import { sleep, waitFor } from '../platform/wait';
 import { verifyStoredRun } from '../report/verify';
@@ -115,7 +115,8 @@ interface Gathered {
   originMs: number;
   /** The run phase's planned length: its client's seconds end there. */
   durationS: number;
-  fleetPids: number[];
+  /** The killed processes and the fleet's daemons after the last kill (a PID alone may be another's by the end). */
+  fleetProcesses: ProcessIdentity[];
 }
 
 /** Waits for the run phase, then kills each planned part at its time. */
@@ -135,6 +136,7 @@ async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
   const keys = localFleetKeys();
   const random = seededRandom(SEED + 1);
   const kills: Kill[] = [];
+  const killedProcesses: ProcessIdentity[] = [];
   const socketChecks: string[] = [];
   for (const planned of plan) {
     await sleep(Math.max(0, originMs + planned.atS * 1000 - Date.now()));
@@ -148,6 +150,7 @@ async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
       log(`${planned.part}: none running at ${planned.atS} s; not killed`);
       continue;
     }
+    killedProcesses.push(...identities([target.pid]));
     const at = Date.now();
     signalPid(target.pid, 'SIGKILL');
     kills.push({ part: planned.part, pid: target.pid, owner: target.owner, at });
@@ -155,9 +158,14 @@ async function killOnSchedule(handle: WorkflowHandle): Promise<Gathered> {
     if (planned.part === 'emulator') socketChecks.push(await emulatorSocketPrivate(target.pid));
   }
   // The fleet's daemons as they are now (replacements included): each must be gone at the end.
-  const fleetPids = readState()?.processes.map((p) => p.pid) ?? [];
+  const fleetProcesses = [...killedProcesses, ...identities(readState()?.processes.map((p) => p.pid) ?? [])];
   const keysWhileUp = await keyProblems(keys, [...keyScanPlaces(BENCH_RESULTS_DIR), DEV_LOG], true);
-  return { kills, keys, keysWhileUp, socketChecks, originMs, durationS, fleetPids };
+  return { kills, keys, keysWhileUp, socketChecks, originMs, durationS, fleetProcesses };
+}
+
+/** The processes at these PIDs now; a PID with none is left out (gone is what the end checks for). */
+function identities(pids: readonly number[]): ProcessIdentity[] {
+  return pids.flatMap((pid) => identify(pid) ?? []);
 }
 
 function readDevFaults(): DevFault[] {
@@ -210,7 +218,9 @@ async function main(): Promise<void> {
   const dev = startDev();
   const targets = new Targets();
   let client: Client | undefined;
-  const seenPids = new Set<number>();
+  // Each process this run saw, as it was when seen: on a busy host (pid_max 32768) a killed
+  // process's PID can belong to another lane's process by the end (seen once in CI).
+  const seen: ProcessIdentity[] = [];
   try {
     await waitFor(() => (workerPid() !== undefined && readPidFile(statePaths.temporalDev('pid')) !== undefined ? true : undefined), {
       what: 'fragbench dev to start its server and worker',
@@ -221,7 +231,7 @@ async function main(): Promise<void> {
     client = await connectClient(settings);
     const handle = await startRun(client, settings, SCENARIO, { timeScale: TIME_SCALE });
     const gathered = await killOnSchedule(handle);
-    [...gathered.kills.map((k) => k.pid), ...gathered.fleetPids].forEach((pid) => seenPids.add(pid));
+    seen.push(...gathered.fleetProcesses);
     log('all kills sent; waiting for the run to end');
     const { summary, failure } = await resultOf(handle);
     // Seconds are missing only up to the phase's planned end: the run's report and teardown after
@@ -238,7 +248,7 @@ async function main(): Promise<void> {
     const phase = cell?.phases.find((p) => p.name === 'run');
     const events: RecordedEvent[] = phase?.events ?? [];
     const devFaults = readDevFaults();
-    devFaults.forEach((f) => f.newPid && seenPids.add(f.newPid));
+    seen.push(...identities(devFaults.flatMap((f) => (f.newPid ? [f.newPid] : []))));
     const outcomes = judgeKills(gathered.kills, phase?.samples ?? [], events, devFaults, gathered.originMs, phaseEndMs);
     printTable(outcomes);
 
@@ -297,16 +307,16 @@ async function main(): Promise<void> {
   } finally {
     await client?.connection.close().catch(() => undefined);
     const worker = workerPid();
-    if (worker) seenPids.add(worker);
+    if (worker) seen.push(...identities([worker]));
     const exited = new Promise((resolve) => (dev.exitCode === null ? dev.once('exit', resolve) : resolve(undefined)));
     dev.kill('SIGTERM');
     await exited;
     const server = readPidFile(statePaths.temporalDev('pid'));
-    if (server) seenPids.add(server);
+    if (server) seen.push(...identities([server]));
     await stopDevServer();
   }
   const leftNamespaces = (await markedNamespaces()).filter((n) => !namespacesBefore.includes(n));
-  const leftPids = [...seenPids].filter((pid) => isAlive(pid));
+  const leftPids = [...new Set(seen.filter(isSameProcessAlive).map((p) => p.pid))];
   const left = [...leftNamespaces.map((n) => `namespace ${n}`), ...leftPids.map((pid) => `pid ${pid}`)];
   targets.holds('left on the host after the run', left.length === 0 ? 'nothing' : left.join(', '), 'nothing', left.length === 0);
   if (!flag('keep')) for (const dir of [BENCH_STATE_DIR, BENCH_RESULTS_DIR]) rmSync(dir, { recursive: true, force: true });

@@ -39,6 +39,27 @@ export function processArgv(pid: number): string[] | undefined {
   }
 }
 
+/** A process as one look saw it: its PID and the clock tick it started at (a reused PID starts later). */
+export interface ProcessIdentity {
+  pid: number;
+  startTicks: number;
+}
+
+/** The live (non-zombie) process at this PID now, or undefined when there is none. */
+export function identify(pid: number): ProcessIdentity | undefined {
+  try {
+    const stat = parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return stat.state === 'Z' ? undefined : { pid, startTicks: stat.startTime };
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while the very process once identified lives: a PID recycled by another process does not count. */
+export function isSameProcessAlive(identity: ProcessIdentity): boolean {
+  return identify(identity.pid)?.startTicks === identity.startTicks;
+}
+
 /** Any live process at this PID; just after a start its argv may still be empty (mid-exec). */
 export function isAlive(pid: number): boolean {
   return processArgv(pid) !== undefined;

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isAlive, isOurs, pidsWithMarker, processArgv, stopPids } from '../../platform/pid';
+import { identify, isAlive, isOurs, isSameProcessAlive, pidsWithMarker, processArgv, stopPids } from '../../platform/pid';
 import { ManagedProcess, ProcessStartError, readPidFile, writePidFile } from '../../platform/process';
 import { sleep } from '../../platform/wait';
 
@@ -54,6 +54,20 @@ test('a process that renames its title stays ours by PID + marker, and stop leav
   expect(proc.isOurs()).toBe(true);
   await proc.stop();
   expect(isAlive(proc.pid)).toBe(false);
+});
+
+test('a process identity holds while that process lives, and not for another start at the same PID', async () => {
+  const file = script('idle.js', "console.log('ready'); setInterval(() => undefined, 1000);");
+  const proc = start([process.execPath, file], file);
+  await proc.waitReady({ logLine: 'ready' }, { timeoutMs: 5_000 });
+  const identity = identify(proc.pid);
+  expect(identity?.pid).toBe(proc.pid);
+  expect(isSameProcessAlive(identity!)).toBe(true);
+  // What a recycled PID looks like: the same number, started at another tick.
+  expect(isSameProcessAlive({ pid: proc.pid, startTicks: identity!.startTicks + 1 })).toBe(false);
+  await proc.stop();
+  expect(isSameProcessAlive(identity!)).toBe(false);
+  expect(identify(proc.pid)).toBeUndefined();
 });
 
 test('a child that ignores SIGTERM is SIGKILLed after the grace, and stop waits until it is gone', async () => {
