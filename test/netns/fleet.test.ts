@@ -287,15 +287,23 @@ describe('cleaning up', () => {
 
   test('a fleet left by a crashed up (namespaces, processes) is removed by the next up', async () => {
     const cli = resolve(__dirname, '../../bin/fragbench.js');
-    const child = spawn(process.execPath, [cli, 'fleet', 'up', topologyFile(FOUR)], { stdio: 'ignore' });
-    // Kill it once tinc has started somewhere: the build is half done.
+    const child = spawn(process.execPath, [cli, 'fleet', 'up', topologyFile(FOUR)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    // Kill it once tinc has started somewhere: the build is half done. Twice in ~10 CI runs this
+    // took 50-60 s against 4-14 s: what the up printed (its steps, timed) names the slow one.
     const orphans = await waitFor(
       () => {
+        if (child.exitCode !== null) throw new Error(`the up exited (${child.exitCode}) before its first tincd:\n${output}`);
         const state = existsSync(fleetPaths.state) ? readState() : undefined;
         return state?.processes.some((p) => p.kind === 'tinc') ? state.processes : undefined;
       },
-      { what: 'the first tincd of the crashing up', timeoutMs: 60_000 },
-    );
+      { what: 'the first tincd of the crashing up', timeoutMs: 90_000 },
+    ).catch((err: Error) => {
+      child.kill('SIGKILL');
+      throw new Error(`${err.message}\nthe up printed:\n${output}`);
+    });
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(orphans.some((p) => processArgv(p.pid) !== undefined)).toBe(true);
