@@ -3,7 +3,8 @@
 # passes when it exits 0 and its last line is its judgement of its targets (`targets: N met, M
 # missed`, bench/targets.ts). Each one's output goes to the terminal; one line per benchmark
 # (`bench <name>: passed|failed in <s> s; targets: ...`) goes to $BENCH_RESULTS when set, for CI,
-# and each missed target's line to $BENCH_RESULTS.missed.
+# each missed target's line to $BENCH_RESULTS.missed, and each one's whole output to bench-<name>.log
+# beside it.
 # Each builds its own fleet; which may run beside which is scripts/run-tests.sh's to say.
 # Usage: run-benchmarks.sh [name...] (default: every one); run-benchmarks.sh --list
 set -uo pipefail
@@ -43,7 +44,8 @@ for name in "${BENCHES[@]}"; do
   [ -n "${BENCH_RESULTS:-}" ] && grep -E '^target .*: MISSED( \(.*\))?$' "$log" | sed "s/^/bench $name: /" >>"$BENCH_RESULTS.missed"
   # A benchmark that threw (runBenchmark prints `bench:<name> failed: <error>`): its error, for the same summary.
   [ -n "${BENCH_RESULTS:-}" ] && grep -m 1 -E "^bench:$name failed: " "$log" | cut -c 1-300 | sed "s/^/bench $name: /" >>"$BENCH_RESULTS.missed"
-  rm -f "$log"
+  # CI keeps each benchmark's whole output beside its summary: a miss is diagnosed from it afterwards.
+  if [ -n "${BENCH_RESULTS:-}" ]; then mv "$log" "$(dirname "$BENCH_RESULTS")/bench-$name.log"; else rm -f "$log"; fi
   [ -n "$judged" ] || { judged="targets: none judged (the benchmark printed no targets line)"; result=failed; }
   [ "$result" = failed ] && failed=1
   line="bench $name: $result in $(( $(date +%s) - started )) s; $judged"
