@@ -315,8 +315,8 @@ type SweptDatabase = 'redis' | 'cassandra';
  * its coordinator's replicas too).
  */
 const CAPACITY: Record<SweptDatabase, { rates: number[]; opsPerThread: number }> = {
-  redis: { rates: [1000, 2000, 3000, 4000, 6000, 8000], opsPerThread: 40 },
-  cassandra: { rates: [100, 200, 400, 600, 800, 1200, 1600], opsPerThread: 20 },
+  redis: { rates: [1000, 2000, 4000, 6000, 8000, 11000, 14000, 18000], opsPerThread: 40 },
+  cassandra: { rates: [100, 150, 200, 250, 300, 400, 600, 800], opsPerThread: 20 },
 };
 const CAPACITY_SECONDS = 15;
 
