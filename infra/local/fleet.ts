@@ -21,6 +21,7 @@ import { checkNamespacesFree, createNamespaces, deleteNamespaces, markedNamespac
 import { NAMESPACE_PREFIX, NETNS_TAG, planFleet, planNode, type FleetPlan } from './plan';
 import { stopPids } from '../../platform/pid';
 import { allDone, waitFor } from '../../platform/wait';
+import { plausibleOverlayCost } from './plausible-overlay-cost';
 import { daemonRuns } from './processes';
 import { writePrivate } from '../../platform/files';
 import { createFleetDir, fleetPaths, readState, removeFleetDir, writeState, type FleetProcess, type FleetState } from './state';
@@ -158,7 +159,7 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
     await step("static routes over each pair's fastest link", () => eachNode((name) => addStaticRoutes(plan, planNode(plan, name))));
   }
   await step('every node reaches the first and back', () => waitForReach(plan));
-  state.baseRttMs = await step(`${describeStack(stack)}: cost measured`, () => measureBaseRtt(plan));
+  state.baseRttMs = await step(`${describeStack(stack)}: cost measured`, () => plausibleOverlayCost(() => measureBaseRtt(plan), progress));
   writeState(state);
   const inventory = localInventory(plan, wireguardKeys, encrypted ? await wireguardImplementation() : undefined, networkCpus());
   writePrivate(fleetPaths.inventory, JSON.stringify(inventory, null, 2), 0o644);
