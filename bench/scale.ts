@@ -273,7 +273,7 @@ async function main(): Promise<void> {
     say(
       `fleet up ${TOPOLOGY}: ${fmt(up.seconds, 1)} s; ${sites} sites, ${up.nodes} nodes, ${links} links, ${interfaces} WireGuard interfaces; ` +
         `processes: ${STACK.map((k) => `${processes(k)} ${LABEL[k]}`).join(', ')}; overlay RTT cost ${fmt(up.baseRttMs)} ms; ` +
-        `network daemons on CPU ${networkCpus() ?? 'any'}`,
+        `network daemons on CPU ${networkCpus() ?? 'any'}; tinc PingInterval ${state.plan.tinc.pingInterval} s, PingTimeout ${state.plan.tinc.pingTimeout} s`,
     );
 
     say('\nCPU (% of one core, mean over the window; telemetry once a second)');

@@ -142,6 +142,8 @@ describe('built-in topologies', () => {
       for (const other of linksOf(fibre.a, fibre.b)) expect(other.latencyMs!).toBeGreaterThanOrEqual(fibre.latencyMs!);
     }
     expect(new Set(fhc.links.map(linkType))).toEqual(new Set([0, 1, 2]));
+    // Its ~220 ms meta connections need more than `fast`'s one second to authenticate.
+    expect(fhc.failover).toEqual({ pingInterval: 2, pingTimeout: 2, maxTimeout: 2 });
     // Interface names fit Linux's 15 characters and every node gets an address.
     const plan = planFleet(fhc);
     expect(Math.max(...plan.nodes.flatMap((n) => n.interfaces.map((i) => i.name.length)))).toBeLessThanOrEqual(15);
