@@ -34,10 +34,13 @@ function start(argv: string[], marker?: string | string[]): ManagedProcess {
 }
 
 const TITLE = 'fb-renamed-server 127.0.0.1:1';
-/** Prints a ready line, renames its title after 300 ms (as redis-server does), then idles. */
+/**
+ * Prints a ready line, renames its title when told (SIGUSR2, as redis-server renames itself once
+ * started), then idles. Told, not timed: a timer raced the test's first look under CI's load.
+ */
 const RENAMING = `
+process.on('SIGUSR2', () => { process.title = ${JSON.stringify(TITLE)}; console.log('renamed'); });
 console.log('ready');
-setTimeout(() => { process.title = ${JSON.stringify(TITLE)}; console.log('renamed'); }, 300);
 setInterval(() => undefined, 1000);
 `;
 
@@ -46,6 +49,7 @@ test('a process that renames its title stays ours by PID + marker, and stop leav
   const proc = start([process.execPath, file], [TITLE, file]);
   await proc.waitReady({ logLine: 'ready' }, { timeoutMs: 5_000 });
   expect(proc.isOurs()).toBe(true);
+  process.kill(proc.pid, 'SIGUSR2');
   await proc.waitReady({ logLine: 'renamed' }, { timeoutMs: 5_000 });
   await sleep(50);
   expect(processArgv(proc.pid)?.join(' ')).toContain(TITLE);
@@ -104,6 +108,7 @@ test('a process whose PID was never recorded is found by its marker alone, also 
   const proc = start([process.execPath, file], [TITLE, file]);
   await proc.waitReady({ logLine: 'ready' }, { timeoutMs: 5_000 });
   expect(pidsWithMarker(file)).toEqual([proc.pid]);
+  process.kill(proc.pid, 'SIGUSR2');
   await proc.waitReady({ logLine: 'renamed' }, { timeoutMs: 5_000 });
   await sleep(50);
   expect(pidsWithMarker([TITLE, file])).toEqual([proc.pid]);
