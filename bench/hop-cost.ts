@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../infra/local/emulator-client';
-import { readPidStat } from '../operations/telemetry/process-table';
+import { readPidStat } from '../platform/pid';
 import { USER_HZ } from '../platform/proc';
 import { sleep } from '../platform/wait';
 

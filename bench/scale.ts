@@ -23,7 +23,7 @@ import { loadInventory } from '../services/inventory/inventory-loader';
 import { measureBandwidth } from '../operations/network/network-operations';
 import { median } from '../services/probes/quantile';
 import { startHostTelemetry } from '../operations/telemetry/host-telemetry';
-import { readPidStat } from '../operations/telemetry/process-table';
+import { readPidStat } from '../platform/pid';
 import type { Inventory, InventoryLink } from '../core/inventory';
 import type { TelemetrySample } from '../core/telemetry';
 import { MAX_NODES } from '../core/topology';

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parsePidStat } from './proc';
+import { parsePidStat, type PidStat } from './proc';
 import { sleep } from './wait';
 
 /**
@@ -29,10 +29,21 @@ export function parseCmdline(text: string): string[] {
   return text.split('\0').filter(Boolean);
 }
 
+/** /proc/<pid>/stat, parsed; undefined when the process is gone (normal on a live host). */
+export function readPidStat(pid: number): PidStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return parsePidStat(text);
+}
+
 /** argv of a live (non-zombie) process on this host, or undefined when it is gone. */
 export function processArgv(pid: number): string[] | undefined {
+  if (identify(pid) === undefined) return undefined;
   try {
-    if (parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).state === 'Z') return undefined;
     return parseCmdline(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
   } catch {
     return undefined;
@@ -47,12 +58,8 @@ export interface ProcessIdentity {
 
 /** The live (non-zombie) process at this PID now, or undefined when there is none. */
 export function identify(pid: number): ProcessIdentity | undefined {
-  try {
-    const stat = parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    return stat.state === 'Z' ? undefined : { pid, startTicks: stat.startTime };
-  } catch {
-    return undefined;
-  }
+  const stat = readPidStat(pid);
+  return stat === undefined || stat.state === 'Z' ? undefined : { pid, startTicks: stat.startTime };
 }
 
 /** True while the very process once identified lives: a PID recycled by another process does not count. */

@@ -247,10 +247,10 @@ function fhc32(): Topology {
       `Linked: the 28 datacenter pairs (measured), each edge site to its datacenter, and every other pair within ${ref.reachKm} km (fibre, RTT from distance); ` +
       `pairs within ${ref.severalLinksKm} km also have ${backups} backup links.`,
     source: `topologies/reference/datacenters-8.json: ${datacenters.source}; topologies/reference/sites-32.json: ${ref.source}`,
-    // tinc's `fast` timers (1 s) leave a meta connection one second to authenticate, about five
-    // round trips: Melbourne's of ~220 ms to Pune and Virginia closed and reopened 10 times in a
-    // probe window on this fleet, each time routing the pair round other sites (245 and 329 ms).
-    // At 2 s none closed, 128/128 pairs held, and the idle daemons took 4.7 % of a core against
+    // Under tinc's `fast` timers (1 s) 10 meta connections closed in one probe window on this
+    // fleet, and Melbourne's pairs to Pune and Virginia (~220 ms) went round other sites (245 and
+    // 329 ms); suspected: 1 s leaves a connection one second to authenticate, about five round
+    // trips at that RTT. At 2 s none closed, 128/128 pairs held, and the idle daemons took 4.7 % of a core against
     // 10.9 (docs/capacity.md, 2026-11-29); a re-route round a dead link then takes ~4 s. Redials
     // stay every 2 s, as `fast` keeps them every second (tinc's own cap is 900 s).
     failover: { pingInterval: 2, pingTimeout: 2, maxTimeout: 2 },

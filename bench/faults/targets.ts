@@ -7,8 +7,7 @@ import { namespaceOf } from '../../infra/local/plan';
 import { runHost } from '../../platform/command';
 import { statePaths } from '../../platform/paths';
 import { readPidFile } from '../../platform/process';
-import { hostPids } from '../../platform/pid';
-import { readPidStat } from '../../operations/telemetry/process-table';
+import { hostPids, readPidStat } from '../../platform/pid';
 import { readState, type ProcessKind } from '../../infra/local/state';
 import { pick, type Part } from './schedule';
 

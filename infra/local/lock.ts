@@ -18,8 +18,8 @@ export async function withFleetLock<T>(what: string, work: () => Promise<T>): Pr
 }
 
 function acquire(what: string): void {
+  const me = identify(process.pid)!;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const me = identify(process.pid)!;
     if (createExclusive(LOCK_FILE, `${me.pid} ${me.startTicks} ${what}\n`)) return;
     const [pid, startTicks, ...holder] = readFileSync(LOCK_FILE, 'utf8').trim().split(' ');
     if (isSameProcessAlive({ pid: Number(pid), startTicks: Number(startTicks) })) {

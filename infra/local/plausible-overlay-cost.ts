@@ -1,7 +1,7 @@
 /**
  * The overlay's own RTT cost, as fleet up measures it, held to what it can plausibly be. Here it
  * reads 0.2-0.5 ms alone and ~2 ms under CI's load. A reading far above that measured something
- * else (a stalled host, or tinc's start-up traffic: 122 ms once, every daemon unpinned on fhc-32),
+ * else (122 ms once, every daemon unpinned on fhc-32 and near two full cores, cause not found),
  * and subtracted from every link it would make the whole fleet that much short; so such a reading
  * is taken again, and the up fails if every one is implausible.
  */

@@ -6,8 +6,8 @@
 import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessClassifier, ProcessInfo, Role } from '../../core/telemetry';
-import { parsePidStat, type PidStat } from '../../platform/proc';
-import { hostPids, parseCmdline } from '../../platform/pid';
+import type { PidStat } from '../../platform/proc';
+import { hostPids, parseCmdline, readPidStat } from '../../platform/pid';
 
 const NETNS_DIR = '/run/netns';
 
@@ -28,11 +28,6 @@ export function readText(file: string): string | undefined {
     // The process (or namespace) went away between listing and reading: normal on a live host.
     return undefined;
   }
-}
-
-export function readPidStat(pid: number): PidStat | undefined {
-  const text = readText(`/proc/${pid}/stat`);
-  return text === undefined ? undefined : parsePidStat(text);
 }
 
 /** Named namespaces by the inode of their nsfs file: what /proc/<pid>/ns/net links to. */
