@@ -20,6 +20,18 @@ export interface OverlayPath {
   overTcp?: boolean[];
 }
 
+/**
+ * What every tinc overlay of the project (the local fleet's, the stacks') carries: IPv4 unicast
+ * to the nodes' /32 subnets, nothing else. By default tinc 1.0 in router mode also floods
+ * multicast and broadcast (the IPv6 link-local traffic the kernel sends on the interface, any
+ * 224.0.0.0/4 datagram) to every node along its spanning tree, without a hop limit, so a packet
+ * caught in a forwarding loop would circle for good. `Broadcast = no` stops the flooding, and the
+ * overlay interface gets no IPv6, so the kernel sends nothing of the kind into it.
+ */
+export const TINC_UNICAST_ONLY = 'Broadcast = no';
+/** tinc-up's first line, before the interface is up (a kernel without IPv6 has no such file). */
+export const OVERLAY_WITHOUT_IPV6 = 'f=/proc/sys/net/ipv6/conf/"$INTERFACE"/disable_ipv6; [ ! -w "$f" ] || echo 1 > "$f"';
+
 /** A pair's path from `time` (epoch ms) on. */
 export interface PathChange extends OverlayPath {
   time: number;

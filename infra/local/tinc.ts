@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { runHost } from '../../platform/command';
 import { OVERLAY_MTU, TINC_PACKET_PROTECTION } from './overlay-cost';
 import { addressLines } from './overlay-paths';
-import { rankLinks } from '../../core/overlay-path';
+import { OVERLAY_WITHOUT_IPV6, TINC_UNICAST_ONLY, rankLinks } from '../../core/overlay-path';
 import { OVERLAY_INTERFACE, OVERLAY_PREFIX, TINC_PORT, endsFrom, type FleetPlan, type PlannedNode } from './plan';
 import { waitFor } from '../../platform/wait';
 import { startDaemon } from './processes';
@@ -60,6 +60,7 @@ export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<st
     'Mode = router',
     `Interface = ${OVERLAY_INTERFACE}`,
     'AddressFamily = ipv4',
+    TINC_UNICAST_ONLY,
     'IndirectData = yes',
     ...timerLines(plan),
     ...TINC_CRYPTO,
@@ -71,6 +72,7 @@ export function tincFiles(plan: FleetPlan, node: PlannedNode, publicKeys: Map<st
   ];
   const tincUp = [
     '#!/bin/sh',
+    OVERLAY_WITHOUT_IPV6,
     `ip addr add ${node.overlayAddress}/${OVERLAY_PREFIX} dev "$INTERFACE"`,
     `ip link set dev "$INTERFACE" mtu ${OVERLAY_MTU} up`,
     `touch ${readyFile(node.name)}`,

@@ -31,6 +31,8 @@ import { processArgv } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
 import { FLEET_DIR, fleetPaths, readState, type FleetProcess } from '../../infra/local/state';
 import { uapiSocket } from '../../infra/local/wireguard';
+import { OVERLAY_INTERFACE } from '../../infra/local/plan';
+import { ipv6Addresses, multicastReceived } from '../support/overlay-multicast';
 
 jest.setTimeout(180_000);
 
@@ -193,6 +195,12 @@ describe('a two-node fleet', () => {
     const after = (await readTraffic({ fleet })).pairs[0];
     expect(after).toMatchObject({ a: 'tw1', b: 'tw2' });
     expect(after.bytes).toBeGreaterThan(before.bytes);
+  });
+
+  test('the overlay carries unicast only: a multicast ping reaches no other node, and the overlay interface has no IPv6', async () => {
+    const [tw1, tw2] = ['fb-tw1', 'fb-tw2'].map((ns) => new NetnsExec(ns));
+    expect(await multicastReceived(tw1, [tw2], OVERLAY_INTERFACE)).toEqual([0]);
+    for (const node of [tw1, tw2]) expect(await ipv6Addresses(node, OVERLAY_INTERFACE)).toEqual([]);
   });
 
   test('bad input is refused naming the field, with nothing changed', async () => {

@@ -19,6 +19,8 @@ import { RedisClusterAdapter } from '../../services/databases/redis/redis-cluste
 import { SshExec } from '../../services/exec/transports';
 import { overlayRoute } from '../../operations/network/network-operations';
 import { pingReplies } from '../support/ping';
+import { TINC_INTERFACE } from '../../infra/pulumi/render/tinc';
+import { ipv6Addresses, multicastReceived } from '../support/overlay-multicast';
 import { waitFor } from '../../platform/wait';
 import { smallTopology } from '../support/small-topology';
 
@@ -81,6 +83,12 @@ test("cloud-init's packages came from the local repository, and the mesh runs as
   expect((await alpha.run(['sudo', '-n', 'ls', '/etc/tinc/fb/hosts'])).stdout.split('\n')).toEqual(['alpha', 'beta', 'cl', '']);
   for (const type of [0, 3]) expect(await replies('alpha', wgAddress('beta', type))).toBe(3);
   expect(await replies('alpha', findNode(inventory, 'gamma').overlayAddress)).toBe(3);
+});
+
+test('the overlay carries unicast only: a multicast ping reaches no other node, and the overlay interface has no IPv6', async () => {
+  const others = ['beta', 'gamma', 'cl'].map(exec);
+  expect(await multicastReceived(exec('alpha'), others, TINC_INTERFACE)).toEqual([0, 0, 0]);
+  for (const node of [exec('alpha'), ...others]) expect(await ipv6Addresses(node, TINC_INTERFACE)).toEqual([]);
 });
 
 test("the overlay route probe reads tinc's node dump on the VMs, from the log the unit's drop-in gives tincd", async () => {

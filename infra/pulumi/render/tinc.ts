@@ -5,12 +5,14 @@
  * infra/shaping/vm-overlay.ts), so the overlay routes around a removed link over the links that remain.
  */
 import type { InventoryNode } from '../../../core/inventory';
-import { rankLinks } from '../../../core/overlay-path';
+import { OVERLAY_WITHOUT_IPV6, TINC_UNICAST_ONLY, rankLinks } from '../../../core/overlay-path';
 import { parseCidr } from '../cidr';
 import type { FileSpec } from './files-script';
 import type { MeshView } from './wireguard';
 
 export const TINC_NETWORK = 'fb';
+/** The overlay's interface on a VM. */
+export const TINC_INTERFACE = 'tinc0';
 const DIR = `/etc/tinc/${TINC_NETWORK}`;
 /**
  * Where tincd keeps its PID and log on a VM. The shipped `tinc@` unit runs `tincd -n %i -D`, which
@@ -43,8 +45,9 @@ export function tincFiles(args: TincArgs): Record<string, FileSpec> {
       content: lines(
         `Name = ${self.name}`,
         'Mode = router',
-        'Interface = tinc0',
+        `Interface = ${TINC_INTERFACE}`,
         'AddressFamily = ipv4',
+        TINC_UNICAST_ONLY,
         `PingInterval = ${PING.interval}`,
         `PingTimeout = ${PING.timeout}`,
         ...[...neighbours.keys()].map((n) => `ConnectTo = ${n}`),
@@ -53,7 +56,12 @@ export function tincFiles(args: TincArgs): Record<string, FileSpec> {
     [`${DIR}/rsa_key.priv`]: { mode: '600', content: args.privateKey },
     [`${DIR}/tinc-up`]: {
       mode: '755',
-      content: lines('#!/bin/sh', 'ip link set "$INTERFACE" up', `ip addr add ${self.overlayAddress}/${prefix} dev "$INTERFACE"`),
+      content: lines(
+        '#!/bin/sh',
+        OVERLAY_WITHOUT_IPV6,
+        'ip link set "$INTERFACE" up',
+        `ip addr add ${self.overlayAddress}/${prefix} dev "$INTERFACE"`,
+      ),
     },
     [`${DIR}/tinc-down`]: { mode: '755', content: lines('#!/bin/sh', 'ip link set "$INTERFACE" down') },
     [hostFile(self.name)]: {
