@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../infra/local/emulator-client';
+import { networkCpus } from '../infra/local/network-cpus';
 import { readPidStat } from '../platform/pid';
 import { USER_HZ } from '../platform/proc';
 import { sleep } from '../platform/wait';
@@ -46,7 +47,13 @@ export async function hopCostUs(ratePerS: number, seconds: number): Promise<{ us
       ],
     }),
   );
-  const relay = await startEmulator({ configPath: config, controlPath: join(dir, 'control.sock'), logPath: join(dir, 'relay.log') });
+  // Placed as a small fleet's daemons are (network-cpus.ts).
+  const relay = await startEmulator({
+    configPath: config,
+    controlPath: join(dir, 'control.sock'),
+    logPath: join(dir, 'relay.log'),
+    cpus: networkCpus(1),
+  });
   const [a, b] = await Promise.all([bound(A), bound(B)]);
   try {
     let relayed = 0;

@@ -29,7 +29,6 @@ import type { TelemetrySample } from '../core/telemetry';
 import { MAX_NODES } from '../core/topology';
 import { phaseVerdict, VERDICT_THRESHOLDS, type PhaseVerdict, type RttProbe } from '../core/verdict';
 import { fleetDown, fleetUp } from '../infra/local/fleet';
-import { networkCpus } from '../infra/local/network-cpus';
 import { overlayPaths } from '../infra/local/overlay-paths';
 import { readState, type ProcessKind } from '../infra/local/state';
 import { closedConnections } from '../infra/local/tinc';
@@ -273,7 +272,7 @@ async function main(): Promise<void> {
     say(
       `fleet up ${TOPOLOGY}: ${fmt(up.seconds, 1)} s; ${sites} sites, ${up.nodes} nodes, ${links} links, ${interfaces} WireGuard interfaces; ` +
         `processes: ${STACK.map((k) => `${processes(k)} ${LABEL[k]}`).join(', ')}; overlay RTT cost ${fmt(up.baseRttMs)} ms; ` +
-        `network daemons on CPU ${networkCpus() ?? 'any'}; tinc PingInterval ${state.plan.tinc.pingInterval} s, PingTimeout ${state.plan.tinc.pingTimeout} s`,
+        `network daemons on CPU ${state.networkCpus ?? 'any'}; tinc PingInterval ${state.plan.tinc.pingInterval} s, PingTimeout ${state.plan.tinc.pingTimeout} s`,
     );
 
     say('\nCPU (% of one core, mean over the window; telemetry once a second)');

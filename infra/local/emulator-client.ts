@@ -224,6 +224,8 @@ export interface StartEmulatorOptions {
   logPath: string;
   /** SCHED_FIFO priority (chrt -f); the measured precision assumes one. null: normal priority. */
   realtimePriority?: number | null;
+  /** The CPUs it runs on (network-cpus.ts); undefined: not pinned. */
+  cpus: string | undefined;
   readyTimeoutMs?: number;
 }
 
@@ -242,7 +244,7 @@ export async function startEmulator(options: StartEmulatorOptions): Promise<Runn
   if (!existsSync(EMULATOR_BINARY)) {
     throw new Error(`${EMULATOR_BINARY} is missing: build it with scripts/build.d/emulator.sh (or make setup)`);
   }
-  const priority = [...networkCpuPrefix(), ...(realtimePriority === null ? [] : ['chrt', '-f', String(realtimePriority)])];
+  const priority = [...networkCpuPrefix(options.cpus), ...(realtimePriority === null ? [] : ['chrt', '-f', String(realtimePriority)])];
   // Not GODEBUG=schedtrace (which keeps Go's sysmon from parking and halved fb-wan's CPU per
   // operation): with it, the emulator's RTT test saw p99 5.3 ms late on a 20 ms link in 2 of 5 runs.
   const emulator = ManagedProcess.start({

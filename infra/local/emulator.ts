@@ -18,13 +18,14 @@ export function emulatorConfig(plan: FleetPlan): EmulatorConfig {
   };
 }
 
-export async function startWanEmulator(plan: FleetPlan, record: (p: FleetProcess) => void): Promise<void> {
+export async function startWanEmulator(plan: FleetPlan, cpus: string | undefined, record: (p: FleetProcess) => void): Promise<void> {
   writePrivate(fleetPaths.emulatorConfig, JSON.stringify(emulatorConfig(plan), null, 2));
   const { pid } = await startEmulator({
     namespace: WAN_NAMESPACE,
     configPath: fleetPaths.emulatorConfig,
     controlPath: fleetPaths.emulatorSocket,
     logPath: fleetPaths.log('emulator'),
+    cpus,
   });
   record({ kind: 'emulator', owner: 'wan', pid, program: 'fb-wan' });
 }

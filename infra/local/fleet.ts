@@ -73,7 +73,7 @@ export async function fleetUp(topologyArg: string, progress: Progress = () => un
   const topology = loadTopology(topologyArg);
   const plan = planFleet(topology, options.stack);
   checkPrerequisites(plan.stack);
-  networkCpus(); // a bad FRAGBENCH_NETWORK_CPUS fails here, before anything starts
+  const cpus = networkCpus(plan.nodes.length); // a bad FRAGBENCH_NETWORK_CPUS fails here, before anything starts
   return withFleetLock('up', async () => {
     const existing = readState();
     if (existing?.status === 'up' && isRunning(existing)) {
@@ -95,6 +95,7 @@ export async function fleetUp(topologyArg: string, progress: Progress = () => un
       namespaces: plannedNamespaces(plan),
       processes: [],
       timings: {},
+      ...(cpus === undefined ? {} : { networkCpus: cpus }),
     };
     writeState(state);
     try {
@@ -141,19 +142,19 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
     ]);
     return [keyMap(plan, wg), keyMap(plan, tinc)];
   });
-  await step(`WAN emulator relaying ${plan.links.length} links`, () => startWanEmulator(plan, record));
+  await step(`WAN emulator relaying ${plan.links.length} links`, () => startWanEmulator(plan, state.networkCpus, record));
   const interfaces = plan.nodes.flatMap((node) => node.interfaces.map((iface) => ({ node, iface })));
   await step(`${interfaces.length} ${encrypted ? 'WireGuard' : 'VXLAN'} interfaces`, () =>
     allDone(
       interfaces.map(async ({ node, iface }) => {
         if (!encrypted) return createVxlanInterface(plan, node, iface);
-        await startWireguard(node, iface, record);
+        await startWireguard(node, iface, state.networkCpus, record);
         await configureWireguard(plan, node, iface, wireguardKeys);
       }),
     ),
   );
   if (withTinc) {
-    await step(`${plan.nodes.length} tinc daemons`, () => startTincOverlay(plan, tincKeys, record));
+    await step(`${plan.nodes.length} tinc daemons`, () => startTincOverlay(plan, tincKeys, state.networkCpus, record));
     await step('overlay connected', () => waitForTincMesh(plan, OVERLAY_TIMEOUT_MS));
   } else {
     await step("static routes over each pair's fastest link", () => eachNode((name) => addStaticRoutes(plan, planNode(plan, name))));
@@ -161,7 +162,7 @@ async function build(state: FleetState, progress: Progress): Promise<void> {
   await step('every node reaches the first and back', () => waitForReach(plan));
   state.baseRttMs = await step(`${describeStack(stack)}: cost measured`, () => plausibleOverlayCost(() => measureBaseRtt(plan), progress));
   writeState(state);
-  const inventory = localInventory(plan, wireguardKeys, encrypted ? await wireguardImplementation() : undefined, networkCpus());
+  const inventory = localInventory(plan, wireguardKeys, encrypted ? await wireguardImplementation() : undefined, state.networkCpus);
   writePrivate(fleetPaths.inventory, JSON.stringify(inventory, null, 2), 0o644);
   const settings = await step('reference latency and bandwidth applied', () => new FleetNetwork(inventory).reset());
   state.status = 'up';

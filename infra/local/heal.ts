@@ -36,7 +36,7 @@ async function restartDaemon(state: FleetState, died: FleetProcess, record: (p: 
   const { plan } = state;
   switch (died.kind) {
     case 'emulator': {
-      await startWanEmulator(plan, record);
+      await startWanEmulator(plan, state.networkCpus, record);
       // A new emulator relays every link unshaped: give back the run's latency, bandwidth and cuts.
       await new FleetNetwork(inventory()).reapply();
       return;
@@ -46,14 +46,14 @@ async function restartDaemon(state: FleetState, died: FleetProcess, record: (p: 
       const iface = node?.interfaces.find((i) => i.name === died.owner);
       if (!node || !iface) throw new Error(`no WireGuard interface ${died.owner} in the fleet's plan`);
       const publicKeys = new Map(inventory().nodes.map((n) => [n.name, n.wireguard[0]?.publicKey ?? '']));
-      await startWireguard(node, iface, record);
+      await startWireguard(node, iface, state.networkCpus, record);
       await configureWireguard(plan, node, iface, publicKeys);
       return;
     }
     case 'tinc': {
       const node = plan.nodes.find((n) => `tinc-${n.name}` === died.owner);
       if (!node) throw new Error(`no tinc node ${died.owner} in the fleet's plan`);
-      await startTinc(node, record);
+      await startTinc(node, state.networkCpus, record);
       return;
     }
   }

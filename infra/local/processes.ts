@@ -29,6 +29,8 @@ export interface DaemonSpec {
   /** Node (or interface) it serves; names its log. */
   owner: string;
   argv: string[];
+  /** The fleet's network CPUs (FleetState.networkCpus); undefined: not pinned. */
+  cpus: string | undefined;
 }
 
 export interface DaemonReadiness {
@@ -44,7 +46,7 @@ export interface DaemonReadiness {
  */
 export async function startDaemon(spec: DaemonSpec, record: (p: FleetProcess) => void, readiness: DaemonReadiness): Promise<FleetProcess> {
   const started = ManagedProcess.start({
-    prefix: netnsArgv(spec.namespace, [...networkCpuPrefix(), ...NETWORK_PRIORITY]),
+    prefix: netnsArgv(spec.namespace, [...networkCpuPrefix(spec.cpus), ...NETWORK_PRIORITY]),
     argv: spec.argv,
     logFile: fleetPaths.log(spec.owner),
   });

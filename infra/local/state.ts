@@ -56,6 +56,8 @@ export interface FleetState {
   processes: FleetProcess[];
   /** RTT the overlay adds to an emulated link's delay, measured at `up`: what shaping subtracts. */
   baseRttMs?: number;
+  /** The CPUs its network daemons run on (network-cpus.ts), chosen at `up`; absent: not pinned. */
+  networkCpus?: string;
   timings?: Record<string, number>;
 }
 

@@ -161,13 +161,18 @@ export const tincPidFile = fleetPaths.tincPid;
  * peer's next address when one is refused, and a peer still starting would leave the pair's meta
  * connection on a slower connection type for as long as that link lives.
  */
-export async function startTincOverlay(plan: FleetPlan, publicKeys: Map<string, string>, record: (p: FleetProcess) => void): Promise<void> {
+export async function startTincOverlay(
+  plan: FleetPlan,
+  publicKeys: Map<string, string>,
+  cpus: string | undefined,
+  record: (p: FleetProcess) => void,
+): Promise<void> {
   for (const node of plan.nodes) writeTincConfig(plan, node, publicKeys);
-  for (const node of [...plan.nodes].sort((x, y) => y.index - x.index)) await startTinc(node, record);
+  for (const node of [...plan.nodes].sort((x, y) => y.index - x.index)) await startTinc(node, cpus, record);
 }
 
 /** Starts one node's tincd from its configuration on disk; resolves once it is up and listening. */
-export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => void): Promise<void> {
+export async function startTinc(node: PlannedNode, cpus: string | undefined, record: (p: FleetProcess) => void): Promise<void> {
   rmSync(readyFile(node.name), { force: true });
   // A killed tincd whose parent has not reaped it yet still answers kill(pid, 0), and a new tincd
   // refuses to start beside the PID in its pidfile ("A tincd is already running"). Supervision
@@ -180,7 +185,7 @@ export async function startTinc(node: PlannedNode, record: (p: FleetProcess) => 
   const argv = ['tincd', '-D', '-d1', '-c', dir, `--pidfile=${tincPidFile(node.name)}`, `--logfile=${log}`];
   // "Ready" follows the listening sockets; tinc-up may run just before them.
   const listening = () => existsSync(readyFile(node.name)) && existsSync(log) && /: Ready$/m.test(readFileSync(log, 'utf8'));
-  await startDaemon({ namespace: node.namespace, kind: 'tinc', owner, argv }, record, {
+  await startDaemon({ namespace: node.namespace, kind: 'tinc', owner, argv, cpus }, record, {
     ready: listening,
     what: 'tinc-up and its listening socket',
     timeoutMs: 10_000,

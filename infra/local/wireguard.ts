@@ -44,12 +44,17 @@ export async function generateWireguardKey(node: string): Promise<string> {
 }
 
 /** Starts the WireGuard daemon for one interface inside the node's namespace; resolves once it listens. */
-export async function startWireguard(node: PlannedNode, iface: PlannedInterface, record: (p: FleetProcess) => void): Promise<void> {
+export async function startWireguard(
+  node: PlannedNode,
+  iface: PlannedInterface,
+  cpus: string | undefined,
+  record: (p: FleetProcess) => void,
+): Promise<void> {
   // A socket left by a killed daemon would look like a ready one.
   rmSync(uapiSocket(iface.name), { force: true });
   const socket = uapiSocket(iface.name);
   await startDaemon(
-    { namespace: node.namespace, kind: 'wireguard', owner: iface.name, argv: [WIREGUARD_PROGRAM, ...WIREGUARD_ARGS, iface.name] },
+    { namespace: node.namespace, kind: 'wireguard', owner: iface.name, argv: [WIREGUARD_PROGRAM, ...WIREGUARD_ARGS, iface.name], cpus },
     record,
     {
       ready: { socket },

@@ -10,6 +10,7 @@ import { deleteNamespaces, disableForwarding } from '../../infra/local/namespace
 import { processArgv, stopPids } from '../../platform/pid';
 import { waitFor } from '../../platform/wait';
 import { startEmulator, type EmulatorConfig, type LinkStats, type RunningEmulator } from '../../infra/local/emulator-client';
+import { networkCpus } from '../../infra/local/network-cpus';
 
 const NODE1 = 'fb-te1';
 const NODE2 = 'fb-te2';
@@ -158,6 +159,8 @@ beforeAll(async () => {
     configPath: file('links.json'),
     controlPath: file('control.sock'),
     logPath: file('fb-wan.log'),
+    // Where a two-node fleet's emulator runs.
+    cpus: networkCpus(2),
   });
   echoPid = await new NetnsExec(NODE2).spawnDetached(['chrt', '-f', '10', 'python3', '-c', ECHO, `${NODE2_ADDR}:${WG_PORT}`], file('echo.log'));
   await waitFor(() => readFileSync(file('echo.log'), 'utf8').includes('echo ready'), { what: 'the echo in fb-te2', timeoutMs: 10_000 });

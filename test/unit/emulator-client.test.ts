@@ -30,6 +30,7 @@ beforeAll(async () => {
     controlPath: file('control.sock'),
     logPath: file('fb-wan.log'),
     realtimePriority: null,
+    cpus: undefined,
   });
 }, 300_000);
 
@@ -133,6 +134,7 @@ test('a start that fails reports the end of the log, and leaves nothing running'
     controlPath: file('bad.sock'),
     logPath: file('bad.log'),
     realtimePriority: null,
+    cpus: undefined,
   });
   await expect(start).rejects.toThrow(/exited before it was ready[\s\S]*links\[1\]\.b\.listen: cannot bind 192\.0\.2\.1:40001/);
   expect(existsSync(file('bad.sock'))).toBe(false);
