@@ -53,6 +53,9 @@ dump() {
 }
 
 mkdir -p "$dumps"
+# Stopped between samples: its sleep goes with it.
+trap 'kill "$napping" 2>/dev/null; exit 0' TERM INT
+napping=""
 declare -A before
 while :; do
   declare -A now=()
@@ -70,5 +73,7 @@ while :; do
   if [ ${#rows[@]} -gt 0 ]; then
     echo "$(date +%T) $(printf '%s\n' "${rows[@]}" | sort -rn | head -n 8 | awk '{ printf "%s/%s:%s ", $2, $3, $1 }')" >>"$timeline"
   fi
-  sleep "$interval"
+  sleep "$interval" &
+  napping=$!
+  wait "$napping"
 done
