@@ -3,10 +3,12 @@
 # sample in $1 ("HH:MM:SS comm/pid:ticks ...", 100 ticks = one core-second). Process accounting
 # says which command used the CPU over the whole run; this says when, so a slow lane can be put
 # beside the test it was running. In three of twelve CI runs the VM lane's tincd and boringtun
-# burned ~190 CPU-s where they usually burn ~3 (cause not found, not reproduced alone): when a
-# network daemon uses more than 30 % of a core over a sample, its namespace's interface counters,
-# routes and sockets, and its open log files (tincd dumps its graph there on SIGUSR2), go to $2,
-# once per namespace and daemon, at most twelve times. Runs until killed.
+# burned ~190 CPU-s where they usually burn ~3 (suspected: tinc's multicast flooding, since
+# removed): when a VM node's (fb-vm-*) network daemon uses more than 30 % of a core over a sample,
+# its namespace's interface counters, routes and sockets, and its open log files (tincd dumps its
+# graph there on SIGUSR2), go to $2, once per namespace and daemon, at most twelve times. Only VM
+# nodes: the local fleets' daemons carry the benchmarks' timed traffic, which a dump would disturb.
+# Runs until killed.
 set -uo pipefail
 timeline=${1:?usage: cpu-timeline.sh TIMELINE-FILE DUMP-DIR}
 dumps=${2:?usage: cpu-timeline.sh TIMELINE-FILE DUMP-DIR}
@@ -17,7 +19,7 @@ declare -A dumped=()
 # "pid comm ticks" for every process; comm may hold spaces, so it is read up to the last ')'.
 sample() {
   for stat in /proc/[0-9]*/stat; do
-    read -r line <"$stat" 2>/dev/null || continue
+    { read -r line <"$stat"; } 2>/dev/null || continue
     local pid=${line%% *} rest=${line##*) } comm=${line#*(}
     comm=${comm%)*}
     # shellcheck disable=SC2086
@@ -29,9 +31,10 @@ sample() {
 dump() {
   local pid=$1 comm=$2 ticks=$3 namespace fd file
   namespace=$(ip netns identify "$pid" 2>/dev/null)
-  file="$dumps/$(date +%H%M%S)-${namespace:-host}-$comm.txt"
-  [ -n "${dumped[${namespace:-host}-$comm]:-}" ] || [ ${#dumped[@]} -ge 12 ] && return
-  dumped[${namespace:-host}-$comm]=1
+  [[ $namespace == fb-vm-* ]] || return
+  file="$dumps/$(date +%H%M%S)-$namespace-$comm.txt"
+  [ -n "${dumped[$namespace-$comm]:-}" ] || [ ${#dumped[@]} -ge 12 ] && return
+  dumped[$namespace-$comm]=1
   {
     echo "# $comm (pid $pid) used $ticks ticks in ${interval} s; its command line:"
     tr '\0' ' ' <"/proc/$pid/cmdline"

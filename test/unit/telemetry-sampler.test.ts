@@ -123,7 +123,8 @@ describe('telemetry sampler on this host', () => {
     });
     await sampler.begin();
     await sleep(500);
-    expect((await sampler.sample()).roles[BUSY_ROLE]).toBeUndefined();
+    const before = await sampler.sample();
+    expect(before.roles[BUSY_ROLE]).toBeUndefined();
     child = spinner();
     await sleep(1000);
     const ranMs = onCpuNs(child.pid!) / 1e6;
@@ -131,7 +132,9 @@ describe('telemetry sampler on this host', () => {
     // All it ran, since its start inside this second: about a core, not `other`.
     expect(first.roles[BUSY_ROLE]).toBeGreaterThan(40);
     expect(Math.abs(first.roles[BUSY_ROLE] - (100 * ranMs) / first.intervalMs)).toBeLessThan(15);
-    expect(first.roles.other).toBeLessThan(RESCAN_AT_OTHER_PERCENT);
+    // `other` is the rest of the host too: beside CI's benchmark lane it was 24.8 % in that second
+    // (local CI of 6c3e9c4). So it is judged against the reading before the spinner started.
+    expect(first.roles.other - before.roles.other).toBeLessThan(RESCAN_AT_OTHER_PERCENT);
   });
 
   it('a process started since the last reading and found by a due scan counts from its start, not from the scan', async () => {
