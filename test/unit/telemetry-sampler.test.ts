@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ProcessClassifier, TelemetrySample } from '../../core/telemetry';
-import { RESCAN_AT_OTHER_PERCENT, TelemetrySampler } from '../../operations/telemetry/sampler';
+import { TelemetrySampler } from '../../operations/telemetry/sampler';
 
 const BUSY_ROLE = 'ycsb:busy';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -123,18 +123,18 @@ describe('telemetry sampler on this host', () => {
     });
     await sampler.begin();
     await sleep(500);
-    const before = await sampler.sample();
-    expect(before.roles[BUSY_ROLE]).toBeUndefined();
+    expect((await sampler.sample()).roles[BUSY_ROLE]).toBeUndefined();
     child = spinner();
     await sleep(1000);
     const ranMs = onCpuNs(child.pid!) / 1e6;
     const first = await sampler.sample();
-    // All it ran, since its start inside this second: about a core, not `other`.
+    // All it ran, since its start inside this second, under its role: about a core. Had the scan
+    // missed it, or counted it from the scan, the rest would be in `other`; these two catch both.
+    // `other` itself is not judged: it is the whole rest of the host, and beside CI's benchmark
+    // lane it read 24.8 % and, another time, a core more than the reading before (a benchmark's
+    // process starting; local CIs of 6c3e9c4 and 7b157d4), where alone it reads 0-4 %.
     expect(first.roles[BUSY_ROLE]).toBeGreaterThan(40);
     expect(Math.abs(first.roles[BUSY_ROLE] - (100 * ranMs) / first.intervalMs)).toBeLessThan(15);
-    // `other` is the rest of the host too: beside CI's benchmark lane it was 24.8 % in that second
-    // (local CI of 6c3e9c4). So it is judged against the reading before the spinner started.
-    expect(first.roles.other - before.roles.other).toBeLessThan(RESCAN_AT_OTHER_PERCENT);
   });
 
   it('a process started since the last reading and found by a due scan counts from its start, not from the scan', async () => {
