@@ -210,16 +210,19 @@ test('cancelling a run mid-phase stops its client and monitor and cleans up with
 });
 
 test('progress never goes back: the sequence grows, the last event never gets older, next lists only what has not fired', async () => {
+  // 1.5 s apart: with events 0.5 s apart, the snapshots under CI's lanes once saw only two of
+  // them (local CI of c9f6058); this leaves room for a query as slow as a second.
   const events: PlannedEvent[] = [
     resizeAt(0.5),
-    { atS: 1, label: 'cut x', path: 'e1', action: { kind: 'link-cut', link: 'x' } },
-    { atS: 1.5, label: 'restore x', path: 'e2', action: { kind: 'link-restore', link: 'x' } },
-    { atS: 2, label: 'LSF 0.4', path: 'e3', action: { kind: 'latency-epoch', scale: 0.4 } },
+    { atS: 2, label: 'cut x', path: 'e1', action: { kind: 'link-cut', link: 'x' } },
+    { atS: 3.5, label: 'restore x', path: 'e2', action: { kind: 'link-restore', link: 'x' } },
+    { atS: 5, label: 'LSF 0.4', path: 'e3', action: { kind: 'latency-epoch', scale: 0.4 } },
   ];
   const seen: CellProgress[] = [];
-  // 8 s: the last event (2 s) fires well before the phase's end even when the lanes' load delays
-  // the timers (at 4 s, CI once ended the phase before the epoch fired).
-  await run(plan([runPhase({ durationS: 8, events })]), { resizeMs: 2500 }, async (handle) => {
+  // 11 s: the last event (5 s) fires well before the phase's end even when the lanes' load delays
+  // the timers (with the phase 2 s past it, CI once ended the phase before the epoch fired). The
+  // resize (0.5 s, lasting 6 s) ends after the epoch.
+  await run(plan([runPhase({ durationS: 11, events })]), { resizeMs: 6000 }, async (handle) => {
     for (;;) {
       const p = (await handle.query(progressQuery)) as RunProgress;
       if (p.cell) seen.push(p.cell);
