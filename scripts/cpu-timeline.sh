@@ -8,7 +8,8 @@
 # its namespace's interface counters, routes and sockets, and its open log files (tincd dumps its
 # graph there on SIGUSR2), go to $2, once per namespace and daemon, at most twelve times. Only VM
 # nodes: the local fleets' daemons carry the benchmarks' timed traffic, which a dump would disturb.
-# Runs until killed.
+# Runs until killed. Shell, not TypeScript beside platform/pid.ts's readPidStat: it starts before
+# `make test` has installed node_modules, so that setup is on the timeline too.
 set -uo pipefail
 timeline=${1:?usage: cpu-timeline.sh TIMELINE-FILE DUMP-DIR}
 dumps=${2:?usage: cpu-timeline.sh TIMELINE-FILE DUMP-DIR}

@@ -11,7 +11,7 @@
  * which it does (`network stack` in core/verdict.ts). The inventory records the choice.
  *
  * Why not on large fleets: that one core is then the ceiling. fhc-32 (33 nodes) under bench:scale's
- * workload (8 iperf3 flows, 32 Mbit/s) read `network-off` pinned (18.8-21.3 % of probes off) and
+ * workload (8 iperf3 flows, 32 Mbit/s) read `network-off` pinned (17.4-21.3 % of probes off, three runs) and
  * `ok` unpinned (1.5 %), 128/128 pairs within max(1 ms, 2 %) (`npx tsx bench/scale.ts`,
  * docs/capacity.md). The pinning was measured good on fhc-4 and fhc-8dc (5 and 9 nodes); the
  * bound sits between those and fhc-32.
