@@ -22,7 +22,7 @@ export interface KillOutcome {
   detectedS?: number;
   /** Until the part ran again (its replacement started, or the member served again). */
   backS?: number;
-  /** The phase's seconds with no stored sample, from this kill to the next (or the phase's end): the hole, and any later gap. */
+  /** The phase's seconds with no stored sample, from this kill (the second before its own) to the next (or the phase's end): the hole, and any later gap. */
   missingSeconds: number[];
   /** When the kill came, seconds from the phase's origin. */
   killedAtS: number;
@@ -88,11 +88,16 @@ export function judgeKills(
   const bySecond = new Map(samples.map((s) => [s.elapsedS, s.okPerS]));
   const secondOf = (t: number) => (t - originMs) / 1000;
   const ordered = [...kills].sort((a, b) => a.at - b.at);
+  // A second is stored under the whole second nearest its status line's time, and a line still in
+  // flight dies with a killed client, so a kill at k can cost the second before round(k). (Counted
+  // from ceil(k), a client killed at 375.1 s had its seconds 374 and 375 put on the kill before.)
+  const firstSecondAfter = (t: number) => Math.max(1, Math.round(secondOf(t)) - 1);
   return ordered.map((kill, i) => {
     const killS = secondOf(kill.at);
-    const untilS = secondOf(ordered[i + 1]?.at ?? phaseEndMs);
+    const next = ordered[i + 1];
+    const untilS = next ? firstSecondAfter(next.at) : secondOf(phaseEndMs);
     const missing: number[] = [];
-    for (let s = Math.ceil(killS); s < untilS; s++) if (s >= 1 && !bySecond.has(s)) missing.push(s);
+    for (let s = firstSecondAfter(kill.at); s < untilS; s++) if (!bySecond.has(s)) missing.push(s);
     const window = [...bySecond].filter(([s]) => s < killS && s >= killS - 10).map(([, ok]) => ok);
     const before = window.length === 0 ? undefined : median(window);
     const backS =

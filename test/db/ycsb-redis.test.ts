@@ -200,26 +200,32 @@ describe('YCSB against a real redis-server', () => {
       const originMs = Date.now();
       const untilMs = originMs + 14_000;
       let killedAt: number | undefined;
+      // Per client process: when the phase client asked for it, and when its first second arrived.
+      const clients: { spawnedAt: number; firstSampleAt?: number }[] = [];
       const result = await runPhaseClient(
         { settings, label: 'run', sink, originMs, untilMs },
         {
           store,
           attempt: 1,
-          run: ({ settings: left, onSample, signal }) =>
-            runYcsb({
+          run: ({ settings: left, onSample, signal }) => {
+            const client: { spawnedAt: number; firstSampleAt?: number } = { spawnedAt: Date.now() };
+            clients.push(client);
+            return runYcsb({
               target,
               phase: 'run',
               settings: left,
               binding: redisBinding(redis, left),
               signal,
               onSample: (sample) => {
+                client.firstSampleAt ??= Date.now();
                 onSample?.(sample);
                 // Once, four seconds into the phase: the only process in the namespace besides redis is the JVM.
                 if (killedAt !== undefined || sample.time - originMs < 4_000) return;
                 killedAt = Date.now();
                 void namespacePids().then((pids) => pids.filter((pid) => pid !== redis.pid).forEach((pid) => signalPid(pid, 'SIGKILL')));
               },
-            }),
+            });
+          },
         },
       );
       expect(killedAt).toBeDefined();
@@ -239,13 +245,18 @@ describe('YCSB against a real redis-server', () => {
       const samples = await store.readSampleStream('r', 'c', 0);
       const seconds = samples.map((s) => s.elapsedS);
       const after = seconds.filter((s) => s > lastStoredElapsedS);
-      // The new JVM's start-up is the only hole, then every second to the phase's end. A JVM's
-      // start-up is the host's: the first client's, measured now under the same load (its first
-      // sample's second), bounds the new one's, with the time the phase went without a client and
-      // a second for rounding. (A fixed 4 s was 5 on a loaded CI host.)
+      // The hole is the restart's and nothing else: the time the phase went without a process, then
+      // the new JVM's own start-up (from the phase client asking for it to its first second), and a
+      // second for rounding; every second after it is kept. How long a JVM takes to start is the
+      // host's (the first client's start bounded it until one CI run, under stage 1's changing load,
+      // took 8 s against the first's 2): bench:faults judges that speed; here only a hung start fails.
+      expect(clients).toHaveLength(2);
+      const [, replacement] = clients;
+      const startupS = (replacement.firstSampleAt! - replacement.spawnedAt) / 1000;
       const holeS = after[0] - lastStoredElapsedS - 1;
-      const firstClientStartS = seconds[0];
-      expect(holeS).toBeLessThanOrEqual(firstClientStartS + Math.ceil(withoutClientS) + 1);
+      console.log(`restart: ${withoutClientS.toFixed(1)} s without a process, the new JVM's start ${startupS.toFixed(1)} s, hole ${holeS} s`);
+      expect(startupS).toBeLessThanOrEqual(20);
+      expect(holeS).toBeLessThanOrEqual(Math.ceil(withoutClientS + startupS) + 1);
       expect(after).toEqual(Array.from({ length: after.length }, (_, i) => after[0] + i));
       expect(after.at(-1)!).toBeGreaterThanOrEqual(11);
       // The new client serves: every second once it is up, but for at most one the host starved it

@@ -31,13 +31,17 @@ public class Cql {
     }
     if (!current.toString().isBlank()) statements.add(current.toString());
 
-    try (Cluster cluster = Cluster.builder()
-            .addContactPoint(args[0])
-            .withPort(Integer.parseInt(args[1]))
-            .withProtocolVersion(ProtocolVersion.V4)
-            .withoutJMXReporting()
-            .build();
-        Session session = cluster.connect()) {
+    // Closing the driver waits out Netty's two-second quiet period; a one-shot tool has nothing to
+    // close gracefully, so it halts once its output is out (a call took 2.7-3.3 s, now about 1 s).
+    int status = 0;
+    try {
+      Cluster cluster = Cluster.builder()
+          .addContactPoint(args[0])
+          .withPort(Integer.parseInt(args[1]))
+          .withProtocolVersion(ProtocolVersion.V4)
+          .withoutJMXReporting()
+          .build();
+      Session session = cluster.connect();
       for (String statement : statements) {
         ResultSet rows = session.execute(statement);
         ColumnDefinitions columns = rows.getColumnDefinitions();
@@ -50,6 +54,12 @@ public class Cql {
           System.out.println(out);
         }
       }
+    } catch (Exception e) {
+      e.printStackTrace();
+      status = 1;
     }
+    System.out.flush();
+    System.err.flush();
+    Runtime.getRuntime().halt(status);
   }
 }

@@ -46,6 +46,7 @@ import {
 } from './config';
 import { parseNodetoolStatus, type EndpointStatus } from './nodetool-status';
 import { RING_WATCH_INTERVAL_MS, startRingWatch } from './ring-watch';
+import { localServerArchive } from './class-archive';
 
 /**
  * The speed-up's ring delay. Cassandra also waits at most this long for a seed to answer a
@@ -202,6 +203,7 @@ export class CassandraAdapter extends ClusterAdapter<CassandraState> implements 
       heapMb: state.options.heapMb,
       ringDelayMs: state.options.ringDelayMs,
       classpath: this.classpath(node),
+      classArchive: node.exec.transport === 'ssh' ? undefined : localServerArchive(),
     };
   }
 

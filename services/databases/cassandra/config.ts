@@ -25,6 +25,8 @@ export interface CassandraNodeConfig {
    * cluster, which bootstraps and allocates its tokens as Cassandra does by default.
    */
   initialTokens?: string[];
+  /** A class-data archive of the server's classes (./class-archive.ts) for the JVM to map, if this host has one. */
+  classArchive?: string;
 }
 
 const MURMUR3_MIN = -(2n ** 63n);
@@ -208,6 +210,7 @@ export function serverArgv(c: CassandraNodeConfig): string[] {
     ...speedUpProperties(c.ringDelayMs),
     RESTART_BOOTSTRAP_PROPERTY,
     '-XX:+ExitOnOutOfMemoryError',
+    ...(c.classArchive ? [`-XX:SharedArchiveFile=${c.classArchive}`] : []),
     '-cp',
     c.classpath,
     'org.apache.cassandra.service.CassandraDaemon',

@@ -113,6 +113,10 @@ public class CassandraClient extends Binding {
           .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, setupTimeout)
           .withDuration(DefaultDriverOption.CONTROL_CONNECTION_TIMEOUT, setupTimeout)
           .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, setupTimeout)
+          // Closing waits out Netty's quiet period (2 s by default) before the client can exit: a
+          // phase would end 2 s after its last operation for nothing.
+          .withInt(DefaultDriverOption.NETTY_IO_SHUTDOWN_QUIET_PERIOD, 0)
+          .withInt(DefaultDriverOption.NETTY_ADMIN_SHUTDOWN_QUIET_PERIOD, 0)
           .build();
       List<InetSocketAddress> resolved = new ArrayList<>();
       for (InetSocketAddress h : hosts) {
