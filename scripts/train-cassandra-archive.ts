@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/train-cassandra-archive.ts`: makes the Cassandra server's class-data archive
- * (services/databases/cassandra/class-archive.ts). Run by scripts/build.d/cassandra.sh. Without
+ * (services/databases/cassandra/class-archive.ts). Run by scripts/build.d/java-class-archive.sh. Without
  * one the local fleet's servers start as before, only slower, so a failure here is reported and
  * setup goes on.
  */

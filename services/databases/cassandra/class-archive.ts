@@ -2,7 +2,7 @@
  * A class-data archive (Java's AppCDS) of the Cassandra server for the local fleet. A server JVM
  * started with it maps the classes it would otherwise load, verify and link one by one: serving CQL
  * took 7.1-7.8 CPU s (4.1-4.5 s) on this 2-core host without it, 5.1-5.4 CPU s (2.9-3.2 s) with it,
- * and a test run starts dozens of servers. Setup makes it once (scripts/build.d/cassandra.sh) from a
+ * and a test run starts dozens of servers. Setup makes it once (scripts/build.d/java-class-archive.sh) from a
  * training start of one server in a namespace of its own: Java writes the classes that start loaded
  * when the JVM exits. The JVM checks the archive against its own build and the class path's jars
  * and ignores one that does not match (a line in the node's system.log says so), so a stale archive
@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { runHost, netnsArgv, startCommand } from '../../../platform/command';
 import { cassandraYaml, configPath, evenTokens, LOCAL_LIB, LOGBACK_XML, logbackPath, serverArgv, type CassandraNodeConfig } from './config';
 
-/** Beside the jars it was made from: scripts/build.d/cassandra.sh replaces both together. */
+/** Beside the jars it was made from (scripts/build.d/java-class-archive.sh makes it again when they change). */
 export const SERVER_ARCHIVE = resolve(LOCAL_LIB, '../server.jsa');
 
 /** The archive when this host has one (the local fleet's nodes share this host's files). */
