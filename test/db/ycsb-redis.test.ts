@@ -201,14 +201,15 @@ describe('YCSB against a real redis-server', () => {
       const untilMs = originMs + 14_000;
       let killedAt: number | undefined;
       // Per client process: when the phase client asked for it, and when its first second arrived.
-      const clients: { spawnedAt: number; firstSampleAt?: number }[] = [];
+      type Client = { spawnedAt: number; firstSampleAt?: number };
+      const clients: Client[] = [];
       const result = await runPhaseClient(
         { settings, label: 'run', sink, originMs, untilMs },
         {
           store,
           attempt: 1,
           run: ({ settings: left, onSample, signal }) => {
-            const client: { spawnedAt: number; firstSampleAt?: number } = { spawnedAt: Date.now() };
+            const client: Client = { spawnedAt: Date.now() };
             clients.push(client);
             return runYcsb({
               target,

@@ -8,10 +8,11 @@
  * and ignores one that does not match (a line in the node's system.log says so), so a stale archive
  * costs the speed-up, never a start; test/db/cassandra checks that the servers map it.
  */
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runHost, netnsArgv, startCommand } from '../../../platform/command';
+import { diesWithCaller, netnsArgv, runHost } from '../../../platform/command';
+import { ManagedProcess } from '../../../platform/process';
 import { cassandraYaml, configPath, evenTokens, LOCAL_LIB, LOGBACK_XML, logbackPath, serverArgv, type CassandraNodeConfig } from './config';
 
 /** Beside the jars it was made from (scripts/build.d/java-class-archive.sh makes it again when they change). */
@@ -23,20 +24,17 @@ export function localServerArchive(): string | undefined {
 }
 
 const TRAINING_NAMESPACE = 'fb-cassandra-archive';
-const SERVING_LINE = 'Starting listening for CQL clients';
+const SERVING_LINE = /Starting listening for CQL clients/;
 const SERVING_TIMEOUT_MS = 180_000;
-const EXIT_TIMEOUT_MS = 60_000;
-
-/** The flag that makes a JVM write the classes it loaded to `file` as it exits. */
-export function archiveAtExitFlag(file: string): string {
-  return `-XX:ArchiveClassesAtExit=${file}`;
-}
+/** Writing the archive (~57 MB) is part of the JVM's exit. */
+const EXIT_GRACE_MS = 60_000;
 
 /**
  * Starts one server with the local fleet's command line in a network namespace of its own (its
  * ports are Cassandra's defaults: none of this host's are taken), waits until it serves CQL, stops
- * it with SIGTERM and keeps the archive it wrote. Everything it made is gone afterwards, the
- * namespace too, whether it worked or not. Needs root.
+ * it with SIGTERM and keeps the archive it wrote as it exited. Everything it made is gone
+ * afterwards, the namespace too, whether it worked or not; the server dies with its caller.
+ * Needs root.
  */
 export async function trainServerArchive(log: (line: string) => void = console.log): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'fb-cassandra-archive-'));
@@ -61,37 +59,17 @@ export async function trainServerArchive(log: (line: string) => void = console.l
     writeFileSync(configPath(config.dir), cassandraYaml(config));
     writeFileSync(logbackPath(config.dir), LOGBACK_XML);
     const [java, ...flags] = serverArgv(config);
-    const tail: string[] = [];
-    let serving!: () => void;
-    const served = new Promise<void>((done) => (serving = done));
-    const server = startCommand(netnsArgv(TRAINING_NAMESPACE, [java, archiveAtExitFlag(written), ...flags]), {
-      diesWithCaller: true,
-      onStdoutLine: (line) => {
-        tail.push(line);
-        if (tail.length > 20) tail.shift();
-        if (line.includes(SERVING_LINE)) serving();
-      },
-      onStderrLine: (line) => tail.push(line),
+    const server = ManagedProcess.start({
+      argv: [java, `-XX:ArchiveClassesAtExit=${written}`, ...flags],
+      prefix: diesWithCaller(netnsArgv(TRAINING_NAMESPACE, [])),
+      logFile: join(work, 'server.log'),
+      name: 'the training Cassandra server',
     });
     const started = Date.now();
-    const outcome = await Promise.race([
-      served.then(() => 'serving' as const),
-      server.exited.then(() => 'exited' as const),
-      new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), SERVING_TIMEOUT_MS).unref()),
-    ]);
-    if (outcome !== 'serving') {
-      server.kill('SIGKILL');
-      await server.exited.catch(() => undefined);
-      throw new Error(
-        `the training server ${outcome === 'exited' ? 'exited' : 'did not serve CQL within 180 s'}; its last lines:\n${tail.join('\n')}`,
-      );
-    }
+    await server.waitReady({ logLine: SERVING_LINE }, { timeoutMs: SERVING_TIMEOUT_MS, intervalMs: 250 });
     log(`cassandra class archive: the training server served CQL in ${((Date.now() - started) / 1000).toFixed(1)} s; stopping it`);
-    server.kill('SIGTERM');
-    const stopped = setTimeout(() => server.kill('SIGKILL'), EXIT_TIMEOUT_MS);
-    await server.exited;
-    clearTimeout(stopped);
-    if (!existsSync(written)) throw new Error(`the training server exited without writing ${written}; its last lines:\n${tail.join('\n')}`);
+    await server.stop(EXIT_GRACE_MS);
+    if (!existsSync(written)) throw new Error(`the training server exited without writing ${written}; its last lines:\n${server.logTail()}`);
     renameSync(written, SERVER_ARCHIVE);
     log(`cassandra class archive: ${SERVER_ARCHIVE}`);
   } finally {
